@@ -1,0 +1,1 @@
+"""PaperGraph core: everything the app and the CLI do, importable without Streamlit."""

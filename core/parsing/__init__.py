@@ -1,0 +1,1 @@
+"""PDF → MinerU content list. See `parse_pdf` and `import_mineru_output`."""
