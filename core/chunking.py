@@ -1,0 +1,203 @@
+"""Content items → chunks (what retrieval returns) → embedding windows (what the embedder reads).
+
+Chunks follow LightRAG's token window (1200 tokens, 100 overlap); the section-aware strategy restarts the window
+at every level-1/2 heading so a chunk never mixes two sections. Tables, figures and equations become chunks of
+their own. The embedder reads at most 256 tokens, so every chunk is embedded as small windows that point back
+to it: search matches what a chunk says anywhere in it, not only its first 256 tokens.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from core.config import ChunkingConfig
+from core.records import Chunk, ContentItem
+
+# Running headers, footers and page numbers repeat on every page and say nothing about the paper.
+SKIPPED_TYPES = {"header", "footer", "page_number", "discarded"}
+MEDIA_TYPES = {"table", "image", "equation"}
+ITEM_SEPARATOR = "\n\n"
+
+
+@dataclass
+class Window:
+    id: str
+    chunk_id: str
+    doc_id: str
+    text: str
+    page: int
+    item_indices: list[int]
+    bbox: list[float] | None
+    section: str
+    kind: str
+
+
+@dataclass
+class ChunkedDocument:
+    chunks: list[Chunk] = field(default_factory=list)
+    windows: list[Window] = field(default_factory=list)
+
+
+class _TableText(HTMLParser):
+    """Flattens table HTML to one line per row, cells joined by ' | ', so the table's words can be searched."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            if not self.rows:
+                self.rows.append([])
+            self.rows[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table_text(table_html: str) -> str:
+    parser = _TableText()
+    try:
+        parser.feed(table_html)
+        parser.close()
+    except Exception:  # malformed HTML from a parser must not stop indexing; keep its visible text
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", table_html)).split())
+    return "\n".join(" | ".join(row) for row in parser.rows if any(row))
+
+
+def media_text(item: ContentItem) -> str:
+    """The searchable text of a table, figure or equation: its caption, its footnote and what it contains."""
+    parts = [item.caption]
+    if item.type == "table":
+        parts.append(table_text(item.table_body))
+    elif item.type == "image":
+        parts.append(str(item.extra.get("content") or ""))  # mineru puts text found inside figures here
+    elif item.type == "equation":
+        parts.append(item.text)
+    parts.append(item.footnote)
+    return "\n".join(p.strip() for p in parts if p and p.strip())
+
+
+_INLINE_MARKUP = re.compile(r"</?(?:sup|sub|b|i|em|strong|span)[^>]*>|\*\*")
+
+
+def item_text(item: ContentItem) -> str:
+    """An item's words without the inline markup mineru keeps (`<sup>1</sup>`, `**bold**`)."""
+    text = "\n".join(item.list_items) if item.type == "list" and item.list_items else item.text
+    return _INLINE_MARKUP.sub("", text).strip()
+
+
+def _sections(items: list[ContentItem], strategy: str) -> list[tuple[str, list[ContentItem]]]:
+    """Groups of text items that one token window may span, each with its section heading."""
+    groups: list[tuple[str, list[ContentItem]]] = [("", [])]
+    section = ""
+    for item in items:
+        if item.type in SKIPPED_TYPES or item.type in MEDIA_TYPES or not item_text(item):
+            continue
+        if item.is_heading and item.text_level <= 2:
+            section = " ".join(item.text.split())[:200]
+            if strategy == "section":
+                groups.append((section, []))
+        groups[-1][1].append(item)
+    return [(s, g) for s, g in groups if g]
+
+
+def _bbox_union(boxes: list[list[float]]) -> list[float] | None:
+    if not boxes:
+        return None
+    return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
+
+
+class _Spans:
+    """A section's text with the token offsets and item spans needed to cut it anywhere and say where it came from."""
+
+    def __init__(self, items: list[ContentItem], tokenizer):
+        pieces, self.item_spans = [], []
+        pos = 0
+        for item in items:
+            text = item_text(item)
+            self.item_spans.append((pos, pos + len(text), item))
+            pieces.append(text)
+            pos += len(text) + len(ITEM_SEPARATOR)
+        self.text = ITEM_SEPARATOR.join(pieces)
+        self.offsets = [o for o in tokenizer.encode(self.text, add_special_tokens=False).offsets]
+
+    def cut(self, first: int, last: int) -> tuple[str, int, int]:
+        """Text of tokens [first, last), and its character span."""
+        start, end = self.offsets[first][0], self.offsets[last - 1][1]
+        return self.text[start:end], start, end
+
+    def items_in(self, start: int, end: int) -> list[ContentItem]:
+        return [item for s, e, item in self.item_spans if s < end and e > start]
+
+
+def _windows(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    if n_tokens == 0:
+        return []
+    step = size - overlap
+    spans, first = [], 0
+    while True:
+        spans.append((first, min(first + size, n_tokens)))
+        if first + size >= n_tokens:
+            return spans
+        first += step
+
+
+def _embedding_windows(chunk: Chunk, spans: _Spans, token_range: tuple[int, int],
+                       config: ChunkingConfig) -> list[Window]:
+    out = []
+    base = token_range[0]
+    for w, (a, b) in enumerate(_windows(token_range[1] - base, config.window_tokens, config.window_overlap)):
+        text, start, end = spans.cut(base + a, base + b)
+        items = spans.items_in(start, end)
+        page = items[0].page_idx if items else chunk.pages[0]
+        on_page = [i for i in items if i.page_idx == page]
+        out.append(Window(
+            id=f"{chunk.id}:{w}", chunk_id=chunk.id, doc_id=chunk.doc_id, text=text, page=page,
+            item_indices=[i.index for i in on_page],
+            bbox=_bbox_union([i.bbox for i in on_page if i.bbox]), section=chunk.section, kind=chunk.kind))
+    return out
+
+
+def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig, tokenizer) -> ChunkedDocument:
+    out = ChunkedDocument()
+
+    def new_chunk(kind, text, chunk_items, section, tokens):
+        chunk = Chunk(id=f"{doc_id}:{len(out.chunks)}", doc_id=doc_id, index=len(out.chunks), kind=kind,
+                      text=text, pages=sorted({i.page_idx for i in chunk_items}),
+                      item_indices=[i.index for i in chunk_items], section=section, tokens=tokens)
+        out.chunks.append(chunk)
+        return chunk
+
+    for section, group in _sections(items, config.strategy):
+        spans = _Spans(group, tokenizer)
+        for first, last in _windows(len(spans.offsets), config.chunk_tokens, config.overlap_tokens):
+            text, start, end = spans.cut(first, last)
+            chunk = new_chunk("text", text, spans.items_in(start, end), section, last - first)
+            out.windows.extend(_embedding_windows(chunk, spans, (first, last), config))
+
+    section = ""
+    for item in items:
+        if item.is_heading and item.text_level <= 2:
+            section = " ".join(item.text.split())[:200]
+        if item.type not in MEDIA_TYPES:
+            continue
+        text = media_text(item)
+        if not text:
+            continue  # an uncaptioned figure with no text inside: nothing to search, still shown in the gallery
+        spans = _Spans([ContentItem(type=item.type, page_idx=item.page_idx, index=item.index, text=text,
+                                    bbox=item.bbox)], tokenizer)
+        chunk = new_chunk(item.type, text, [item], section, len(spans.offsets))
+        out.windows.extend(_embedding_windows(chunk, spans, (0, len(spans.offsets)), config))
+    return out

@@ -1,0 +1,211 @@
+"""The ingest pipeline: queued → parsing → indexing → ready | failed, one document at a time.
+
+Crash safety: parsing writes into staging/ and is renamed into the document's folder only when complete;
+chunks replace the document's old chunks in one SQLite transaction; vectors are written last, and a document
+becomes searchable only when its status turns `ready`. A process killed half-way leaves a document in
+parsing/indexing with a dead worker; `recover` queues it again and the next run redoes it from its source.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+import threading
+import time
+import uuid
+from collections import Counter
+from typing import Callable
+
+from core.chunking import chunk_document
+from core.documents import IMPORT_DIRNAME, is_import
+from core.library import Library
+from core.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
+from core.records import ContentItem, DocStatus, Document
+
+log = logging.getLogger(__name__)
+
+ProgressFn = Callable[[str, str, float], None]  # doc id, stage detail, fraction done
+# Leftovers younger than this may belong to an upload another process is writing right now.
+ORPHAN_AGE_S = 60.0
+_NOT_TITLES = {"abstract", "introduction", "contents", "references"}
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+def _worker_alive(worker: str) -> bool:
+    host, _, rest = worker.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def pick_title(items: list[ContentItem], filename: str) -> str:
+    for item in items:
+        if item.page_idx > 1:
+            break
+        text = " ".join(item.text.split())
+        if item.type == "text" and item.text_level == 1 and len(text) >= 3 and text.lower() not in _NOT_TITLES:
+            return text[:300]
+    return filename.rsplit(".", 1)[0] if "." in filename else filename
+
+
+class _Reporter:
+    """Writes a document's live stage to the registry, at most a few times a second."""
+
+    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None):
+        self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
+        self._last = 0.0
+
+    def __call__(self, detail: str, fraction: float, force: bool = False) -> None:
+        if self.on_progress:
+            self.on_progress(self.doc_id, detail, fraction)
+        now = time.monotonic()
+        if force or now - self._last > 0.3:
+            self._last = now
+            self.lib.documents.update(self.doc_id, stage_detail=detail[:300], progress=round(fraction, 3))
+
+
+def _parse(lib: Library, doc: Document, report: _Reporter) -> ParseOutput:
+    ws = lib.workspace
+    work = ws.staging_dir / f"parse-{doc.id[:16]}-{uuid.uuid4().hex[:8]}"
+    out = work / "parsed"
+    out.mkdir(parents=True)
+    try:
+        if is_import(lib, doc.id):
+            report("importing MinerU output", 0.05, force=True)
+            result = import_mineru_output(_import_source(lib, doc.id), out)
+        else:
+            report("parsing", 0.02, force=True)
+            result = parse_pdf(ws.source_pdf(doc.id), out, lib.settings.parsing, mineru_home=ws.mineru_home,
+                               progress=lambda msg: report(f"parsing: {msg}", 0.1))
+        final = ws.parsed_dir(doc.id)
+        if final.exists():
+            os.replace(final, work / "old")
+        os.replace(out, final)
+        shutil.rmtree(ws.pages_dir(doc.id), ignore_errors=True)  # page images of an older parse are stale
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _import_source(lib: Library, doc_id: str):
+    folder = lib.workspace.doc_dir(doc_id) / IMPORT_DIRNAME
+    archive = folder / "output.zip"
+    return archive if archive.exists() else folder
+
+
+def _index(lib: Library, doc: Document, items: list[ContentItem], report: _Reporter) -> tuple[int, int, dict]:
+    timings = {}
+    t = time.perf_counter()
+    report("chunking", 0.5, force=True)
+    chunked = chunk_document(doc.id, items, lib.settings.chunking, lib.tokenizer())
+    timings["chunk_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    report(f"loading the embedding model", 0.52, force=True)
+    embedder = lib.embedder()
+    total = len(chunked.windows)
+    vectors = embedder.embed(
+        [w.text for w in chunked.windows], batch_size=lib.settings.embedding.batch_size,
+        progress=lambda done, n: report(f"embedding {done}/{n} windows", 0.55 + 0.4 * done / max(n, 1)))
+    timings["embed_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    report("writing the index", 0.96, force=True)
+    lib.chunks.put_doc_chunks(doc.id, chunked.chunks)
+    lib.windows.delete_doc(doc.id)
+    lib.windows.upsert(
+        [w.id for w in chunked.windows], vectors, [w.text for w in chunked.windows],
+        [{"doc_id": w.doc_id, "chunk_id": w.chunk_id, "page": w.page, "kind": w.kind, "section": w.section,
+          "items": w.item_indices, "bbox": [round(v, 1) for v in w.bbox] if w.bbox else None}
+         for w in chunked.windows])
+    timings["index_s"] = time.perf_counter() - t
+    return len(chunked.chunks), total, timings
+
+
+def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None = None) -> Document:
+    """Parse and index one claimed document; any failure ends in `failed` with a specific message."""
+    report = _Reporter(lib, doc.id, on_progress)
+    started = time.perf_counter()
+    stage = "parsing"
+    try:
+        t = time.perf_counter()
+        parsed = _parse(lib, doc, report)
+        timings = {"parse_s": time.perf_counter() - t, "parse_cpu_s": parsed.cpu_seconds}
+        counts = dict(Counter(item.type for item in parsed.items))
+        title = pick_title(parsed.items, doc.filename)
+        stage = "indexing"
+        lib.documents.set_status(doc.id, DocStatus.INDEXING, title=title, pages=parsed.pages,
+                                 backend=parsed.backend, item_counts=counts, warnings=parsed.warnings)
+        n_chunks, n_windows, index_timings = _index(lib, doc, parsed.items, report)
+        timings.update(index_timings, total_s=time.perf_counter() - started)
+        message = f"{parsed.pages} pages, {len(parsed.items)} items, {n_chunks} chunks"
+        if n_chunks == 0:
+            message += "; nothing searchable was found (no text, captions or tables)"
+        if parsed.warnings:
+            message += f"; {len(parsed.warnings)} warning(s)"
+        lib.documents.set_status(doc.id, DocStatus.READY, message, chunk_count=n_chunks, timings=timings,
+                                 stage_detail="", progress=1.0, worker="")
+    except ParseError as exc:
+        _fail(lib, doc.id, str(exc))
+    except Exception as exc:  # one bad document must never stop the queue
+        log.exception("ingest of %s failed while %s", doc.id, stage)
+        _fail(lib, doc.id, f"internal error while {stage}: {type(exc).__name__}: {exc}")
+    return lib.documents.get(doc.id)
+
+
+def _fail(lib: Library, doc_id: str, message: str) -> None:
+    # A failed document keeps its source (for Retry) but nothing searchable.
+    try:
+        lib.windows.delete_doc(doc_id)
+        lib.chunks.delete_doc(doc_id)
+    finally:
+        lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], stage_detail="", progress=0.0,
+                                 worker="")
+
+
+def process_queue(lib: Library, on_progress: ProgressFn | None = None,
+                  stop: threading.Event | None = None) -> list[Document]:
+    """Process queued documents until none is left (or `stop` is set); returns them in their final state."""
+    done = []
+    me = worker_id()
+    while not (stop and stop.is_set()):
+        doc = lib.documents.claim_next(me)
+        if doc is None:
+            break
+        done.append(process_document(lib, doc, on_progress))
+    return done
+
+
+def recover(lib: Library) -> list[str]:
+    """Queue again the documents whose worker died mid-ingest and clear staging leftovers they owned."""
+    requeued = []
+    live_workers = False
+    for doc_id, worker in lib.documents.in_progress_workers().items():
+        if worker and _worker_alive(worker):
+            live_workers = True
+            continue
+        lib.documents.set_status(doc_id, DocStatus.QUEUED, "resumed after an interrupted ingest",
+                                 stage_detail="", progress=0.0, worker="")
+        requeued.append(doc_id)
+    if live_workers:
+        return requeued  # another process is mid-ingest: its staging files and new folders are not leftovers
+    cutoff = time.time() - ORPHAN_AGE_S
+    for leftover in lib.workspace.staging_dir.glob("*"):
+        if leftover.stat().st_mtime < cutoff:
+            shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
+    known = {d.id for d in lib.documents.list()}
+    for folder in lib.workspace.docs_dir.glob("*"):
+        if folder.is_dir() and folder.name not in known and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)  # a file saved just before a crash, never registered
+    return requeued

@@ -1,0 +1,1 @@
+"""Storage behind small interfaces (see base.py); one backend per file."""

@@ -1,0 +1,92 @@
+"""Vectors in Chroma: embedded PersistentClient in the workspace, or HttpClient to a Chroma server.
+
+Collections are created without an embedding function: PaperGraph embeds with its own offline model and passes
+vectors in, so Chroma never tries to download its default model and any process can reopen the collection.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from core.config import StoreConfig
+from core.store.base import VectorMatch
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+_clients: dict[tuple, Any] = {}
+_clients_lock = threading.Lock()
+
+
+class VectorStoreUnavailable(RuntimeError):
+    pass
+
+
+def chroma_client(config: StoreConfig, persist_dir: Path):
+    """One client per location per process: Chroma's embedded client must not be opened twice on one folder."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    key = (config.chroma_host, config.chroma_port) if config.chroma_host else (str(persist_dir),)
+    with _clients_lock:
+        if key not in _clients:
+            settings = ChromaSettings(anonymized_telemetry=False)
+            if config.chroma_host:
+                try:
+                    _clients[key] = chromadb.HttpClient(host=config.chroma_host, port=config.chroma_port,
+                                                        settings=settings)
+                except Exception as exc:
+                    raise VectorStoreUnavailable(
+                        f"cannot reach the Chroma server at {config.chroma_host}:{config.chroma_port}: {exc}") from exc
+            else:
+                persist_dir.mkdir(parents=True, exist_ok=True)
+                _clients[key] = chromadb.PersistentClient(path=str(persist_dir), settings=settings)
+        return _clients[key]
+
+
+def _clean_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    # Chroma accepts str/int/float/bool only; lists are stored as comma-joined strings.
+    out = {}
+    for k, v in meta.items():
+        if v is None:
+            continue
+        out[k] = ",".join(str(x) for x in v) if isinstance(v, (list, tuple)) else v
+    return out
+
+
+class ChromaVectorStore:
+    def __init__(self, client, name: str):
+        self.name = name
+        self.collection = client.get_or_create_collection(name, embedding_function=None,
+                                                          metadata={"hnsw:space": "cosine"})
+
+    def upsert(self, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
+               metadatas: Sequence[dict[str, Any]], batch_size: int = 2000) -> None:
+        for start in range(0, len(ids), batch_size):
+            end = start + batch_size
+            self.collection.upsert(ids=list(ids[start:end]), embeddings=np.asarray(embeddings[start:end]),
+                                   documents=list(documents[start:end]),
+                                   metadatas=[_clean_metadata(m) for m in metadatas[start:end]])
+
+    def query(self, embedding: np.ndarray, top_k: int, where: dict[str, Any] | None = None) -> list[VectorMatch]:
+        if top_k <= 0:
+            return []
+        result = self.collection.query(query_embeddings=[np.asarray(embedding, dtype=np.float32)],
+                                       n_results=top_k, where=where or None,
+                                       include=["documents", "metadatas", "distances"])
+        return [VectorMatch(id=i, score=1.0 - float(d), document=doc or "", metadata=meta or {})
+                for i, d, doc, meta in zip(result["ids"][0], result["distances"][0], result["documents"][0],
+                                           result["metadatas"][0])]
+
+    def delete_doc(self, doc_id: str) -> None:
+        self.collection.delete(where={"doc_id": doc_id})
+
+    def doc_ids(self) -> set[str]:
+        result = self.collection.get(include=["metadatas"])
+        return {m.get("doc_id") for m in result["metadatas"] if m}
+
+    def count(self) -> int:
+        return self.collection.count()
