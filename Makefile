@@ -1,0 +1,41 @@
+# The two commands of the README: `make run` and `make test`. Everything else is their plumbing.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test install install-dev browser bench clean
+
+run: install
+	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
+
+test: install-dev browser
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+$(VENV)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# The browser test drives Debian's Chromium; without root it is skipped, not failed.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; the browser test will be skipped"; \
+	  else echo "note: run 'sudo apt-get install chromium' to enable the browser test"; fi; \
+	fi
+
+bench: install
+	$(BIN)/python bench/ingest.py
+
+clean:
+	rm -rf $(VENV)

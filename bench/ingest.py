@@ -1,0 +1,124 @@
+"""Ingest benchmark: parse, chunk, embed and index ../shared/corpus/papers into a fresh workspace, then search.
+
+Prints one table: pages, parse CPU-s, pages per CPU-second (parse alone and end to end, child processes
+included), chunks, embedded windows per second, and search latency p50/p95 over 200 queries.
+Usage: python bench/ingest.py [PDF_DIR] [--keep WORKSPACE]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from core.documents import add_pdf  # noqa: E402
+from core.ingest import process_queue  # noqa: E402
+from core.library import open_library  # noqa: E402
+from core.search import search  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+
+DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "papers"
+
+
+def cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def make_queries(lib, n: int, seed: int = 7) -> list[str]:
+    """Questions a reader might type: 6–12 word spans taken from random chunks of the collection."""
+    rng = random.Random(seed)
+    chunks = [c for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)]
+    queries = []
+    while len(queries) < n and chunks:
+        words = re.findall(r"[A-Za-z][A-Za-z-]+", rng.choice(chunks).text)
+        if len(words) < 12:
+            continue
+        start = rng.randrange(0, len(words) - 12)
+        queries.append(" ".join(words[start:start + rng.randint(6, 12)]))
+    return queries
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pdf_dir", nargs="?", default=str(DEFAULT_DIR))
+    parser.add_argument("--keep", help="workspace folder to keep (default: a temporary one)")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    pdfs = sorted(Path(args.pdf_dir).glob("*.pdf"))
+    if not pdfs:
+        print(f"no PDFs in {args.pdf_dir}")
+        return 1
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="papergraph-bench-"))
+    lib = open_library(Workspace(root))
+
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    lib.embedder()  # one-time model load, reported on its own line
+    load_cpu, load_wall = cpu_seconds() - cpu0, time.perf_counter() - wall0
+
+    cpu1, wall1 = cpu_seconds(), time.perf_counter()
+    for pdf in pdfs:
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+    docs = process_queue(lib)
+    ingest_cpu, ingest_wall = cpu_seconds() - cpu1, time.perf_counter() - wall1
+
+    ready = [d for d in docs if d.status.value == "ready"]
+    pages = sum(d.pages for d in ready)
+    parse_cpu = sum(d.timings.get("parse_cpu_s", 0.0) for d in ready)
+    embed_s = sum(d.timings.get("embed_s", 0.0) for d in ready)
+    windows = lib.windows.count()
+    chunks = sum(d.chunk_count for d in ready)
+
+    queries = make_queries(lib, args.queries)
+    search(lib, "warm up")
+    latencies = []
+    for q in queries:
+        t = time.perf_counter()
+        search(lib, q, top_k=10)
+        latencies.append((time.perf_counter() - t) * 1000)
+
+    rows = [
+        ("documents ready / total", f"{len(ready)} / {len(docs)}"),
+        ("pages", f"{pages}"),
+        ("parse CPU-s (incl. child processes)", f"{parse_cpu:.1f}"),
+        ("parse pages per CPU-second", f"{pages / max(parse_cpu, 1e-9):.2f}"),
+        ("ingest CPU-s end to end", f"{ingest_cpu:.1f}"),
+        ("ingest wall-s end to end", f"{ingest_wall:.1f}"),
+        ("pages per CPU-second end to end", f"{pages / max(ingest_cpu, 1e-9):.2f}"),
+        ("  … counting the one-time model load", f"{pages / max(ingest_cpu + load_cpu, 1e-9):.2f}"),
+        ("embedding model load (wall-s / CPU-s)", f"{load_wall:.1f} / {load_cpu:.1f}"),
+        ("chunks", f"{chunks}"),
+        ("embedded windows", f"{windows}"),
+        ("embedded windows per second (wall)", f"{windows / max(embed_s, 1e-9):.1f}"),
+        (f"search p50 / p95 over {len(latencies)} queries (ms)",
+         f"{statistics.median(latencies):.1f} / {percentile(latencies, 95):.1f}" if latencies else "-"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    print(f"\nPaperGraph ingest benchmark — {len(pdfs)} PDFs from {args.pdf_dir}")
+    print("-" * (width + 16))
+    for key, value in rows:
+        print(f"{key:<{width}}  {value:>12}")
+    for d in docs:
+        if d.status.value != "ready":
+            print(f"  {d.filename}: {d.status.value} — {d.message}")
+    if not args.keep:
+        print(f"(workspace {root} is temporary)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
