@@ -251,13 +251,19 @@ def make_scanned_pdf(path: Path, text: str | Sequence[str], *, dpi: int = 200, f
     return _save(doc, path)
 
 
+# Every letter shown as its predecessor ("the" -> "sgd"), as in a real paper whose font encoding is broken.
+_SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                         "zabcdefghijklmnopqrstuvwxyZABCDEFGHIJKLMNOPQRSTUVWXY")
+
+
 def make_gibberish_pdf(path: Path, text: str, *, dpi: int = 200, fontsize: float = 14) -> Path:
     """A picture of `text` under an invisible text layer of mojibake, as PDFs with a broken font encoding or a
-    bad OCR layer have: text extraction returns characters, but not words."""
+    bad OCR layer have: text extraction returns characters, but not words. Give it a paragraph or more (a
+    detector cannot judge a few words)."""
     doc = pymupdf.open()
     page = doc.new_page(width=PAGE_W, height=PAGE_H)
     page.insert_image(page.rect, stream=_text_image(text, dpi, fontsize))
-    junk = "".join(chr(0x21 + (ord(c) * 7) % 90) if not c.isspace() else c for c in text)
+    junk = text.translate(_SHIFTED)
     page.insert_textbox(pymupdf.Rect(MARGIN, MARGIN, PAGE_W - MARGIN, PAGE_H - MARGIN), junk,
                         fontname="Helvetica", fontsize=fontsize, render_mode=3)  # 3 = invisible
     return _save(doc, path)

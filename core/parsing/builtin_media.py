@@ -1,0 +1,115 @@
+"""Figures and tables of a page for the builtin parser: regions, crops, HTML table bodies."""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from core.parsing.layout import Box
+
+CROP_DPI = 150
+MIN_FIGURE_PT = 30.0  # smaller pictures are logos, icons or bullets
+MIN_VECTOR_FIGURE_PT = 60.0
+MIN_FIGURE_SHARE = 0.01  # of the page area
+
+
+@dataclass
+class Media:
+    kind: str  # "image" or "table"
+    box: Box
+    table_body: str = ""
+    captions: list[str] = field(default_factory=list)
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def overlap_share(inner: Box, outer: Box) -> float:
+    """Share of `inner`'s area that lies inside `outer`."""
+    ix = (max(inner[0], outer[0]), max(inner[1], outer[1]), min(inner[2], outer[2]), min(inner[3], outer[3]))
+    return _area(ix) / _area(inner) if _area(inner) else 0.0
+
+
+def _merge_touching(boxes: list[Box], gap: float = 3.0) -> list[Box]:
+    """Pictures tiled from strips or panels become one figure."""
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]:
+                    boxes[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def _cell_text(page: pymupdf.Page, rect: tuple[float, float, float, float]) -> str:
+    # get_textbox orders characters properly; Table.extract() can scramble "91.4" into "914\n." on some fonts.
+    return " ".join(page.get_textbox(pymupdf.Rect(rect)).split())
+
+
+def _table_html(page: pymupdf.Page, table) -> str | None:
+    rows_html, filled, total = [], 0, 0
+    for row in table.rows:
+        cells = []
+        for cell in row.cells:
+            if cell is None:  # covered by the merged cell to its left
+                if cells:
+                    cells[-1][1] += 1
+                continue
+            text = _cell_text(page, cell)
+            filled += bool(text)
+            total += 1
+            cells.append([text, 1])
+        tds = "".join(f'<td colspan="{span}">{html.escape(t)}</td>' if span > 1 else f"<td>{html.escape(t)}</td>"
+                      for t, span in cells)
+        rows_html.append(f"<tr>{tds}</tr>")
+    if table.row_count < 2 or table.col_count < 2 or filled < max(2, total // 3):
+        return None  # a framed paragraph or an empty grid, not a table
+    return "<table><tbody>" + "".join(rows_html) + "</tbody></table>"
+
+
+def find_tables(page: pymupdf.Page) -> list[Media]:
+    try:
+        found = page.find_tables()
+    except Exception:  # table detection is best effort; a page it chokes on still has its text
+        return []
+    out = []
+    for table in found.tables:
+        body = _table_html(page, table)
+        if body:
+            out.append(Media("table", tuple(table.bbox), table_body=body))
+    return out
+
+
+def find_figures(page: pymupdf.Page, tables: list[Media]) -> list[Media]:
+    area = abs(page.rect)
+    def big(b: Box, min_pt: float) -> bool:
+        return b[2] - b[0] >= min_pt and b[3] - b[1] >= min_pt and _area(b) >= MIN_FIGURE_SHARE * area
+    raster = [tuple(pymupdf.Rect(i["bbox"]) & page.rect) for i in page.get_image_info()]
+    try:
+        vector = [tuple(r) for r in page.cluster_drawings()]
+    except Exception:
+        vector = []
+    candidates = [b for b in raster if big(b, MIN_FIGURE_PT)]
+    candidates += [b for b in vector if big(b, MIN_VECTOR_FIGURE_PT)]
+    boxes = [b for b in _merge_touching(candidates)
+             if not any(overlap_share(b, t.box) > 0.5 or overlap_share(t.box, b) > 0.8 for t in tables)]
+    return [Media("image", b) for b in boxes]
+
+
+def save_crop(page: pymupdf.Page, box: Box, out_dir: Path, rel_path: str) -> str:
+    target = out_dir / rel_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    pix = page.get_pixmap(clip=pymupdf.Rect(box), dpi=CROP_DPI, alpha=False)
+    pix.save(str(target), jpg_quality=85)
+    return rel_path
