@@ -47,7 +47,7 @@ class Embedder:
         from sentence_transformers import SentenceTransformer  # 5-15 s: only when a model is really needed
 
         self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length)
         self._lock = threading.Lock()  # torch's CPU threads are already busy; one batch at a time
 
