@@ -1,8 +1,7 @@
 """A Library is one workspace opened: its settings and its stores. Everything else takes one as an argument."""
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from core.config import Settings
@@ -22,7 +21,6 @@ class Library:
     db: Database
     documents: SQLiteDocumentStore
     chunks: SQLiteChunkStore
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @cached_property
     def windows(self) -> ChromaVectorStore:

@@ -18,7 +18,7 @@ class SearchFilters:
 
 
 def _where(filters: SearchFilters, ready: list[str]) -> dict | None:
-    doc_ids = [d for d in filters.doc_ids if d in set(ready)] if filters.doc_ids else ready
+    doc_ids = sorted(set(filters.doc_ids) & set(ready)) if filters.doc_ids else ready
     clauses = [{"doc_id": {"$in": doc_ids}}]
     if filters.kinds:
         clauses.append({"kind": {"$in": list(filters.kinds)}})

@@ -188,3 +188,14 @@ def test_retry_requeues_a_failed_document(lib, tmp_path):
     assert lib.documents.get(result.doc_id).status == DocStatus.QUEUED
     (doc,) = process_queue(lib)
     assert doc.status == DocStatus.FAILED and "empty" in doc.message
+
+
+def test_a_300_page_pdf_is_ingested_and_its_last_page_is_searchable(lib, tmp_path):
+    sections = [(f"{n} Appendix on quarry {n}", [f"Quarry {n} holds basalt columns catalogued under the code "
+                                                 f"QX-{n:03d} by the survey team."]) for n in range(1, 301)]
+    pdf = pdfs.make_paper_pdf(tmp_path / "big.pdf", sections=sections, pages=300, with_figure=False)
+    add_pdf(lib, "big.pdf", pdf.read_bytes())
+    (doc,) = process_queue(lib)
+    assert doc.status == DocStatus.READY and doc.pages == 300, doc.message
+    hits = search(lib, "Quarry 300 holds basalt columns catalogued under the code QX-300", top_k=3)
+    assert any(h.page == 299 and "QX-300" in h.window_text for h in hits), [(h.page, h.window_text) for h in hits]
