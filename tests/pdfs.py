@@ -251,6 +251,16 @@ def make_scanned_pdf(path: Path, text: str | Sequence[str], *, dpi: int = 200, f
     return _save(doc, path)
 
 
+def make_scanned_copy(src: Path, path: Path, *, dpi: int = 200) -> Path:
+    """A "scan" of any PDF: each page replaced by a grey picture of itself, with no text layer."""
+    doc = pymupdf.open()
+    with pymupdf.open(src) as original:
+        for page in original:
+            png = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY).tobytes("png")
+            doc.new_page(width=page.rect.width, height=page.rect.height).insert_image(page.rect, stream=png)
+    return _save(doc, path)
+
+
 # Every letter shown as its predecessor ("the" -> "sgd"), as in a real paper whose font encoding is broken.
 _SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
                          "zabcdefghijklmnopqrstuvwxyZABCDEFGHIJKLMNOPQRSTUVWXY")

@@ -85,23 +85,13 @@ def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, 
                                 stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
-        error_line, timed_out = "", False
-        deadline = start + timeout_s
-        while True:
-            try:
-                line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
-            except queue.Empty:
-                if time.monotonic() >= deadline:
-                    timed_out = True
-                    _kill_group(proc.pid)
-                    break
-                continue
-            if line is None:
-                break
-            if line.startswith(PROGRESS):
-                progress(line[len(PROGRESS):])
-            elif line.startswith(ERROR):
-                error_line = line[len(ERROR):]
+        try:
+            error_line, timed_out = _follow(proc, lines, start + timeout_s, progress)
+        except BaseException:
+            # The caller gave up (a progress callback raised, Ctrl-C): leave no orphaned mineru behind.
+            _kill_group(proc.pid)
+            _reap(proc)
+            raise
         returncode, cpu = _reap(proc)
         err.seek(0)
         stderr = err.read()
@@ -111,6 +101,26 @@ def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, 
     if returncode != 0 or not (Path(work_dir) / "content_list.json").is_file():
         raise MineruFailed(explain_failure(error_line, stderr, tier, mineru_home, returncode), cpu)
     return MineruRun(Path(work_dir), cpu, wall)
+
+
+def _follow(proc: subprocess.Popen, lines: "queue.Queue[str | None]", deadline: float,
+            progress: Callable[[str], None]) -> tuple[str, bool]:
+    """Relay progress lines until the child closes stdout; return (its error line, whether it timed out)."""
+    error_line = ""
+    while True:
+        try:
+            line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+        except queue.Empty:
+            if time.monotonic() >= deadline:
+                _kill_group(proc.pid)
+                return error_line, True
+            continue
+        if line is None:
+            return error_line, False
+        if line.startswith(PROGRESS):
+            progress(line[len(PROGRESS):])
+        elif line.startswith(ERROR):
+            error_line = line[len(ERROR):]
 
 
 def _kill_group(pid: int) -> None:

@@ -13,7 +13,7 @@ from core.parsing.content_list import MalformedContentList, load_content_list, r
 from core.parsing.markdown import to_markdown
 from core.parsing.mineru_runner import MineruFailed, run_mineru
 from core.parsing.ocr_pass import apply_ocr, diagnose
-from core.parsing.result import (IMAGES_DIR, ParseError, ParseOutput, has_content, process_cpu_seconds,
+from core.parsing.result import (IMAGES_DIR, ParseError, ParseOutput, has_text, process_cpu_seconds,
                                  prune_images, write_output)
 from core.parsing.textlayer import PageText
 from core.records import ContentItem
@@ -32,7 +32,7 @@ def _mineru_items(pdf_path: Path, out_dir: Path, config: ParsingConfig, mineru_h
             items = load_content_list(scratch / "content_list.json")
         except MalformedContentList as exc:
             raise MineruFailed(f"mineru wrote an unreadable content list: {exc}", run.cpu_seconds) from None
-        if not any(has_content(i) for i in items) and any(not d.needs_ocr and not d.blank for d in diagnoses):
+        if not any(has_text(i) for i in items) and any(not d.needs_ocr and not d.blank for d in diagnoses):
             # The text layer has words mineru did not return: let the builtin parser have a go.
             raise MineruFailed("mineru returned no content although the PDF has text", run.cpu_seconds)
         if (scratch / IMAGES_DIR).is_dir():
@@ -84,7 +84,7 @@ def parse_pdf(pdf_path: Path, out_dir: Path, config: ParsingConfig, *, mineru_ho
     warnings.extend(ocr_warnings)
     if ocr_ran:
         backend += "+ocr"
-    if not any(has_content(i) for i in items):
+    if not any(has_text(i) for i in items):
         raise ParseError(_empty_reason(pages, diagnoses, config))
     items = renumber(sorted(items, key=lambda i: i.page_idx))  # stable: keeps reading order within a page
     prune_images(out_dir, items)

@@ -35,10 +35,12 @@ def process_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def has_content(item: ContentItem) -> bool:
+def has_text(item: ContentItem) -> bool:
+    """Whether the item carries words. A document of pictures alone (a scan with OCR off) has nothing to index."""
     if item.type not in CONTENT_TYPES:
         return False
-    return bool(item.text.strip() or item.img_path or item.table_body or item.list_items)
+    return bool(item.text.strip() or item.table_body.strip() or item.list_items or item.caption
+                or item.extra.get("code_body"))
 
 
 def write_output(out_dir: Path, output: ParseOutput) -> None:

@@ -1,0 +1,77 @@
+"""The builtin PyMuPDF parser gives the same schema as mineru on the same generated papers."""
+import pytest
+
+from core.config import ParsingConfig
+from core.parsing import parse_pdf
+from tests import pdfs
+
+BUILTIN = ParsingConfig(backend="builtin")
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("builtin")
+    pdf = pdfs.make_paper_pdf(root / "paper.pdf")
+    return parse_pdf(pdf, root / "out", BUILTIN, mineru_home=root / "home"), root / "out"
+
+
+def _text(output) -> str:
+    return "\n".join(i.text for i in output.items)
+
+
+def test_backend_and_schema(parsed):
+    output, out = parsed
+    assert output.backend == "builtin" and output.pages == 2 and output.warnings == []
+    for item in output.items:
+        assert item.source == "builtin" and 0 <= item.page_idx < 2
+        assert item.bbox and all(0 <= v <= 1000 for v in item.bbox)
+    assert (out / "content_list.json").exists() and (out / "parse.json").exists()
+
+
+def test_headings(parsed):
+    items = parsed[0].items
+    assert [i.text for i in items if i.text_level == 1] == [pdfs.DEFAULT_TITLE]
+    assert [i.text for i in items if i.text_level == 2] == [
+        "Abstract", "1 Introduction", "2 Method", "3 Experiments", "4 Conclusion"]
+
+
+def test_table_and_figure_with_captions(parsed):
+    output, out = parsed
+    (table,) = [i for i in output.items if i.type == "table"]
+    assert table.caption == pdfs.TABLE_CAPTION
+    assert "<td>Heliotrope</td><td>91.4</td><td>12.7</td>" in table.table_body
+    assert "| Solver | Accuracy | Runtime (s) |" in output.markdown
+    (figure,) = [i for i in output.items if i.type == "image"]
+    assert figure.caption == pdfs.FIGURE_CAPTION
+    assert (out / figure.img_path).read_bytes()[:2] == b"\xff\xd8"  # a JPEG crop
+    captions = [i for i in output.items if i.type == "text" and i.text.startswith(("Figure 1:", "Table 1:"))]
+    assert captions == []  # captions belong to their figure/table, not the text flow
+
+
+def test_two_column_reading_order_and_page_numbers(parsed):
+    output = parsed[0]
+    text = _text(output)
+    order = ["Ada Lovelace", "We present the heliotrope", "zebrafish larvae", "purple walrus hypothesis",
+             "lattice relaxation step", "saffron prior", "forty migration graphs", "marigold baseline",
+             "axolotl regeneration"]
+    positions = [text.index(s) for s in order]
+    assert positions == sorted(positions)
+    numbers = [(i.page_idx, i.text) for i in output.items if i.type == "page_number"]
+    assert numbers == [(0, "1"), (1, "2")]
+
+
+def test_single_column_paper_without_media(tmp_path):
+    pdf = pdfs.make_paper_pdf(tmp_path / "plain.pdf", two_columns=False, with_table=False, with_figure=False,
+                              pages=1, title="A Single Column Note")
+    output = parse_pdf(pdf, tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    assert [i.text for i in output.items if i.text_level == 1] == ["A Single Column Note"]
+    assert not any(i.type in ("image", "table") for i in output.items)
+    assert not (tmp_path / "out" / "images").exists() or not any((tmp_path / "out" / "images").iterdir())
+    text = _text(output)
+    assert text.index("zebrafish larvae") < text.index("saffron prior") < text.index("axolotl")
+
+
+def test_hyphenated_line_ends_are_joined(tmp_path):
+    pdf = pdfs.make_text_pdf(tmp_path / "hyphen.pdf", 1, "The heliotrope solver handles migra-\ntion graphs well.")
+    output = parse_pdf(pdf, tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    assert "handles migration graphs well." in _text(output)
