@@ -1,0 +1,450 @@
+"""What the pages show of a parsed document: page images with the parser's boxes, crops around search hits,
+and paper markdown made safe to render.
+
+Everything a paper contains (text, titles, captions, table HTML, image paths) is untrusted: it could come from
+a hostile PDF or an imported MinerU zip. Nothing here returns HTML built from it unescaped, and the markdown
+sanitiser removes raw HTML, remote images and every link that is not http(s) or mailto.
+"""
+from __future__ import annotations
+
+import html
+import io
+import os
+import re
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from PIL import Image, ImageDraw
+
+from core.library import Library
+from core.parsing.content_list import load_content_list
+from core.records import ContentItem
+
+PAGE_DPI = 110
+
+# Box colours by item type. Headings are text items with a level; they get their own colour because "did the
+# parser see my section headings?" is the first question a user asks of a page.
+TYPE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "heading": (214, 39, 40),
+    "text": (31, 119, 180),
+    "list": (23, 190, 207),
+    "table": (44, 160, 44),
+    "image": (255, 127, 14),
+    "equation": (148, 103, 189),
+    "code": (140, 86, 75),
+    "algorithm": (140, 86, 75),
+    "page_footnote": (188, 189, 34),
+    "aside_text": (227, 119, 194),
+    "header": (127, 127, 127),
+    "footer": (127, 127, 127),
+    "page_number": (127, 127, 127),
+    "discarded": (127, 127, 127),
+}
+OTHER_COLOUR = (90, 90, 90)
+HIGHLIGHT_COLOUR = (230, 0, 126)
+_IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+
+
+class PageImageUnavailable(Exception):
+    """The page cannot be drawn: no source PDF (an imported MinerU output) or no such page."""
+
+
+# ---------------------------------------------------------------------------------------------- items and boxes
+
+def load_items(lib: Library, doc_id: str) -> list[ContentItem]:
+    """The document's content list, or [] when it has not been parsed (yet)."""
+    path = lib.workspace.parsed_dir(doc_id) / "content_list.json"
+    return load_content_list(path) if path.exists() else []
+
+
+def box_kind(item: ContentItem) -> str:
+    return "heading" if item.is_heading else item.type
+
+
+def colour_of(kind: str) -> tuple[int, int, int]:
+    return TYPE_COLOURS.get(kind, OTHER_COLOUR)
+
+
+def hex_colour(rgb: Sequence[int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb[:3])
+
+
+def items_on_page(items: Iterable[ContentItem], page_idx: int) -> list[ContentItem]:
+    return [i for i in items if i.page_idx == page_idx]
+
+
+def legend(items: Iterable[ContentItem]) -> list[tuple[str, str, int]]:
+    """(kind, hex colour, count) for the kinds present, most frequent first; items without a box are counted
+    under their kind too, since the legend says what the parser found, drawn or not."""
+    counts = Counter(box_kind(i) for i in items)
+    return [(kind, hex_colour(colour_of(kind)), n) for kind, n in counts.most_common()]
+
+
+def legend_html(entries: Sequence[tuple[str, str, int]], missing_boxes: int = 0) -> str:
+    """A one-line HTML legend. Kinds come from the content list (untrusted), so every value is escaped."""
+    chips = []
+    for kind, colour, count in entries:
+        if not re.fullmatch(r"#[0-9a-f]{6}", colour):
+            colour = hex_colour(OTHER_COLOUR)
+        chips.append(
+            f'<span style="display:inline-block;margin:0 12px 4px 0;white-space:nowrap">'
+            f'<span style="display:inline-block;width:12px;height:12px;border:2px solid {colour};'
+            f'background:{colour}33;vertical-align:middle;margin-right:4px"></span>'
+            f"{html.escape(kind)} ({int(count)})</span>")
+    if missing_boxes:
+        chips.append(f'<span style="color:#888">{int(missing_boxes)} item(s) without a box</span>')
+    return '<div style="font-size:0.85rem;line-height:1.6">' + "".join(chips) + "</div>"
+
+
+def _scaled_box(bbox: Sequence[float], size: tuple[int, int]) -> tuple[float, float, float, float] | None:
+    """A 0-1000 page box in pixels, corners ordered and clamped to the image; None when it is degenerate."""
+    if not bbox or len(bbox) != 4:
+        return None
+    w, h = size
+    x0, y0, x1, y1 = (float(v) for v in bbox)
+    x0, x1 = sorted((x0, x1))
+    y0, y1 = sorted((y0, y1))
+    box = (max(0.0, x0) * w / 1000, max(0.0, y0) * h / 1000, min(1000.0, x1) * w / 1000,
+           min(1000.0, y1) * h / 1000)
+    return box if box[2] > box[0] and box[3] > box[1] else None
+
+
+# ---------------------------------------------------------------------------------------------- page images
+
+def page_count(lib: Library, doc_id: str) -> int:
+    doc = lib.documents.get(doc_id)
+    return doc.pages if doc else 0
+
+
+def page_image_path(lib: Library, doc_id: str, page_idx: int, dpi: int = PAGE_DPI) -> Path:
+    """The page rendered to PNG, once; later calls reuse the file. Raises PageImageUnavailable."""
+    ws = lib.workspace
+    pdf = ws.source_pdf(doc_id)
+    if not pdf.exists():
+        raise PageImageUnavailable("page images are unavailable: this document was imported as a MinerU "
+                                   "output, without its source PDF")
+    pages = page_count(lib, doc_id)
+    if page_idx < 0 or (pages and page_idx >= pages):
+        raise PageImageUnavailable(f"page {page_idx + 1} does not exist (the document has {pages} pages)")
+    out = ws.pages_dir(doc_id) / f"page_{page_idx:04d}.png"
+    if out.exists():
+        return out
+    from core.parsing import render_page_image  # PyMuPDF: only when a page is first shown
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Render beside the target and rename: two sessions showing the same page never see half a file.
+    tmp = out.with_name(f".{out.stem}-{uuid.uuid4().hex[:8]}.png")
+    try:
+        render_page_image(pdf, page_idx, tmp, dpi=dpi)
+        os.replace(tmp, out)
+    except PageImageUnavailable:
+        raise
+    except Exception as exc:
+        raise PageImageUnavailable(f"page {page_idx + 1} could not be rendered: {exc}") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
+
+
+def _open_rgb(path: Path) -> Image.Image:
+    with Image.open(path) as img:
+        return img.convert("RGB")
+
+
+def draw_boxes(img: Image.Image, items: Iterable[ContentItem], highlight: Sequence[float] | None = None,
+               width: int = 2) -> Image.Image:
+    """Each item's box in its kind's colour over a translucent fill, then the highlight box on top."""
+    base = img.convert("RGBA")
+    overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    for item in items:
+        box = _scaled_box(item.bbox or [], base.size)
+        if box is None:
+            continue
+        r, g, b = colour_of(box_kind(item))
+        draw.rectangle(box, fill=(r, g, b, 28), outline=(r, g, b, 255), width=width)
+    if highlight:
+        box = _scaled_box(highlight, base.size)
+        if box is not None:
+            pad = width * 2
+            r, g, b = HIGHLIGHT_COLOUR
+            draw.rectangle((box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad),
+                           fill=(r, g, b, 24), outline=(r, g, b, 255), width=width + 2)
+    return Image.alpha_composite(base, overlay).convert("RGB")
+
+
+def page_image_with_boxes(lib: Library, doc_id: str, page_idx: int, items: Iterable[ContentItem],
+                          highlight: Sequence[float] | None = None) -> Image.Image:
+    """The page with the boxes of `items` that lie on it, and an optional highlight box (0-1000 coords)."""
+    img = _open_rgb(page_image_path(lib, doc_id, page_idx))
+    return draw_boxes(img, items_on_page(items, page_idx), highlight)
+
+
+def crop_hit(lib: Library, doc_id: str, page_idx: int, bbox: Sequence[float] | None,
+             margin: float = 30.0, min_height: float = 120.0, min_width: float = 420.0) -> Image.Image:
+    """The page region a search hit came from, with its box drawn; the whole page when the hit has no box.
+
+    The crop is the box plus `margin`, at least `min_height` tall and at least `min_width` (0-1000 units) wide,
+    so a hit in one column shows that column large and a hit across both columns shows the page's width."""
+    img = _open_rgb(page_image_path(lib, doc_id, page_idx))
+    img = draw_boxes(img, [], highlight=bbox)
+    box = _scaled_box(bbox or [], img.size)
+    if box is None:
+        return img
+    w, h = img.size
+    top, bottom = box[1] - margin * h / 1000, box[3] + margin * h / 1000
+    short = min_height * h / 1000 - (bottom - top)
+    if short > 0:
+        top, bottom = top - short / 2, bottom + short / 2
+    left, right = box[0] - margin * w / 1000, box[2] + margin * w / 1000
+    narrow = min_width * w / 1000 - (right - left)
+    if narrow > 0:
+        left, right = left - narrow / 2, right + narrow / 2
+    if left < 0:
+        left, right = 0, right - left
+    if right > w:
+        left, right = left - (right - w), w
+    if top < 0:
+        top, bottom = 0, bottom - top
+    if bottom > h:
+        top, bottom = top - (bottom - h), h
+    return img.crop((int(max(0, left)), int(max(0, top)), int(min(w, right)), int(min(h, bottom))))
+
+
+def display_width(path: Path, max_width: int = 640) -> int:
+    """The width to show an image at: its own, but never wider than `max_width` pixels."""
+    try:
+        with Image.open(path) as img:
+            return max(1, min(img.width, max_width))
+    except OSError:
+        return max_width
+
+
+def png_bytes(img: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- safe markdown
+
+_SAFE_SCHEMES = ("http", "https", "mailto")
+_DANGEROUS_ELEMENTS = re.compile(
+    r"<\s*(script|style|iframe|object|embed|noscript|template|svg|math|textarea|title|xmp|select)\b.*?"
+    r"<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^<>\s]*)>")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<![^<>]*>|<\?[^<>]*\?>")
+# Inline links and images: [text](url "title"), with an optional <url>. Nested brackets one level deep.
+_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
+                   r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
+_REF_IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\s*\[[^\[\]]*\]")
+_REF_DEF = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(\S+).*$", re.MULTILINE)
+_SCRIPT_SCHEME = re.compile(r"(?i)\b(java|vb|live)(\s*)script\s*:")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$])")
+
+
+def _scheme(url: str) -> str:
+    """The scheme of a URL as a browser would read it: entities decoded, whitespace and controls dropped."""
+    cleaned = html.unescape(url).strip().strip("<>")
+    cleaned = "".join(ch for ch in cleaned if ch > " " and ch != "\x7f")
+    match = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):", cleaned)
+    return match.group(1).lower() if match else ""
+
+
+def is_safe_link(url: str) -> bool:
+    return _scheme(url) in _SAFE_SCHEMES
+
+
+def md_escape(text: str, paragraphs: bool = False) -> str:
+    """Untrusted text (a title, a file name, a caption, a passage) shown through something that renders
+    markdown: every markdown character escaped, so it reads as the literal string. Whitespace collapses to
+    single spaces, except blank-line paragraph breaks when `paragraphs` is set."""
+    text = str(text or "")
+    if paragraphs:
+        parts = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+        return "\n\n".join(_MD_SPECIAL.sub(r"\\\1", p) for p in parts if p)
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def sanitize_markdown(md: str) -> str:
+    """Paper markdown made safe for st.markdown: no raw HTML, no images (a remote one would be fetched by the
+    reader's browser), and links only to http(s) and mailto; anything else keeps its text and loses its link."""
+    md = str(md or "")
+    md = _COMMENT.sub("", md)
+    md = _DANGEROUS_ELEMENTS.sub("", md)
+
+    def autolink(m: re.Match) -> str:
+        url = m.group(1)
+        return url if is_safe_link(url) else url.split(":", 1)[-1]
+
+    md = _AUTOLINK.sub(autolink, md)
+    md = _TAG.sub("", md)  # what is left of a tag (an unclosed '<script') st.markdown shows as text
+
+    def link(m: re.Match) -> str:
+        bang, text, url = m.group(1), m.group(2), m.group(3).strip("<>")
+        if bang:
+            return f"*[image: {text.strip()}]*" if text.strip() else "*[image]*"
+        if is_safe_link(url):
+            return f"[{text}]({url.replace(' ', '%20')})"
+        return text
+
+    md = _LINK.sub(link, md)
+    md = _REF_IMAGE.sub(lambda m: f"*[image: {m.group(1).strip()}]*", md)
+    md = _REF_DEF.sub(lambda m: m.group(0) if is_safe_link(m.group(1)) else "", md)
+    # Whatever a link syntax we did not model still carries, it cannot carry a script scheme.
+    md = _SCRIPT_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}script\u200b:", md)
+    return md
+
+
+def safe_local_file(base_dir: Path, rel: str, suffixes: set[str] | None = _IMAGE_SUFFIXES) -> Path | None:
+    """A file named by a paper (e.g. `images/x.jpg`) if it really lies inside `base_dir`; None otherwise."""
+    rel = html.unescape(str(rel or "")).strip().strip("<>")
+    if not rel or _scheme(rel) or rel.startswith(("/", "\\")) or "\x00" in rel:
+        return None
+    base = Path(base_dir).resolve()
+    try:
+        path = (base / rel).resolve()
+    except (OSError, RuntimeError):
+        return None
+    if not path.is_relative_to(base) or not path.is_file():
+        return None
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        return None
+    return path
+
+
+@dataclass
+class MarkdownBlock:
+    kind: str  # markdown | image | table
+    text: str = ""  # sanitised markdown, or an image's alt text
+    path: Path | None = None  # image file inside the parsed folder
+    table_html: str = ""
+
+
+_BLOCK = re.compile(r"<table\b.*?</table\s*>|!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]+)>?\s*\)",
+                    re.IGNORECASE | re.DOTALL)
+
+
+_HEADING = re.compile(r"^(#{1,6})(?=[ \t])", re.MULTILINE)
+
+
+def demote_headings(md: str, levels: int) -> str:
+    """`# Title` → `### Title` for levels=2: a paper's headings nested under the page's own title."""
+    return _HEADING.sub(lambda m: "#" * min(6, len(m.group(1)) + levels), md) if levels > 0 else md
+
+
+def markdown_blocks(md: str, base_dir: Path, demote: int = 0) -> list[MarkdownBlock]:
+    """Split MinerU's markdown into sanitised text, local images (shown with st.image) and HTML tables
+    (shown as data frames). Images that do not resolve inside `base_dir` become a text placeholder.
+    Headings are demoted by `demote` levels."""
+    blocks: list[MarkdownBlock] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        text = demote_headings(sanitize_markdown("".join(pending)), demote).strip()
+        pending.clear()
+        if text:
+            blocks.append(MarkdownBlock("markdown", text))
+
+    pos = 0
+    for m in _BLOCK.finditer(md or ""):
+        pending.append(md[pos:m.start()])
+        pos = m.end()
+        token = m.group(0)
+        if token[:1] == "<":
+            flush()
+            blocks.append(MarkdownBlock("table", table_html=token))
+            continue
+        path = safe_local_file(base_dir, m.group(2))
+        if path is None:
+            pending.append(token)  # the sanitiser turns it into "[image: alt]"
+            continue
+        flush()
+        blocks.append(MarkdownBlock("image", text=(m.group(1) or "").strip(), path=path))
+    pending.append((md or "")[pos:])
+    flush()
+    return blocks
+
+
+MAX_TABLE_HTML = 400_000
+
+
+def table_frame(table_html: str):
+    """A table's HTML as a pandas DataFrame (lxml parses it; nothing is rendered as HTML), or None."""
+    if not table_html or len(table_html) > MAX_TABLE_HTML:
+        return None
+    import pandas as pd
+
+    try:
+        frames = pd.read_html(io.StringIO(table_html), flavor="lxml")
+    except Exception:  # malformed or empty tables are common in parser output: the caller shows the text
+        return None
+    if not frames:
+        return None
+    frame = frames[0]
+    if list(frame.columns) == list(range(frame.shape[1])) and len(frame) > 1 and frame.iloc[0].notna().all():
+        # Parsers write header cells as <td> as often as <th>: the first row is then the header.
+        frame = frame.iloc[1:].reset_index(drop=True).set_axis([str(v) for v in frame.iloc[0]], axis=1)
+    frame.columns = [" ".join(str(c) for c in col if not str(c).startswith("Unnamed"))
+                     if isinstance(col, tuple) else ("" if str(col).startswith("Unnamed") else str(col))
+                     for col in frame.columns]
+    # Duplicate or empty column names trip Arrow: make them unique and visible.
+    seen: Counter = Counter()
+    names = []
+    for i, name in enumerate(frame.columns):
+        name = name or f"col {i + 1}"
+        seen[name] += 1
+        names.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    frame.columns = names
+    return frame.astype(str).replace({"nan": ""})
+
+
+def table_text(table_html: str) -> str:
+    """A table's visible text, one row a line, for when it cannot be parsed into a frame."""
+    from core.chunking import table_text as flatten
+
+    return flatten(table_html)
+
+
+# ---------------------------------------------------------------------------------------------- item listings
+
+def item_rows(items: Iterable[ContentItem], text_chars: int = 300) -> dict[str, list[dict]]:
+    """Items grouped by kind (most frequent kind first), one plain row each, for the Items tab."""
+    groups: dict[str, list[dict]] = {}
+    for item in items:
+        text = " ".join((item.text or "").split())
+        if not text and item.type == "table":
+            text = " ".join(table_text(item.table_body).split()) if item.table_body else ""
+        if not text and item.list_items:
+            text = " · ".join(" ".join(e.split()) for e in item.list_items)
+        groups.setdefault(box_kind(item), []).append({
+            "#": item.index,
+            "page": item.page_idx + 1,
+            "text": text[:text_chars] + ("…" if len(text) > text_chars else ""),
+            "caption": item.caption[:text_chars],
+            "level": item.text_level or None,
+            "box": "yes" if _scaled_box(item.bbox or [], (1000, 1000)) else "no",
+        })
+    return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def media_items(items: Iterable[ContentItem]) -> list[ContentItem]:
+    """Figures and tables, in document order, for the Gallery tab."""
+    return [i for i in items if i.type in ("image", "table")]
+
+
+def parse_box_param(value: str | None) -> list[float] | None:
+    """A box passed in a URL ("x0,y0,x1,y1", 0-1000), or None when absent or malformed."""
+    try:
+        box = [float(v) for v in str(value or "").split(",")]
+    except ValueError:
+        return None
+    return box if len(box) == 4 and all(0 <= v <= 1000 for v in box) else None
+
+
+def box_param(box: Sequence[float] | None) -> str:
+    return ",".join(f"{v:.0f}" for v in box) if box and len(box) == 4 else ""

@@ -1,0 +1,69 @@
+"""Ask: semantic search over the ready papers, each hit shown with the page region it came from."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core import page_view as pv
+from core import ui_state
+from core.search import SearchFilters, search
+
+KINDS = ["text", "table", "image", "equation"]
+
+lib = ui_state.library()
+st.title("Ask")
+st.caption("Semantic search for now: the passages closest in meaning to your question, with where they come "
+           "from. Answers written by an LLM will come later.")
+
+docs = lib.documents.list()
+ready = {d.id: d for d in docs if d.status.value == "ready"}
+if not ready:
+    st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+    st.stop()
+
+with st.form("ask_form"):
+    query = st.text_input("Question or phrase", key="ask_query",
+                          placeholder="e.g. which solver converges fastest on the benchmark?")
+    top_k = st.slider("Number of results", 1, 30, 8, key="ask_top_k")
+    with st.expander("Filters"):
+        papers = st.multiselect("Papers", list(ready), format_func=lambda i: ui_state.document_label(ready[i]),
+                                key="ask_papers", placeholder="all papers")
+        kinds = st.multiselect("Item types", KINDS, key="ask_kinds", placeholder="all types")
+        sections = st.multiselect("Sections", lib.chunks.sections(), key="ask_sections",
+                                  placeholder="all sections")
+    st.form_submit_button("Search", type="primary")
+
+if not (query or "").strip():
+    st.stop()
+
+if not ui_state.model_status(lib).loaded:
+    with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
+        lib.embedder()
+hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
+if not hits:
+    st.warning("No results. Loosen the filters, or check that the papers you expect are ready.")
+    st.stop()
+
+st.caption(f"{len(hits)} result(s)")
+for rank, hit in enumerate(hits, 1):
+    chunk = hit.chunk
+    with st.container(border=True):
+        text_col, image_col = st.columns([3, 2])
+        with text_col:
+            st.markdown(f"**{rank}. {pv.md_escape(hit.doc_title or chunk.doc_id[:12])}**")
+            st.caption(f"page {hit.page + 1} · {pv.md_escape(chunk.section) or '(no section)'} · "
+                       f"{pv.md_escape(chunk.kind)}"
+                       f" · score {hit.score:.3f}")
+            st.markdown(pv.md_escape(hit.window_text))
+            if chunk.text.strip() != hit.window_text.strip():
+                with st.expander("The whole chunk"):
+                    st.markdown(pv.md_escape(chunk.text, paragraphs=True))
+            st.page_link("pages/document.py", label=f"Open page {hit.page + 1} in the Document view",
+                         icon=":material/description:",
+                         query_params={"doc": chunk.doc_id, "tab": "Pages", "page": str(hit.page + 1),
+                                       "hl": pv.box_param(hit.bbox)})
+        with image_col:
+            try:
+                st.image(pv.crop_hit(lib, chunk.doc_id, hit.page, hit.bbox),
+                         caption=f"Page {hit.page + 1}: where the passage was found")
+            except pv.PageImageUnavailable as exc:
+                st.caption(str(exc).capitalize())

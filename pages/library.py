@@ -1,0 +1,139 @@
+"""Library: add PDFs (or MinerU outputs), watch them being parsed and indexed, retry or delete them."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import ui_state
+from core.documents import add_pdf, delete_document, retry_document
+from core.page_view import md_escape
+
+lib = ui_state.library()
+st.title("Library")
+
+# ------------------------------------------------------------------------------------------------ uploads
+# Each batch of uploads is handled once: the uploader gets a fresh key afterwards, which also empties it.
+round_ = st.session_state.setdefault("upload_round", 0)
+left, right = st.columns([3, 2])
+with left:
+    files = st.file_uploader("Add PDFs", type=["pdf"], accept_multiple_files=True, key=f"pdf_upload_{round_}",
+                             help="Each file is stored, then parsed and indexed in the background.")
+with right:
+    with st.expander("Import a MinerU output (zip)"):
+        st.caption("A zip of MinerU's output folder (content_list.json, markdown, images/) made elsewhere, "
+                   "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
+        zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
+                                key=f"zip_upload_{round_}")
+
+if files or zips:
+    results = []
+    with st.spinner("Storing the uploads…"):
+        for f in files or []:
+            results.append(("pdf", f.name, add_pdf(lib, f.name, f.getvalue()), None))
+        for z in zips or []:
+            try:
+                results.append(("zip", z.name, ui_state.import_mineru_upload(lib, z.name, z.getvalue()), None))
+            except ValueError as exc:
+                results.append(("zip", z.name, None, str(exc)))
+    ui_state.kick_ingest()
+    st.session_state["upload_results"] = results
+    st.session_state["upload_round"] = round_ + 1
+    st.rerun()
+
+for kind, name, result, error in st.session_state.get("upload_results", []):
+    if error:
+        st.error(f"**{md_escape(name)}**: not imported — {md_escape(error)}")
+    elif result.outcome == "added":
+        st.success(f"**{md_escape(result.filename)}**: added and queued for parsing")
+    else:
+        st.info(f"**{md_escape(result.filename)}**: {md_escape(result.message)}")
+if st.session_state.get("upload_results") and st.button("Dismiss", key="dismiss_uploads"):
+    st.session_state["upload_results"] = []
+    st.rerun()
+
+docs = lib.documents.list()
+
+
+# ------------------------------------------------------------------------------------------------ progress
+@st.fragment(run_every=ui_state.POLL_SECONDS)
+def live_progress(snapshot: tuple) -> None:
+    """Polls the registry while something is in progress; a status change reruns the page, whose table and
+    counts then update and, once nothing is in progress, polling stops."""
+    now = lib.documents.list()
+    if ui_state.status_snapshot(now) != snapshot:
+        st.rerun(scope="app")
+    live = lib.documents.progress()
+    st.subheader("In progress")
+    for doc in now:
+        if not doc.status.in_progress:
+            continue
+        detail, fraction = live.get(doc.id, ("", 0.0))
+        st.progress(min(max(float(fraction or 0.0), 0.0), 1.0),
+                    text=f"**{md_escape(doc.display_title)}** — {md_escape(ui_state.stage_text(doc, detail))}")
+
+
+if ui_state.any_in_progress(docs):
+    live_progress(ui_state.status_snapshot(docs))
+
+# ------------------------------------------------------------------------------------------------ failures
+failed = [d for d in docs if d.status.value == "failed"]
+for doc in failed[:5]:
+    st.error(f"**{md_escape(ui_state.document_label(doc))}** failed: {md_escape(doc.message)}",
+             icon=":material/error:")
+if len(failed) > 5:
+    with st.expander(f"{len(failed) - 5} more failed documents"):
+        for doc in failed[5:]:
+            st.error(f"**{md_escape(doc.display_title)}**: {md_escape(doc.message)}")
+
+# ------------------------------------------------------------------------------------------------ table
+st.subheader("Documents")
+if not docs:
+    st.info("The library is empty: add PDFs above.")
+    st.stop()
+
+table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
+event = st.dataframe(
+    pd.DataFrame(ui_state.document_rows(docs)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    hide_index=True, width="stretch",
+    column_config={
+        "status": st.column_config.TextColumn("status", width="small"),
+        "title": st.column_config.TextColumn("title", width=340),
+        "pages": st.column_config.NumberColumn("pages", format="%d", width="small"),
+        "chunks": st.column_config.NumberColumn("chunks", format="%d", width="small"),
+        "message": st.column_config.TextColumn("message", width=340),
+    })
+selected = [docs[i] for i in event.selection.rows if i < len(docs)]
+st.caption("Select rows to open, retry or delete documents.")
+
+if selected:
+    ready = [d for d in selected if d.status.value == "ready"]
+    retryable = [d for d in selected if d.status.value == "failed"]
+    deletable = [d for d in selected if not d.status.in_progress]
+    cols = st.columns(3)
+    if len(selected) == 1 and ready:
+        cols[0].page_link("pages/document.py", label="Open in the Document view", icon=":material/description:",
+                          query_params={"doc": ready[0].id})
+    if cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
+        for doc in retryable:
+            retry_document(lib, doc.id)
+        ui_state.kick_ingest()
+        st.rerun()
+    if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
+                      help="Documents being parsed or indexed cannot be deleted until they finish."):
+        st.session_state["confirm_delete"] = [d.id for d in deletable]
+
+pending = [d for d in docs if d.id in set(st.session_state.get("confirm_delete", []))]
+if pending:
+    names = ", ".join(md_escape(d.display_title) for d in pending[:5]) + (" …" if len(pending) > 5 else "")
+    st.warning(f"Delete {len(pending)} document(s) and everything derived from them (parsed output, page "
+               f"images, index)? {names}")
+    yes, no = st.columns([1, 6])
+    if yes.button("Yes, delete", type="primary", key="confirm_delete_yes"):
+        for doc in pending:
+            delete_document(lib, doc.id)
+        st.session_state["confirm_delete"] = []
+        st.session_state["table_round"] += 1  # a fresh table: the old selection named rows that are gone
+        st.rerun()
+    if no.button("Cancel", key="confirm_delete_no"):
+        st.session_state["confirm_delete"] = []
+        st.rerun()

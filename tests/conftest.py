@@ -1,0 +1,44 @@
+"""Shared fixtures.
+
+`ready_workspace` (session): a workspace holding one generated paper (tests/pdfs.make_paper_pdf) ingested
+through core for real: mineru parse, chunking, embedding model, SQLite and Chroma. Built once per test session
+(~15-30 s, most of it loading the embedding model) and reused; tests that add documents to it must remove them.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# Tests must never wait on a model hub or send telemetry, whichever module is imported first.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+@dataclass(frozen=True)
+class ReadyWorkspace:
+    root: Path  # pass as PAPERGRAPH_WORKSPACE or Workspace(root)
+    doc_id: str
+    pdf: Path  # the generated paper's bytes, e.g. to upload it again
+    title: str
+
+
+@pytest.fixture(scope="session")
+def ready_workspace(tmp_path_factory) -> ReadyWorkspace:
+    from core.documents import add_pdf
+    from core.ingest import process_queue
+    from core.library import open_library
+    from core.records import DocStatus
+    from core.workspace import Workspace
+    from tests import pdfs
+
+    root = tmp_path_factory.mktemp("ready-workspace")
+    pdf = pdfs.make_paper_pdf(tmp_path_factory.mktemp("ready-pdfs") / "heliotrope-paper.pdf")
+    lib = open_library(Workspace(root))
+    added = add_pdf(lib, pdf.name, pdf.read_bytes())
+    (doc,) = process_queue(lib)
+    assert doc.id == added.doc_id and doc.status == DocStatus.READY, doc.message
+    return ReadyWorkspace(root=root, doc_id=doc.id, pdf=pdf, title=doc.display_title)

@@ -1,0 +1,114 @@
+"""The real app in a real browser: start `streamlit run app.py` on a fresh workspace, upload a generated paper
+through the file uploader, wait until it is ready, search one of its sentences on the Ask page and find it.
+
+Drives Debian's Chromium through Playwright (never `playwright install`); skipped when Chromium is missing.
+A screenshot of the page is saved in the test's tmp dir when anything fails.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests import pdfs
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+REPO = Path(__file__).resolve().parents[1]
+READY_TIMEOUT_MS = 180_000  # mineru parse + loading the embedding model in the app's process, on 2 busy cores
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    port = _free_port()
+    log = tmp_path / "streamlit.log"
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(tmp_path / "workspace"), PYTHONUNBUFFERED="1")
+    with open(log, "wb") as out:
+        # A session of its own, so the app's mineru children are stopped with it.
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, log)
+        yield url
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_upload_a_paper_wait_until_ready_and_find_it_on_the_ask_page(app_url, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
+    shot = tmp_path / "failure.png"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(app_url)
+            expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
+            expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)
+
+            page.locator('input[type="file"]').first.set_input_files(str(pdf))
+            expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=30_000)
+
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_text("1 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
+            table = page.get_by_test_id("stDataFrame")
+            expect(table).to_be_visible()
+
+            page.get_by_role("link", name="Ask").click()
+            expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+            page.get_by_label("Question or phrase").fill("purple walrus hypothesis for coherent lattices")
+            page.get_by_role("button", name="Search").click()
+            first = page.get_by_text(f"1. {pdfs.DEFAULT_TITLE}")
+            expect(first).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("purple walrus hypothesis predicts exactly this behaviour").first).to_be_visible()
+            expect(page.get_by_text("Page 1: where the passage was found").first).to_be_visible()
+            link = page.get_by_role("link", name="Open page 1 in the Document view").first
+            assert "doc=" in (link.get_attribute("href") or "")
+        except Exception:
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+        finally:
+            browser.close()
