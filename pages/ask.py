@@ -5,7 +5,9 @@ import streamlit as st
 
 from core import page_view as pv
 from core import ui_state
+from core.embedding import EmbeddingModelError
 from core.search import SearchFilters, search
+from core.store.chroma_vectors import VectorStoreUnavailable
 
 KINDS = ["text", "table", "image", "equation"]
 
@@ -35,10 +37,14 @@ with st.form("ask_form"):
 if not (query or "").strip():
     st.stop()
 
-if not ui_state.model_status(lib).loaded:
-    with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
-        lib.embedder()
-hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
+try:
+    if not ui_state.model_status(lib).loaded:
+        with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
+            lib.embedder()
+    hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
+except (EmbeddingModelError, VectorStoreUnavailable) as exc:
+    st.error(f"Search is unavailable: {exc}. Check the Settings page.")
+    st.stop()
 if not hits:
     st.warning("No results. Loosen the filters, or check that the papers you expect are ready.")
     st.stop()

@@ -6,6 +6,7 @@ import streamlit as st
 
 from core import page_view as pv
 from core import ui_state
+from core.parsing.content_list import MalformedContentList
 
 lib = ui_state.library()
 docs = lib.documents.list()
@@ -54,7 +55,12 @@ elif doc.status.in_progress:
     st.info(f"This document is {doc.status.value}; what is shown may be incomplete until it is ready.")
 
 parsed = lib.workspace.parsed_dir(doc.id)
-items = pv.load_items(lib, doc.id)
+try:
+    items = pv.load_items(lib, doc.id)
+except MalformedContentList as exc:
+    st.error(f"The parsed content list of this document cannot be read: {pv.md_escape(str(exc))}. "
+             "Retry the document on the Library page to parse it again.")
+    st.stop()
 if not items and not (parsed / "markdown.md").exists():
     st.info("Nothing has been parsed for this document yet.")
     st.stop()

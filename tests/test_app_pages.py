@@ -202,6 +202,8 @@ def test_settings_saves_a_valid_change_and_rejects_an_invalid_one(monkeypatch, t
     assert "Settings saved" in texts(at.success)
     saved = json.loads((root / "settings.json").read_text())
     assert saved["chunking"]["chunk_tokens"] == 800 and saved["parsing"]["ocr"] is False
+    from core import ui_state
+    assert ui_state.library().settings.chunking.chunk_tokens == 800  # the cached Library was reopened
 
     at.number_input(key="setting_chunking_overlap_tokens").set_value(900)
     at.button[0].click()
@@ -336,3 +338,47 @@ def test_hostile_paper_content_is_never_rendered_as_markup(monkeypatch, tmp_path
     assert not at.exception
     results = "\n".join(e.value for e in at.markdown) + "\n".join(e.value for e in at.caption)
     assert "Evil" in results and not _unescaped_markup(results), _unescaped_markup(results)
+
+
+def test_document_with_an_unreadable_content_list_says_so(monkeypatch, tmp_path):
+    from core.records import Document
+
+    lib = open_library(Workspace(tmp_path / "ws"))
+    doc_id = "ab" * 32
+    lib.documents.insert(Document(id=doc_id, filename="mangled.pdf"))
+    lib.documents.set_status(doc_id, DocStatus.READY, "ok", pages=1)
+    parsed = lib.workspace.parsed_dir(doc_id)
+    parsed.mkdir(parents=True)
+    (parsed / "content_list.json").write_text('{"not": "a list"}')
+    at = run_app(monkeypatch, tmp_path / "ws", "pages/document.py", {"doc": doc_id})
+    assert "cannot be read" in texts(at.error) and "Retry the document" in texts(at.error)
+
+
+def test_pages_load_without_importing_the_embedding_model(ready_workspace):
+    """sentence_transformers (and torch) take 10-15 s to import: no page may pull them in just by showing
+    a ready paper; only a search (or an ingest) loads the model."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = f"""
+import sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({str(Path(__file__).resolve().parents[1] / "app.py")!r}, default_timeout=60).run()
+assert not at.exception and at.dataframe, at.exception
+at.switch_page("pages/document.py").run()
+for tab in ("Markdown", "Items", "Gallery", "Pages"):
+    at.session_state["tab"] = tab
+    at.run()
+    assert not at.exception, (tab, at.exception)
+assert at.image, "the Pages tab drew a page"
+for page in ("pages/ask.py", "pages/settings.py"):
+    at.switch_page(page).run()
+    assert not at.exception, (page, at.exception)
+print(sorted(m for m in ("sentence_transformers", "torch", "transformers") if m in sys.modules))
+"""
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(ready_workspace.root))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=180)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
