@@ -1,4 +1,5 @@
 """The builtin PyMuPDF parser gives the same schema as mineru on the same generated papers."""
+import pymupdf
 import pytest
 
 from core.config import ParsingConfig
@@ -75,3 +76,15 @@ def test_hyphenated_line_ends_are_joined(tmp_path):
     pdf = pdfs.make_text_pdf(tmp_path / "hyphen.pdf", 1, "The heliotrope solver handles migra-\ntion graphs well.")
     output = parse_pdf(pdf, tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
     assert "handles migration graphs well." in _text(output)
+
+
+def test_rotated_page_boxes_are_in_display_space(tmp_path):
+    doc = pymupdf.open(pdfs.make_paper_pdf(tmp_path / "paper.pdf", pages=1, with_table=False))
+    doc[0].set_rotation(90)
+    doc.save(tmp_path / "rotated.pdf")
+    output = parse_pdf(tmp_path / "rotated.pdf", tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    (title,) = [i for i in output.items if i.text_level == 1]
+    x0, y0, x1, y1 = title.bbox
+    assert title.text == pdfs.DEFAULT_TITLE and (y1 - y0) > 5 * (x1 - x0)  # the title now runs down the page
+    text = _text(output)
+    assert text.index("zebrafish larvae") < text.index("purple walrus hypothesis") < text.index("axolotl")

@@ -107,7 +107,8 @@ def test_folder_images_outside_or_missing_become_a_warning(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ([{"type": "text", "text": "ok"}, {"text": "no type", "page_idx": 0}], "paper_content_list.json: item 1 has no 'type'"),
+    ([{"type": "text", "text": "ok"}, {"text": "no type", "page_idx": 0}],
+     "paper_content_list.json: item 1 has no 'type'"),
     ({"pages": []}, "paper_content_list.json: a content list is a JSON array of items, not a dict"),
     ([], "paper_content_list.json is empty: it lists no items"),
 ])

@@ -2,11 +2,36 @@
 
 Backends: mineru (in a child process, `mineru_worker`), the builtin PyMuPDF parser, RapidOCR for pages without a
 usable text layer, and import of a MinerU output made elsewhere. Every one yields MinerU's content-list schema.
-"""
-from core.parsing.checks import check_pdf
-from core.parsing.importer import import_mineru_output
-from core.parsing.pipeline import parse_pdf
-from core.parsing.render import render_page_image
-from core.parsing.result import ParseError, ParseOutput
 
-__all__ = ["ParseError", "ParseOutput", "check_pdf", "import_mineru_output", "parse_pdf", "render_page_image"]
+Names are loaded on first use: `python -m core.parsing.mineru_worker` imports this package first, and the child
+should not pay for PyMuPDF and the parser modules it never uses (nor import the worker twice).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.parsing.checks import check_pdf
+    from core.parsing.importer import import_mineru_output
+    from core.parsing.pipeline import parse_pdf
+    from core.parsing.render import render_page_image
+    from core.parsing.result import ParseError, ParseOutput
+
+_EXPORTS = {
+    "ParseError": "core.parsing.result",
+    "ParseOutput": "core.parsing.result",
+    "check_pdf": "core.parsing.checks",
+    "import_mineru_output": "core.parsing.importer",
+    "parse_pdf": "core.parsing.pipeline",
+    "render_page_image": "core.parsing.render",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'core.parsing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value

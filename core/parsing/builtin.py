@@ -49,7 +49,8 @@ def _attach_captions(blocks: list[TextBlock], media: list[Media], page_h: float)
 
 
 def _title_indices(blocks: list[TextBlock], body: float, page_h: float) -> set[int]:
-    top = [i for i, b in enumerate(blocks) if b.box[3] < page_h * 0.45 and not b.vertical and b.size >= body * TITLE_RATIO
+    top = [i for i, b in enumerate(blocks)
+           if b.box[3] < page_h * 0.45 and not b.vertical and b.size >= body * TITLE_RATIO
            and not CAPTION.match(b.text) and len(b.text) < 300]
     if not top:
         return set()
@@ -57,20 +58,31 @@ def _title_indices(blocks: list[TextBlock], body: float, page_h: float) -> set[i
     return {i for i in top if blocks[i].size >= biggest - 0.5}
 
 
+def _display(page: pymupdf.Page, box: Box) -> Box:
+    """PyMuPDF reports boxes in unrotated page space; items (and crops) use the page as it is shown."""
+    if not page.rotation:
+        return box
+    return tuple(pymupdf.Rect(box) * page.rotation_matrix)
+
+
 def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_dir: Path) -> list[ContentItem]:
     w, h, p = page.rect.width, page.rect.height, page.number
+    layout_h = page.cropbox.height  # blocks are in unrotated space, where the page may be w tall
+
+    def bbox(box: Box) -> list[float]:
+        return to_1000(_display(page, box), w, h)
     tables = find_tables(page)
     media = tables + find_figures(page, tables)
     blocks = [b for b in blocks if not any(overlap_share(b.box, m.box) > 0.6 for m in media)]
-    captions = _attach_captions(blocks, media, h)
-    titles = _title_indices(blocks, body, h) if p == 0 else set()
+    captions = _attach_captions(blocks, media, layout_h)
+    titles = _title_indices(blocks, body, layout_h) if p == 0 else set()
     furniture: list[ContentItem] = []
     elements: list[tuple[Box, ContentItem]] = []
     for i, b in enumerate(blocks):
         if i in captions:
             continue
-        kind = furniture_type(b, h)
-        item = ContentItem(type=kind or "text", page_idx=p, text=b.text, bbox=to_1000(b.box, w, h), source="builtin")
+        kind = furniture_type(b, layout_h)
+        item = ContentItem(type=kind or "text", page_idx=p, text=b.text, bbox=bbox(b.box), source="builtin")
         if kind:
             furniture.append(item)
             continue
@@ -78,8 +90,9 @@ def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_di
         elements.append((b.box, item))
     for k, m in enumerate(media):
         rel = f"{IMAGES_DIR}/page_{p}_{m.kind}_{k}.jpg"
-        item = ContentItem(type=m.kind, page_idx=p, bbox=to_1000(m.box, w, h), captions=m.captions,
-                           table_body=m.table_body, img_path=save_crop(page, m.box, out_dir, rel), source="builtin")
+        crop = save_crop(page, _display(page, m.box), out_dir, rel)
+        item = ContentItem(type=m.kind, page_idx=p, bbox=bbox(m.box), captions=m.captions,
+                           table_body=m.table_body, img_path=crop, source="builtin")
         elements.append((m.box, item))
     ordered = [elements[i][1] for i in reading_order([e[0] for e in elements])]
     headers = [f for f in furniture if f.type == "header"]

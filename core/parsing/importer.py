@@ -74,7 +74,8 @@ def _find_content_list(root: Path) -> Path:
     folders = {p.parent for p in found}
     if len(folders) > 1:
         names = ", ".join(str(p.relative_to(root)) for p in found[:3])
-        raise ParseError(f"found {len(found)} content lists in different folders ({names}…); import one paper at a time")
+        raise ParseError(f"found {len(found)} content lists in different folders ({names}…); "
+                         "import one paper at a time")
     return found[0]
 
 

@@ -75,14 +75,20 @@ def explain_failure(error_line: str, stderr: str, tier: str, mineru_home: Path, 
 def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, timeout_s: float,
                progress: Callable[[str], None]) -> MineruRun:
     """Parse `pdf_path` into `work_dir` in a child process; raise MineruFailed with a specific reason."""
-    mineru_home.mkdir(parents=True, exist_ok=True)
+    try:
+        mineru_home.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MineruFailed(f"cannot create mineru's home folder {mineru_home}: {exc.strerror}") from None
     cmd = [sys.executable, "-m", "core.parsing.mineru_worker", str(Path(pdf_path).resolve()),
            str(Path(work_dir).resolve()), tier]
     start = time.monotonic()
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
         # A file, not a pipe, for stderr: mineru can log more than a pipe buffer holds before we read it.
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(mineru_home, tier), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+        try:
+            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(mineru_home, tier), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+        except OSError as exc:
+            raise MineruFailed(f"cannot start mineru: {exc.strerror or exc}") from None
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
         try:

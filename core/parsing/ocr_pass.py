@@ -30,9 +30,16 @@ def page_list(pages: list[int]) -> str:
     return f"page{'s' if len(pages) > 1 else ''} {text}"
 
 
+def _safe_diagnose(page: pymupdf.Page) -> PageText:
+    try:
+        return diagnose_page(page)
+    except Exception:  # a page MuPDF cannot read is left to the backends, which report it
+        return PageText(False, "")
+
+
 def diagnose(pdf_path: Path) -> list[PageText]:
     with pymupdf.open(pdf_path) as doc:
-        return [diagnose_page(page) for page in doc]
+        return [_safe_diagnose(page) for page in doc]
 
 
 def _keep(item: ContentItem, lines: list[OcrLine], page: pymupdf.Page) -> bool:
@@ -76,7 +83,12 @@ def apply_ocr(pdf_path: Path, items: list[ContentItem], diagnoses: list[PageText
                                  "(timeout in the parsing settings)")
             progress(f"OCR: page {i + 1} ({n + 1} of {len(need)})")
             page = doc[i]
-            lines = ocr_page(page, config.ocr_dpi)
+            try:
+                lines = ocr_page(page, config.ocr_dpi)
+            except Exception as exc:  # one bad page (odd image data, onnxruntime error) must not sink the file
+                messages.setdefault(f"OCR failed ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})",
+                                    []).append(i)
+                continue
             kept = [it for it in by_page.get(i, []) if _keep(it, lines, page)]
             if diagnoses[i].reason.startswith("unreadable"):
                 for it in kept:  # captions came from the same broken text layer

@@ -44,6 +44,19 @@ def _mineru_items(pdf_path: Path, out_dir: Path, config: ParsingConfig, mineru_h
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _builtin_items(pdf_path: Path, out_dir: Path, report: Callable[[str], None], deadline: float,
+                   mineru_error: str) -> list[ContentItem]:
+    try:
+        return parse_builtin(pdf_path, out_dir, progress=report, deadline=deadline)
+    except ParseError:
+        raise
+    except Exception as exc:  # MuPDF errors on damaged pages: say so instead of crashing the queue
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        if mineru_error:
+            raise ParseError(f"mineru failed ({mineru_error}) and the PyMuPDF parser failed too ({reason})") from None
+        raise ParseError(f"the PyMuPDF parser failed ({reason})") from None
+
+
 def _empty_reason(pages: int, diagnoses: list[PageText], config: ParsingConfig) -> str:
     many = f"any of the {pages} pages" if pages > 1 else "the only page"
     if all(d.blank for d in diagnoses):
@@ -67,19 +80,19 @@ def parse_pdf(pdf_path: Path, out_dir: Path, config: ParsingConfig, *, mineru_ho
     out_dir.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
     items: list[ContentItem] | None = None
-    child_cpu, backend = 0.0, "builtin"
+    child_cpu, backend, mineru_error = 0.0, "builtin", ""
     if config.backend == "mineru":
         try:
             items, child_cpu = _mineru_items(pdf_path, out_dir, config, Path(mineru_home), report, diagnoses)
             backend = f"mineru-{config.mineru_tier}"
         except MineruFailed as exc:
-            child_cpu = exc.cpu_seconds
+            child_cpu, mineru_error = exc.cpu_seconds, str(exc)
             if not config.fallback_to_builtin:
                 raise ParseError(f"mineru failed: {exc}") from None
             warnings.append(f"mineru failed ({exc}); parsed with PyMuPDF instead")
             report("mineru failed; parsing with PyMuPDF instead")
     if items is None:
-        items = parse_builtin(pdf_path, out_dir, progress=report, deadline=deadline)
+        items = _builtin_items(pdf_path, out_dir, report, deadline, mineru_error)
     items, ocr_warnings, ocr_ran = apply_ocr(pdf_path, items, diagnoses, config, progress=report, deadline=deadline)
     warnings.extend(ocr_warnings)
     if ocr_ran:
