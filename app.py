@@ -1,5 +1,5 @@
-"""PaperGraph: `streamlit run app.py`. The entry point only sets up navigation and the sidebar; each page lays
-out widgets and calls into `core`."""
+"""PaperGraph: `streamlit run app.py`. The entry point only sets up navigation and the sidebar; each page
+(views/*.py) lays out widgets and calls into `core`."""
 from __future__ import annotations
 
 import streamlit as st
@@ -10,11 +10,14 @@ from core.page_view import md_escape
 
 st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 
+# The pages live in views/, not pages/: Streamlit treats a pages/ folder as a legacy multipage app until the
+# first st.navigation call, so a deep link (/document?doc=…) opened first after a server start would run the page
+# without this entry point (no sidebar, no navigation).
 page = st.navigation([
-    st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
-    st.Page("pages/document.py", title="Document", icon=":material/description:"),
-    st.Page("pages/ask.py", title="Ask", icon=":material/search:"),
-    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
+    st.Page("views/library.py", title="Library", icon=":material/library_books:", default=True),
+    st.Page("views/document.py", title="Document", icon=":material/description:"),
+    st.Page("views/ask.py", title="Ask", icon=":material/search:"),
+    st.Page("views/settings.py", title="Settings", icon=":material/settings:"),
 ])
 
 try:

@@ -119,7 +119,7 @@ def open_tab(at: AppTest, label: str):
 
 
 def test_document_tabs_show_markdown_items_gallery_and_page_boxes(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "pages/document.py", {"doc": ready_workspace.doc_id[:12]})
+    at = run_app(monkeypatch, ready_workspace.root, "views/document.py", {"doc": ready_workspace.doc_id[:12]})
     assert at.selectbox(key="document_pick").value == ready_workspace.doc_id
     assert [t.label for t in at.tabs] == ["Markdown", "Items", "Gallery", "Pages"]
     markdown_tab = at.tabs[0]
@@ -157,14 +157,14 @@ def test_document_tabs_show_markdown_items_gallery_and_page_boxes(monkeypatch, r
 
 
 def test_document_link_from_a_search_hit_opens_the_pages_tab_at_its_page(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "pages/document.py",
+    at = run_app(monkeypatch, ready_workspace.root, "views/document.py",
                  {"doc": ready_workspace.doc_id, "tab": "Pages", "page": "2", "hl": "100,100,500,300"})
     assert at.number_input(key=f"document_page_{ready_workspace.doc_id[:16]}").value == 2
     assert "search hit" in at.tabs[3].image[0].captions[0]
 
 
 def test_ask_finds_a_distinctive_sentence_with_its_paper_page_and_region(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "pages/ask.py")
+    at = run_app(monkeypatch, ready_workspace.root, "views/ask.py")
     at.text_input(key="ask_query").input("purple walrus hypothesis for coherent lattices")
     at.button[0].click()  # the form's Search button
     at.run()
@@ -181,7 +181,7 @@ def test_ask_finds_a_distinctive_sentence_with_its_paper_page_and_region(monkeyp
 
 
 def test_ask_filters_by_item_type(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "pages/ask.py")
+    at = run_app(monkeypatch, ready_workspace.root, "views/ask.py")
     at.text_input(key="ask_query").input("accuracy of the lattice solvers on the benchmark")
     at.multiselect(key="ask_kinds").set_value(["table"])
     at.button[0].click()
@@ -193,7 +193,7 @@ def test_ask_filters_by_item_type(monkeypatch, ready_workspace):
 
 def test_settings_saves_a_valid_change_and_rejects_an_invalid_one(monkeypatch, tmp_path):
     root = tmp_path / "ws"
-    at = run_app(monkeypatch, root, "pages/settings.py")
+    at = run_app(monkeypatch, root, "views/settings.py")
     at.number_input(key="setting_chunking_chunk_tokens").set_value(800)
     at.toggle(key="setting_parsing_ocr").set_value(False)
     at.button[0].click()
@@ -275,7 +275,7 @@ def test_library_imports_a_mineru_zip_whose_pages_then_say_images_are_unavailabl
         time.sleep(0.5)
     assert doc.status == DocStatus.READY, doc.message
 
-    at.switch_page("pages/document.py")
+    at.switch_page("views/document.py")
     at.query_params["doc"] = doc.id
     at.run()
     assert not at.exception
@@ -317,7 +317,7 @@ def test_hostile_paper_content_is_never_rendered_as_markup(monkeypatch, tmp_path
     (doc,) = process_queue(lib)
     assert doc.status == DocStatus.READY, doc.message
 
-    at = run_app(monkeypatch, tmp_path / "ws", "pages/document.py", {"doc": added.doc_id})
+    at = run_app(monkeypatch, tmp_path / "ws", "views/document.py", {"doc": added.doc_id})
     shown = []
     for tab in ("Markdown", "Items", "Gallery", "Pages"):
         block = open_tab(at, tab)
@@ -331,7 +331,7 @@ def test_hostile_paper_content_is_never_rendered_as_markup(monkeypatch, tmp_path
     assert not _unescaped_markup(rendered), _unescaped_markup(rendered)
     assert "alert(4)" not in rendered and "evil.example" not in rendered
 
-    at.switch_page("pages/ask.py").run()
+    at.switch_page("views/ask.py").run()
     at.text_input(key="ask_query").input("hostile body with a link")
     at.button[0].click()
     at.run()
@@ -350,7 +350,7 @@ def test_document_with_an_unreadable_content_list_says_so(monkeypatch, tmp_path)
     parsed = lib.workspace.parsed_dir(doc_id)
     parsed.mkdir(parents=True)
     (parsed / "content_list.json").write_text('{"not": "a list"}')
-    at = run_app(monkeypatch, tmp_path / "ws", "pages/document.py", {"doc": doc_id})
+    at = run_app(monkeypatch, tmp_path / "ws", "views/document.py", {"doc": doc_id})
     assert "cannot be read" in texts(at.error) and "Retry the document" in texts(at.error)
 
 
@@ -367,13 +367,13 @@ import sys
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({str(Path(__file__).resolve().parents[1] / "app.py")!r}, default_timeout=60).run()
 assert not at.exception and at.dataframe, at.exception
-at.switch_page("pages/document.py").run()
+at.switch_page("views/document.py").run()
 for tab in ("Markdown", "Items", "Gallery", "Pages"):
     at.session_state["tab"] = tab
     at.run()
     assert not at.exception, (tab, at.exception)
 assert at.image, "the Pages tab drew a page"
-for page in ("pages/ask.py", "pages/settings.py"):
+for page in ("views/ask.py", "views/settings.py"):
     at.switch_page(page).run()
     assert not at.exception, (page, at.exception)
 print(sorted(m for m in ("sentence_transformers", "torch", "transformers") if m in sys.modules))

@@ -84,6 +84,11 @@ def test_upload_a_paper_wait_until_ready_and_find_it_on_the_ask_page(app_url, tm
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
+            # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).
+            page.goto(f"{app_url}/settings")
+            expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
+            expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+
             page.goto(app_url)
             expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
             expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)

@@ -111,7 +111,7 @@ if selected:
     deletable = [d for d in selected if not d.status.in_progress]
     cols = st.columns(3)
     if len(selected) == 1 and ready:
-        cols[0].page_link("pages/document.py", label="Open in the Document view", icon=":material/description:",
+        cols[0].page_link("views/document.py", label="Open in the Document view", icon=":material/description:",
                           query_params={"doc": ready[0].id})
     if cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
         for doc in retryable:

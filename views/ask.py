@@ -63,7 +63,7 @@ for rank, hit in enumerate(hits, 1):
             if chunk.text.strip() != hit.window_text.strip():
                 with st.expander("The whole chunk"):
                     st.markdown(pv.md_escape(chunk.text, paragraphs=True))
-            st.page_link("pages/document.py", label=f"Open page {hit.page + 1} in the Document view",
+            st.page_link("views/document.py", label=f"Open page {hit.page + 1} in the Document view",
                          icon=":material/description:",
                          query_params={"doc": chunk.doc_id, "tab": "Pages", "page": str(hit.page + 1),
                                        "hl": pv.box_param(hit.bbox)})
