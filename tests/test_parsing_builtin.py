@@ -88,3 +88,25 @@ def test_rotated_page_boxes_are_in_display_space(tmp_path):
     assert title.text == pdfs.DEFAULT_TITLE and (y1 - y0) > 5 * (x1 - x0)  # the title now runs down the page
     text = _text(output)
     assert text.index("zebrafish larvae") < text.index("purple walrus hypothesis") < text.index("axolotl")
+
+
+def test_ieee_headings_and_run_in_paragraph_headings(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    body = "Times-Roman"
+    page.insert_text((72, 80), "Okapi Stereo Matching", fontname="Times-Bold", fontsize=20)
+    page.insert_text((72, 130), "II. BACKGROUND", fontname=body, fontsize=10)
+    page.insert_text((72, 150), "Stereo matching finds corresponding pixels in two views of one okapi.",
+                     fontname=body, fontsize=10)
+    page.insert_text((72, 175), "Model.", fontname="Times-Bold", fontsize=10)
+    width = pymupdf.get_text_length("Model. ", fontname="Times-Bold", fontsize=10)
+    page.insert_text((72 + width, 175), "We train the heliotrope solver on forty graphs.", fontname=body, fontsize=10)
+    page.insert_text((72, 195), "A. Two-Pass Spatial Cost Aggregation", fontname="Times-Italic", fontsize=10)
+    page.insert_text((72, 215), "Each pass aggregates costs along the rows of the image.", fontname=body,
+                     fontsize=10)
+    doc.save(tmp_path / "ieee.pdf")
+    output = parse_pdf(tmp_path / "ieee.pdf", tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    levels = {i.text: i.text_level for i in output.items}
+    assert levels["Okapi Stereo Matching"] == 1
+    assert levels["II. BACKGROUND"] == 2 and levels["A. Two-Pass Spatial Cost Aggregation"] == 2
+    assert levels["Model. We train the heliotrope solver on forty graphs."] == 0

@@ -1,6 +1,7 @@
 """The builtin parser: MinerU's content-list schema from PyMuPDF alone, for when mineru is off or fails."""
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Callable
@@ -13,6 +14,7 @@ from core.parsing.layout import Box, reading_order, to_1000
 from core.parsing.result import IMAGES_DIR, ParseError
 from core.records import ContentItem
 
+ABSTRACT = re.compile(r"^abstract\b", re.IGNORECASE)
 TITLE_RATIO = 1.25  # the title is set at least this much larger than the body text
 CAPTION_REACH = 0.12  # of the page height: how far a caption may sit from its figure or table
 
@@ -76,6 +78,7 @@ def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_di
     blocks = [b for b in blocks if not any(overlap_share(b.box, m.box) > 0.6 for m in media)]
     captions = _attach_captions(blocks, media, layout_h)
     titles = _title_indices(blocks, body, layout_h) if p == 0 else set()
+    abstract_top = min((b.box[1] for b in blocks if p == 0 and ABSTRACT.match(b.text)), default=-1.0)
     furniture: list[ContentItem] = []
     elements: list[tuple[Box, ContentItem]] = []
     for i, b in enumerate(blocks):
@@ -86,7 +89,8 @@ def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_di
         if kind:
             furniture.append(item)
             continue
-        item.text_level = 1 if i in titles else 2 if is_heading(b, body) else 0
+        front_matter = b.box[3] <= abstract_top  # authors and affiliations are often bold or large
+        item.text_level = 1 if i in titles else 2 if is_heading(b, body) and not front_matter else 0
         elements.append((b.box, item))
     for k, m in enumerate(media):
         rel = f"{IMAGES_DIR}/page_{p}_{m.kind}_{k}.jpg"

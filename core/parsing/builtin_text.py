@@ -12,6 +12,7 @@ from core.parsing.layout import Box
 _BOLD_FLAG = 16
 CAPTION = re.compile(r"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>\d+|[ivxlc]+)\b\s*(?P<sep>[:.|\-–—]|$)?",
                      re.IGNORECASE)
+NUMBERED_HEADING = re.compile(r"^(\d+(\.\d+)*\.?|[IVX]+\.|[A-H]\.)\s+[A-Z]")
 PAGE_NUMBER = re.compile(r"^((page|p\.)\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$", re.IGNORECASE)
 
 
@@ -84,7 +85,9 @@ def page_blocks(page: pymupdf.Page) -> list[TextBlock]:
             if not "".join(s["text"] for s in line["spans"]).strip():
                 continue
             style = _line_style(line)
-            if run and prev_style is not None and (abs(style[0] - prev_style[0]) >= 1 or style[1] != prev_style[1]):
+            changed = prev_style is not None and (abs(style[0] - prev_style[0]) >= 1 or style[1] != prev_style[1])
+            # A run-in heading ("Model. We train...") shares its row with the text: keep them together.
+            if run and changed and not _same_row(run[-1], line):
                 if (block := _make_block(run)) is not None:
                     blocks.append(block)
                 run = []
@@ -93,6 +96,11 @@ def page_blocks(page: pymupdf.Page) -> list[TextBlock]:
         if run and (block := _make_block(run)) is not None:
             blocks.append(block)
     return blocks
+
+
+def _same_row(a: dict, b: dict) -> bool:
+    overlap = min(a["bbox"][3], b["bbox"][3]) - max(a["bbox"][1], b["bbox"][1])
+    return overlap > 0.5 * min(a["bbox"][3] - a["bbox"][1], b["bbox"][3] - b["bbox"][1])
 
 
 def body_size(pages_blocks: list[list[TextBlock]]) -> float:
@@ -113,7 +121,20 @@ def is_heading(block: TextBlock, body: float) -> bool:
     # Sentences that end in a full stop are body text, except numbered headings like "2. Method".
     if block.text.endswith(".") and len(words) > 4:
         return False
-    return block.size >= body * 1.12 or (block.bold >= 0.8 and block.size >= body * 0.9)
+    if block.size >= body * 1.12 or (block.bold >= 0.8 and block.size >= body * 0.9):
+        return True
+    return _numbered_heading(block.text, words) and block.lines == 1
+
+
+def _numbered_heading(text: str, words: list[str]) -> bool:
+    """IEEE-style headings are set in the body size: "III. METHOD", "A. Two-Pass Spatial Cost Aggregation"."""
+    if not NUMBERED_HEADING.match(text) or len(words) > 10 or text.endswith((".", ",", ";", ":")):
+        return False
+    rest = [w for w in words[1:] if w[:1].isalpha()]
+    if not rest:
+        return False
+    capitalised = sum(w[0].isupper() for w in rest) / len(rest)
+    return text.isupper() or capitalised >= 0.6
 
 
 def furniture_type(block: TextBlock, page_height: float) -> str:
