@@ -139,7 +139,10 @@ def _kill_group(pid: int) -> None:
 
 def _reap(proc: subprocess.Popen) -> tuple[int, float]:
     """Wait for the child and return its exit code and CPU seconds, including its own waited-for children."""
+    # Wait without reaping, so the pid (= the group id) cannot be reused while we kill pool workers that
+    # outlived a crashed parent; then reap and read the CPU time the child and its waited-for children used.
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+    _kill_group(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    _kill_group(proc.pid)  # pool workers that outlived a crashed parent would otherwise linger
     return proc.returncode, usage.ru_utime + usage.ru_stime
