@@ -421,14 +421,15 @@ def item_rows(items: Iterable[ContentItem], text_chars: int = 300) -> dict[str, 
             text = " ".join(table_text(item.table_body).split()) if item.table_body else ""
         if not text and item.list_items:
             text = " · ".join(" ".join(e.split()) for e in item.list_items)
-        groups.setdefault(box_kind(item), []).append({
-            "#": item.index,
-            "page": item.page_idx + 1,
-            "text": text[:text_chars] + ("…" if len(text) > text_chars else ""),
-            "caption": item.caption[:text_chars],
-            "level": item.text_level or None,
-            "box": "yes" if _scaled_box(item.bbox or [], (1000, 1000)) else "no",
-        })
+        kind = box_kind(item)
+        row = {"#": item.index, "page": item.page_idx + 1,
+               "text": text[:text_chars] + ("…" if len(text) > text_chars else "")}
+        if kind == "heading":
+            row["level"] = item.text_level
+        if item.captions or item.type in ("image", "table"):
+            row["caption"] = item.caption[:text_chars]
+        row["box"] = "yes" if _scaled_box(item.bbox or [], (1000, 1000)) else "no"
+        groups.setdefault(kind, []).append(row)
     return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 

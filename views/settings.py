@@ -17,6 +17,7 @@ st.caption(f"Saved to {lib.workspace.settings_path.name} in the workspace; they 
 if st.session_state.pop("settings_saved", False):
     st.success("Settings saved. Documents already indexed keep their old parse and index: retry them to redo.")
 
+notice = st.container()  # the outcome of a save shows here, above the long form, where it is seen
 current = lib.workspace.settings()
 values: dict[str, dict] = {}
 with st.form("settings_form"):
@@ -55,7 +56,7 @@ if submitted:
             ui_state.check_embedding_model(new.embedding.model)
         lib.workspace.save_settings(new)
     except (SettingsError, EmbeddingModelError) as exc:
-        st.error(f"Not saved: {exc}")
+        notice.error(f"Not saved: {exc}")
     else:
         ui_state.reload_library()
         st.session_state["settings_saved"] = True
