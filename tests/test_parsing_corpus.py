@@ -2,7 +2,7 @@
 
 The corpus is real material that is not part of the repository; without it these tests skip. To keep the suite
 fast, files with more than MAX_OCR_PAGES pages to OCR are parsed with OCR off (their expected outcome is then a
-specific error or a warning); the full OCR run over the corpus is measured by hand, see docs or the report.
+specific error or a warning); `python bench/parsing.py` runs the whole corpus with OCR on.
 """
 from pathlib import Path
 

@@ -91,3 +91,9 @@ def test_scanned_two_column_paper_reads_column_by_column_with_headings(tmp_path)
              "forty migration graphs", "axolotl regeneration"]
     positions = [text.index(s) for s in order]
     assert positions == sorted(positions)
+
+
+def test_ocr_off_drops_an_unreadable_text_layer_instead_of_indexing_it(tmp_path):
+    pdf = pdfs.make_gibberish_pdf(tmp_path / "mojibake.pdf", PARAGRAPH)
+    with pytest.raises(ParseError, match="^no text found on the only page: no usable text layer"):
+        parse_pdf(pdf, tmp_path / "out", ParsingConfig(backend="builtin", ocr=False), mineru_home=tmp_path / "home")

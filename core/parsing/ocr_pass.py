@@ -72,7 +72,13 @@ def apply_ocr(pdf_path: Path, items: list[ContentItem], diagnoses: list[PageText
     if not config.ocr:
         for i in need:
             messages.setdefault(f"{diagnoses[i].reason}; OCR is off, so its text is missing", []).append(i)
-        return items, _group(messages), False
+        # Words read from a broken encoding are noise that would pollute search: drop them, keep pictures.
+        unreadable = {i for i in need if diagnoses[i].reason.startswith("unreadable")}
+        kept = [it for it in items if it.page_idx not in unreadable or it.type in _MEDIA]
+        for it in kept:
+            if it.page_idx in unreadable:
+                it.captions, it.table_body = [], ""
+        return kept, _group(messages), False
     by_page: dict[int, list[ContentItem]] = {}
     for item in items:
         by_page.setdefault(item.page_idx, []).append(item)
