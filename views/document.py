@@ -65,6 +65,10 @@ if not items and not (parsed / "markdown.md").exists():
     st.info("Nothing has been parsed for this document yet.")
     st.stop()
 
+ITEM_COLUMNS = {"#": st.column_config.NumberColumn("#", width=50), "page": st.column_config.NumberColumn(width=50),
+                "level": st.column_config.NumberColumn(width=50), "box": st.column_config.TextColumn(width=50),
+                "text": st.column_config.TextColumn("text", width=720)}
+
 
 def show_markdown() -> None:
     md_path = parsed / "markdown.md"
@@ -93,8 +97,7 @@ def show_items() -> None:
     st.markdown(" · ".join(f"**{pv.md_escape(kind)}** {len(rows)}" for kind, rows in groups.items()))
     for n, (kind, rows) in enumerate(groups.items()):
         with st.expander(f"{pv.md_escape(kind)} ({len(rows)})", expanded=n == 0):
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                         column_config={"text": st.column_config.TextColumn("text", width="large")})
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=ITEM_COLUMNS)
 
 
 def show_gallery() -> None:
@@ -143,7 +146,8 @@ def show_pages() -> None:
         rows = [{"type": kind, **row} for kind, kind_rows in groups.items() for row in kind_rows]
         if rows:
             st.dataframe(pd.DataFrame(rows).sort_values("#"), hide_index=True, width="stretch",
-                         column_order=["#", "type", "text", "box"])
+                         column_order=["#", "type", "box", "text"],
+                         column_config={**ITEM_COLUMNS, "text": st.column_config.TextColumn("text", width=260)})
     with left:
         # A search hit's box (from an Ask link) is drawn while its page is shown.
         highlight = pv.parse_box_param(st.query_params.get("hl")) \
