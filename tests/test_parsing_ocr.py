@@ -97,3 +97,13 @@ def test_ocr_off_drops_an_unreadable_text_layer_instead_of_indexing_it(tmp_path)
     pdf = pdfs.make_gibberish_pdf(tmp_path / "mojibake.pdf", PARAGRAPH)
     with pytest.raises(ParseError, match="^no text found on the only page: no usable text layer"):
         parse_pdf(pdf, tmp_path / "out", ParsingConfig(backend="builtin", ocr=False), mineru_home=tmp_path / "home")
+
+
+def test_scan_with_a_text_stamp_is_still_ocrd(tmp_path):
+    doc = pymupdf.open(pdfs.make_scanned_pdf(tmp_path / "scan.pdf", "The okapi archive holds seventeen walruses."))
+    doc[0].insert_text((40, 780), "Downloaded from the Okapi Library on 1 May 2024 by a guest", fontsize=7)
+    doc.save(tmp_path / "stamped.pdf")
+    output = parse_pdf(tmp_path / "stamped.pdf", tmp_path / "out", ParsingConfig(backend="builtin"),
+                       mineru_home=tmp_path / "home")
+    assert output.warnings == ["page 1: scanned page with only a few words of text layer, OCR'd"]
+    assert "okapi archive holds seventeen walruses" in _text(output)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from statistics import median
 
-from core.parsing.layout import Box, reading_order, to_1000, union
+from core.parsing.layout import reading_order, to_1000, union
 from core.parsing.ocr import OcrLine
 from core.records import ContentItem
 

@@ -20,6 +20,7 @@ MIN_VOWEL_SHARE = 0.22
 MIN_VOWELLED_TOKENS = 0.70
 MAX_UNMAPPED_SHARE = 0.25
 SCAN_COVERAGE = 0.5  # a picture this big under a few characters is a scan with a stray text stamp
+FULL_PAGE, STAMP_CHARS = 0.85, 200  # a full-page picture under less text than this is a stamped scan
 
 _VOWELS = frozenset("aeiouyAEIOUY")
 _TOKEN = re.compile(r"[A-Za-z]{3,}")
@@ -66,6 +67,9 @@ def diagnose_page(page: pymupdf.Page) -> PageText:
     if n_chars >= MIN_CHARS:
         if is_gibberish(text):
             return PageText(True, "unreadable text layer (broken font encoding)")
+        # Library scans often carry a one-line "Downloaded from..." stamp over the page picture.
+        if n_chars < STAMP_CHARS and _image_coverage(page) >= FULL_PAGE:
+            return PageText(True, "scanned page with only a few words of text layer")
         return PageText(False, "")
     coverage = _image_coverage(page)
     if coverage == 0.0 and not page.get_drawings():
