@@ -110,3 +110,15 @@ def test_ieee_headings_and_run_in_paragraph_headings(tmp_path):
     assert levels["Okapi Stereo Matching"] == 1
     assert levels["II. BACKGROUND"] == 2 and levels["A. Two-Pass Spatial Cost Aggregation"] == 2
     assert levels["Model. We train the heliotrope solver on forty graphs."] == 0
+
+
+def test_ocrd_sandwich_pdf_keeps_its_text_layer(tmp_path):
+    """A page picture under an invisible OCR text layer (how scanners save searchable PDFs) is not a figure."""
+    text = " ".join(p for _, paras in pdfs.DEFAULT_SECTIONS[:3] for p in paras)
+    doc = pymupdf.open(pdfs.make_scanned_pdf(tmp_path / "scan.pdf", text, fontsize=11))
+    doc[0].insert_textbox(pymupdf.Rect(54, 54, 558, 738), text, fontname="Helvetica", fontsize=11, render_mode=3)
+    doc.save(tmp_path / "sandwich.pdf")
+    output = parse_pdf(tmp_path / "sandwich.pdf", tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    assert output.backend == "builtin" and output.warnings == []
+    assert not any(i.type == "image" for i in output.items)
+    assert "purple walrus hypothesis" in _text(output)

@@ -13,6 +13,8 @@ CROP_DPI = 150
 MIN_FIGURE_PT = 30.0  # smaller pictures are logos, icons or bullets
 MIN_VECTOR_FIGURE_PT = 60.0
 MIN_FIGURE_SHARE = 0.01  # of the page area
+FRAMED_WORDS = 60  # more words than this inside a drawing cluster or page-sized picture: it is text, not a figure
+BACKGROUND_SHARE = 0.6
 
 
 @dataclass
@@ -111,20 +113,37 @@ def find_tables(page: pymupdf.Page) -> list[Media]:
     return out
 
 
+def _words_inside(words: list[Word], box: Box) -> int:
+    return sum(1 for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2] and box[1] <= (w[1] + w[3]) / 2 <= box[3])
+
+
 def find_figures(page: pymupdf.Page, tables: list[Media]) -> list[Media]:
-    area = abs(page.rect)
+    """Raster pictures and clusters of vector drawings, minus tables, page backgrounds and framed text."""
+    unrotated = page.rect * page.derotation_matrix  # PyMuPDF reports image and drawing boxes unrotated
+    area = abs(unrotated)
+    words = page.get_text("words")
+
     def big(b: Box, min_pt: float) -> bool:
         return b[2] - b[0] >= min_pt and b[3] - b[1] >= min_pt and _area(b) >= MIN_FIGURE_SHARE * area
-    raster = [tuple(pymupdf.Rect(i["bbox"]) & page.rect) for i in page.get_image_info()]
+
+    raster = [tuple(pymupdf.Rect(i["bbox"]) & unrotated) for i in page.get_image_info()]
     try:
         vector = [tuple(r) for r in page.cluster_drawings()]
     except Exception:
         vector = []
     candidates = [b for b in raster if big(b, MIN_FIGURE_PT)]
-    candidates += [b for b in vector if big(b, MIN_VECTOR_FIGURE_PT)]
-    boxes = [b for b in _merge_touching(candidates)
-             if not any(overlap_share(b, t.box) > 0.5 or overlap_share(t.box, b) > 0.8 for t in tables)]
-    return [Media("image", b) for b in boxes]
+    # A frame of drawn lines around many words is a text box or algorithm, not a figure.
+    candidates += [b for b in vector if big(b, MIN_VECTOR_FIGURE_PT) and _words_inside(words, b) <= FRAMED_WORDS]
+    figures = []
+    for b in _merge_touching(candidates):
+        if any(overlap_share(b, t.box) > 0.5 or overlap_share(t.box, b) > 0.8 for t in tables):
+            continue
+        # A page-sized picture under a real text layer is a background or the scan of an OCR'd ("sandwich")
+        # PDF: treating it as a figure would swallow every paragraph on the page.
+        if _area(b) > BACKGROUND_SHARE * area and _words_inside(words, b) > FRAMED_WORDS:
+            continue
+        figures.append(Media("image", b))
+    return figures
 
 
 def save_crop(page: pymupdf.Page, box: Box, out_dir: Path, rel_path: str) -> str:
