@@ -43,7 +43,7 @@ def make_queries(lib, n: int, seed: int = 7) -> list[str]:
         words = re.findall(r"[A-Za-z][A-Za-z-]+", rng.choice(chunks).text)
         if len(words) < 12:
             continue
-        start = rng.randrange(0, len(words) - 12)
+        start = rng.randrange(0, len(words) - 11)
         queries.append(" ".join(words[start:start + rng.randint(6, 12)]))
     return queries
 
