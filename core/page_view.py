@@ -14,14 +14,15 @@ import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from PIL import Image, ImageDraw
 
 from core.library import Library
-from core.parsing.content_list import load_content_list
-from core.records import ContentItem
+from core.parsing.content_list import MalformedContentList, load_content_list
+from core.records import ContentItem, SearchHit
 
 PAGE_DPI = 110
 
@@ -57,7 +58,18 @@ class PageImageUnavailable(Exception):
 def load_items(lib: Library, doc_id: str) -> list[ContentItem]:
     """The document's content list, or [] when it has not been parsed (yet)."""
     path = lib.workspace.parsed_dir(doc_id) / "content_list.json"
-    return load_content_list(path) if path.exists() else []
+    try:
+        stamp = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return []
+    return list(_load_items_cached(str(path), stamp))
+
+
+@lru_cache(maxsize=16)
+def _load_items_cached(path: str, stamp: int) -> tuple[ContentItem, ...]:
+    # Keyed on the file's mtime: a re-parse (a new file renamed into place) is read afresh. A search page
+    # shows several hits of one paper; it reads that paper's content list once.
+    return tuple(load_content_list(Path(path)))
 
 
 def box_kind(item: ContentItem) -> str:
@@ -154,9 +166,21 @@ def _open_rgb(path: Path) -> Image.Image:
         return img.convert("RGB")
 
 
-def draw_boxes(img: Image.Image, items: Iterable[ContentItem], highlight: Sequence[float] | None = None,
+Boxes = Sequence[float] | Sequence[Sequence[float]] | None  # one 0-1000 box, several, or none
+
+
+def as_boxes(boxes: Boxes) -> list[list[float]]:
+    """One box or a list of boxes, as a list of boxes."""
+    if not boxes:
+        return []
+    if all(isinstance(v, (int, float)) for v in boxes):
+        return [[float(v) for v in boxes]] if len(boxes) == 4 else []
+    return [[float(v) for v in b] for b in boxes if b and len(b) == 4]
+
+
+def draw_boxes(img: Image.Image, items: Iterable[ContentItem], highlight: Boxes = None,
                width: int = 2) -> Image.Image:
-    """Each item's box in its kind's colour over a translucent fill, then the highlight box on top."""
+    """Each item's box in its kind's colour over a translucent fill, then the highlight box(es) on top."""
     base = img.convert("RGBA")
     overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
@@ -166,8 +190,8 @@ def draw_boxes(img: Image.Image, items: Iterable[ContentItem], highlight: Sequen
             continue
         r, g, b = colour_of(box_kind(item))
         draw.rectangle(box, fill=(r, g, b, 28), outline=(r, g, b, 255), width=width)
-    if highlight:
-        box = _scaled_box(highlight, base.size)
+    for highlight_box in as_boxes(highlight):
+        box = _scaled_box(highlight_box, base.size)
         if box is not None:
             pad = width * 2
             r, g, b = HIGHLIGHT_COLOUR
@@ -177,29 +201,77 @@ def draw_boxes(img: Image.Image, items: Iterable[ContentItem], highlight: Sequen
 
 
 def page_image_with_boxes(lib: Library, doc_id: str, page_idx: int, items: Iterable[ContentItem],
-                          highlight: Sequence[float] | None = None) -> Image.Image:
-    """The page with the boxes of `items` that lie on it, and an optional highlight box (0-1000 coords)."""
+                          highlight: Boxes = None) -> Image.Image:
+    """The page with the boxes of `items` that lie on it, and optional highlight box(es) (0-1000 coords)."""
     img = _open_rgb(page_image_path(lib, doc_id, page_idx))
     return draw_boxes(img, items_on_page(items, page_idx), highlight)
 
 
-def crop_hit(lib: Library, doc_id: str, page_idx: int, bbox: Sequence[float] | None,
-             margin: float = 30.0, min_height: float = 120.0, min_width: float = 420.0) -> Image.Image:
-    """The page region a search hit came from, with its box drawn; the whole page when the hit has no box.
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", (text or "").lower())
 
-    The crop is the box plus `margin`, at least `min_height` tall and at least `min_width` (0-1000 units) wide,
-    so a hit in one column shows that column large and a hit across both columns shows the page's width."""
-    img = _open_rgb(page_image_path(lib, doc_id, page_idx))
-    img = draw_boxes(img, [], highlight=bbox)
-    box = _scaled_box(bbox or [], img.size)
-    if box is None:
+
+def _item_words(item: ContentItem) -> list[str]:
+    text = item.text or " ".join(item.list_items)
+    if item.type == "table" and item.table_body:
+        text = f"{text} {table_text(item.table_body)}"
+    return _words(f"{text} {item.caption} {item.footnote}")
+
+
+def hit_boxes(lib: Library, hit: SearchHit) -> list[list[float]]:
+    """`passage_boxes` over the hit's document; the hit's own box when its content list cannot be read."""
+    try:
+        items = load_items(lib, hit.chunk.doc_id)
+    except MalformedContentList:
+        items = []
+    return passage_boxes(items, hit)
+
+
+def passage_boxes(items: Sequence[ContentItem], hit: SearchHit) -> list[list[float]]:
+    """The boxes of the items a search hit's passage was read from, on the hit's page, in reading order.
+
+    The hit's own box is the union of its window's items; when the window runs from the foot of one column to
+    the head of the next, that union covers most of the page. The chunk's items on the page whose words appear
+    in the passage (a shared run of six words, or the whole of a shorter item) locate it more precisely."""
+    passage = " " + " ".join(_words(hit.window_text)) + " "
+    wanted = set(hit.chunk.item_indices)
+    boxes = []
+    for item in items:
+        if item.index not in wanted or item.page_idx != hit.page or not item.bbox:
+            continue
+        words = _item_words(item)
+        n = min(6, len(words))
+        if n and any(" " + " ".join(words[i:i + n]) + " " in passage for i in range(len(words) - n + 1)):
+            boxes.append(list(item.bbox))
+    return boxes or as_boxes(hit.bbox)
+
+
+def crop_hit(lib: Library, doc_id: str, page_idx: int, boxes: Boxes, margin: float = 30.0,
+             min_height: float = 120.0, min_width: float = 420.0, max_height: float = 450.0) -> Image.Image:
+    """The page region a search hit came from, with its box(es) drawn; the whole page when it has no box.
+
+    The crop holds the boxes plus `margin`, at least `min_height` tall and `min_width` wide (0-1000 units), so
+    a hit in one column shows that column large. When the boxes span more than `max_height` (a passage running
+    into the next column), the crop starts where the passage starts, at the first box, and takes in the boxes
+    that fit."""
+    boxes = as_boxes(boxes)
+    img = draw_boxes(_open_rgb(page_image_path(lib, doc_id, page_idx)), [], highlight=boxes)
+    scaled = [b for b in (_scaled_box(box, img.size) for box in boxes) if b is not None]
+    if not scaled:
         return img
     w, h = img.size
-    top, bottom = box[1] - margin * h / 1000, box[3] + margin * h / 1000
+    # From the first box, take in the next ones while the region stays at most max_height tall.
+    x0, y0, x1, y1 = scaled[0]
+    for b in scaled[1:]:
+        grown = (min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3]))
+        if grown[3] - grown[1] <= max_height * h / 1000:
+            x0, y0, x1, y1 = grown
+    y1 = min(y1, y0 + max_height * h / 1000)
+    top, bottom = y0 - margin * h / 1000, y1 + margin * h / 1000
     short = min_height * h / 1000 - (bottom - top)
     if short > 0:
         top, bottom = top - short / 2, bottom + short / 2
-    left, right = box[0] - margin * w / 1000, box[2] + margin * w / 1000
+    left, right = x0 - margin * w / 1000, x1 + margin * w / 1000
     narrow = min_width * w / 1000 - (right - left)
     if narrow > 0:
         left, right = left - narrow / 2, right + narrow / 2
@@ -438,14 +510,18 @@ def media_items(items: Iterable[ContentItem]) -> list[ContentItem]:
     return [i for i in items if i.type in ("image", "table")]
 
 
-def parse_box_param(value: str | None) -> list[float] | None:
-    """A box passed in a URL ("x0,y0,x1,y1", 0-1000), or None when absent or malformed."""
-    try:
-        box = [float(v) for v in str(value or "").split(",")]
-    except ValueError:
-        return None
-    return box if len(box) == 4 and all(0 <= v <= 1000 for v in box) else None
+def parse_box_param(value: str | None) -> list[list[float]]:
+    """Boxes passed in a URL ("x0,y0,x1,y1;x0,…", 0-1000); malformed ones are dropped."""
+    boxes = []
+    for part in str(value or "").split(";")[:50]:
+        try:
+            box = [float(v) for v in part.split(",")]
+        except ValueError:
+            continue
+        if len(box) == 4 and all(0 <= v <= 1000 for v in box):
+            boxes.append(box)
+    return boxes
 
 
-def box_param(box: Sequence[float] | None) -> str:
-    return ",".join(f"{v:.0f}" for v in box) if box and len(box) == 4 else ""
+def box_param(boxes: Boxes) -> str:
+    return ";".join(",".join(f"{v:.0f}" for v in box) for box in as_boxes(boxes))

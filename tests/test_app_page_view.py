@@ -4,7 +4,7 @@ import pytest
 from PIL import Image
 
 from core import page_view as pv
-from core.records import ContentItem
+from core.records import Chunk, ContentItem, SearchHit
 
 
 # ------------------------------------------------------------------------------------------ sanitiser
@@ -124,9 +124,35 @@ def test_draw_boxes_scales_0_1000_coordinates_and_colours_by_type():
 
 
 def test_box_params_round_trip_and_reject_junk():
-    assert pv.parse_box_param(pv.box_param([1.2, 2, 300.7, 400])) == [1, 2, 301, 400]
+    assert pv.parse_box_param(pv.box_param([1.2, 2, 300.7, 400])) == [[1, 2, 301, 400]]
+    two = [[1, 2, 3, 4], [10, 20, 30, 40]]
+    assert pv.parse_box_param(pv.box_param(two)) == two
     for junk in (None, "", "1,2,3", "a,b,c,d", "0,0,2000,10"):
-        assert pv.parse_box_param(junk) is None
+        assert pv.parse_box_param(junk) == []
+    assert pv.parse_box_param("1,2,3,4;junk;5,6,7,8") == [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+
+def _hit(window: str, item_indices: list[int], page: int = 0, bbox=None) -> SearchHit:
+    chunk = Chunk(id="c", doc_id="d", index=0, kind="text", text=window, pages=[page], item_indices=item_indices)
+    return SearchHit(chunk=chunk, score=0.5, window_text=window, page=page, bbox=bbox)
+
+
+def test_passage_boxes_are_the_items_the_window_was_read_from():
+    items = [
+        ContentItem(type="text", page_idx=0, index=0, bbox=[80, 700, 480, 950],
+                    text="Earlier work relied on marigold sampling, which stalls on dense graphs of larvae."),
+        ContentItem(type="text", page_idx=0, index=1, bbox=[520, 60, 900, 200],
+                    text="Our main finding is that the okapi benchmark rewards solvers that respect symmetry."),
+        ContentItem(type="text", page_idx=0, index=2, bbox=[520, 220, 900, 400],
+                    text="A third paragraph that the window never reached, about something else entirely."),
+        ContentItem(type="text", page_idx=1, index=3, bbox=[80, 60, 480, 200],
+                    text="Our main finding is that the okapi benchmark rewards solvers on the next page too."),
+    ]
+    window = ("which stalls on dense graphs of larvae. Our main finding is that the okapi benchmark rewards")
+    hit = _hit(window, [0, 1, 2, 3], bbox=[80, 60, 900, 950])
+    assert pv.passage_boxes(items, hit) == [items[0].bbox, items[1].bbox]
+    assert pv.passage_boxes(items, _hit("nothing in common here", [0, 1], bbox=[1, 2, 3, 4])) == [[1, 2, 3, 4]]
+    assert pv.passage_boxes(items, _hit("nothing in common here", [0, 1])) == []
 
 
 # ------------------------------------------------------------------------------------------ page images
@@ -150,6 +176,15 @@ def test_page_images_render_once_and_hit_crops_frame_the_hit(ready_workspace):
     assert one_column.width < 0.6 * page.width and one_column.height < 0.3 * page.height
     assert both_columns.width > 0.85 * page.width
     assert pv.crop_hit(lib, doc_id, 0, None).size == page.size
+    # A passage from the foot of the left column to the head of the right one: the crop starts at its start.
+    across = pv.crop_hit(lib, doc_id, 0, [[88, 800, 479, 950], [515, 60, 895, 200]])
+    assert across.height < 0.3 * page.height and across.width < 0.6 * page.width
+
+    from core.search import search
+    (hit,) = search(lib, "purple walrus hypothesis for coherent lattices", top_k=1)
+    boxes = pv.hit_boxes(lib, hit)
+    walrus = [i.bbox for i in items if "purple walrus" in i.text]
+    assert walrus and walrus[0] in boxes and all(b in [i.bbox for i in items] for b in boxes)
 
     with pytest.raises(pv.PageImageUnavailable, match="page 3 does not exist"):
         pv.page_image_path(lib, doc_id, 2)

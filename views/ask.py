@@ -63,13 +63,14 @@ for rank, hit in enumerate(hits, 1):
             if chunk.text.strip() != hit.window_text.strip():
                 with st.expander("The whole chunk"):
                     st.markdown(pv.md_escape(chunk.text, paragraphs=True))
+            boxes = pv.hit_boxes(lib, hit)
             st.page_link("views/document.py", label=f"Open page {hit.page + 1} in the Document view",
                          icon=":material/description:",
                          query_params={"doc": chunk.doc_id, "tab": "Pages", "page": str(hit.page + 1),
-                                       "hl": pv.box_param(hit.bbox)})
+                                       "hl": pv.box_param(boxes)})
         with image_col:
             try:
-                st.image(pv.crop_hit(lib, chunk.doc_id, hit.page, hit.bbox),
+                st.image(pv.crop_hit(lib, chunk.doc_id, hit.page, boxes),
                          caption=f"Page {hit.page + 1}: where the passage was found")
             except pv.PageImageUnavailable as exc:
                 st.caption(str(exc).capitalize())
