@@ -69,10 +69,11 @@ def _display(page: pymupdf.Page, box: Box) -> Box:
 
 def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_dir: Path) -> list[ContentItem]:
     w, h, p = page.rect.width, page.rect.height, page.number
-    layout_h = page.cropbox.height  # blocks are in unrotated space, where the page may be w tall
+    layout_h = (page.rect * page.derotation_matrix).height  # blocks are in unrotated page space
 
     def bbox(box: Box) -> list[float]:
         return to_1000(_display(page, box), w, h)
+
     tables = find_tables(page)
     media = tables + find_figures(page, tables)
     blocks = [b for b in blocks if not any(overlap_share(b.box, m.box) > 0.6 for m in media)]
