@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import ui_state
+from core import presentation as present
 from core.config import Settings, SettingsError
-from core.page_view import md_escape
+from core.safe_markdown import md_escape
+from ui import state
 
 st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 
@@ -21,29 +22,29 @@ page = st.navigation([
 ])
 
 try:
-    lib = ui_state.library()
+    lib = state.library()
 except SettingsError as exc:
     st.error(f"The workspace's settings file cannot be used: {exc}")
-    st.caption(ui_state.workspace_root())
+    st.caption(state.workspace_root())
     if st.button("Reset the settings to their defaults"):
-        ui_state.reset_settings(Settings())
+        state.reset_settings(Settings())
         st.rerun()
     st.stop()
 
 docs = lib.documents.list()
-if any(d.status.value == "queued" for d in docs) and not ui_state.ingestor().busy:
-    ui_state.kick_ingest()  # resume a queue left by an earlier run of the app or by the CLI
+if any(d.status.value == "queued" for d in docs) and not state.ingestor().busy:
+    state.kick_ingest()  # resume a queue left by an earlier run of the app or by the CLI
 
 with st.sidebar:
     st.markdown("### PaperGraph")
     st.caption("Workspace")
     st.code(str(lib.workspace.root), language=None, wrap_lines=True)
-    counts = ui_state.status_counts(docs)
+    counts = present.status_counts(docs)
     if counts:
-        st.markdown("  \n".join(f"{ui_state.STATUS_BADGES[s]} **{n}** {s}" for s, n in counts.items()))
+        st.markdown("  \n".join(f"{present.STATUS_BADGES[s]} **{n}** {s}" for s, n in counts.items()))
     else:
         st.markdown("No documents yet.")
-    models = ui_state.model_status(lib)
+    models = present.model_status(lib)
     st.caption("Models")
     st.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
                 f"{'loaded' if models.loaded else 'not loaded yet (loads on first search or ingest)'}  \n"

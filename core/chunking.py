@@ -7,13 +7,12 @@ to it: search matches what a chunk says anywhere in it, not only its first 256 t
 """
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 from core.config import ChunkingConfig
 from core.records import Chunk, ContentItem
+from core.tables import table_text
 
 # Running headers, footers and page numbers repeat on every page and say nothing about the paper.
 SKIPPED_TYPES = {"header", "footer", "page_number", "discarded"}
@@ -38,42 +37,6 @@ class Window:
 class ChunkedDocument:
     chunks: list[Chunk] = field(default_factory=list)
     windows: list[Window] = field(default_factory=list)
-
-
-class _TableText(HTMLParser):
-    """Flattens table HTML to one line per row, cells joined by ' | ', so the table's words can be searched."""
-
-    def __init__(self):
-        super().__init__()
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._cell is not None:
-            if not self.rows:
-                self.rows.append([])
-            self.rows[-1].append(" ".join("".join(self._cell).split()))
-            self._cell = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-
-def table_text(table_html: str) -> str:
-    parser = _TableText()
-    try:
-        parser.feed(table_html)
-        parser.close()
-    except Exception:  # malformed HTML from a parser must not stop indexing; keep its visible text
-        return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", table_html)).split())
-    return "\n".join(" | ".join(row) for row in parser.rows if any(row))
 
 
 def media_text(item: ContentItem) -> str:

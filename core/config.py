@@ -101,7 +101,8 @@ def validate(settings: Settings) -> Settings:
     return settings
 
 
-def load_settings(settings_path: Path) -> Settings:
+def load_settings(settings_path: Path, apply_environment: bool = True) -> Settings:
+    """The saved settings, with CHROMA_HOST / CHROMA_PORT applied on top unless the caller edits the file."""
     data: dict[str, Any] = {}
     if settings_path.exists():
         try:
@@ -110,7 +111,7 @@ def load_settings(settings_path: Path) -> Settings:
             raise SettingsError(f"{settings_path} is not valid JSON: {exc}") from exc
     settings = _fill(Settings, data)
     host = os.environ.get("CHROMA_HOST")
-    if host:
+    if host and apply_environment:
         settings.store.chroma_host = host
         settings.store.chroma_port = int(os.environ.get("CHROMA_PORT", settings.store.chroma_port))
     return validate(settings)

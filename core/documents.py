@@ -78,6 +78,18 @@ def add_mineru_output(lib: Library, src: Path) -> AddResult:
     return AddResult(doc_id, name, "added", "queued")
 
 
+def add_mineru_upload(lib: Library, filename: str, data: bytes) -> AddResult:
+    """An uploaded MinerU output zip: saved under staging with its (sanitised) name, then registered."""
+    folder = lib.workspace.staging_dir / f"upload-{uuid.uuid4().hex}"
+    folder.mkdir(parents=True)
+    try:
+        path = folder / safe_filename(filename, default="mineru-output.zip")
+        path.write_bytes(data)
+        return add_mineru_output(lib, path)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _tree_digest(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):

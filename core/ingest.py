@@ -112,7 +112,7 @@ def _index(lib: Library, doc: Document, items: list[ContentItem], report: _Repor
     timings["chunk_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    report(f"loading the embedding model", 0.52, force=True)
+    report("loading the embedding model", 0.52, force=True)
     embedder = lib.embedder()
     total = len(chunked.windows)
     vectors = embedder.embed(

@@ -1,10 +1,6 @@
 """What the pages show of a parsed document: page images with the parser's boxes, crops around search hits,
-and paper markdown made safe to render.
-
-Everything a paper contains (text, titles, captions, table HTML, image paths) is untrusted: it could come from
-a hostile PDF or an imported MinerU zip. Nothing here returns HTML built from it unescaped, and the markdown
-sanitiser removes raw HTML, remote images and every link that is not http(s) or mailto.
-"""
+item listings. Paper content is untrusted: the only HTML built here (the legend) is escaped; see
+core/safe_markdown.py for text and markdown."""
 from __future__ import annotations
 
 import html
@@ -13,7 +9,6 @@ import os
 import re
 import uuid
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -23,6 +18,7 @@ from PIL import Image, ImageDraw
 from core.library import Library
 from core.parsing.content_list import MalformedContentList, load_content_list
 from core.records import ContentItem, SearchHit
+from core.tables import table_text
 
 PAGE_DPI = 110
 
@@ -46,7 +42,6 @@ TYPE_COLOURS: dict[str, tuple[int, int, int]] = {
 }
 OTHER_COLOUR = (90, 90, 90)
 HIGHLIGHT_COLOUR = (230, 0, 126)
-_IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 
 
 class PageImageUnavailable(Exception):
@@ -299,187 +294,6 @@ def png_bytes(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()
-
-
-# ---------------------------------------------------------------------------------------------- safe markdown
-
-_SAFE_SCHEMES = ("http", "https", "mailto")
-_DANGEROUS_ELEMENTS = re.compile(
-    r"<\s*(script|style|iframe|object|embed|noscript|template|svg|math|textarea|title|xmp|select)\b.*?"
-    r"<\s*/\s*\1\s*>", re.IGNORECASE | re.DOTALL)
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
-_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^<>\s]*)>")
-_TAG = re.compile(r"</?[A-Za-z][^<>]*>|<![^<>]*>|<\?[^<>]*\?>")
-# Inline links and images: [text](url "title"), with an optional <url>. Nested brackets one level deep.
-_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
-                   r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?\s*\)")
-_REF_IMAGE = re.compile(r"!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\s*\[[^\[\]]*\]")
-_REF_DEF = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(\S+).*$", re.MULTILINE)
-_SCRIPT_SCHEME = re.compile(r"(?i)\b(java|vb|live)(\s*)script\s*:")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$])")
-
-
-def _scheme(url: str) -> str:
-    """The scheme of a URL as a browser would read it: entities decoded, whitespace and controls dropped."""
-    cleaned = html.unescape(url).strip().strip("<>")
-    cleaned = "".join(ch for ch in cleaned if ch > " " and ch != "\x7f")
-    match = re.match(r"([A-Za-z][A-Za-z0-9+.\-]*):", cleaned)
-    return match.group(1).lower() if match else ""
-
-
-def is_safe_link(url: str) -> bool:
-    return _scheme(url) in _SAFE_SCHEMES
-
-
-def md_escape(text: str, paragraphs: bool = False) -> str:
-    """Untrusted text (a title, a file name, a caption, a passage) shown through something that renders
-    markdown: every markdown character escaped, so it reads as the literal string. Whitespace collapses to
-    single spaces, except blank-line paragraph breaks when `paragraphs` is set."""
-    text = str(text or "")
-    if paragraphs:
-        parts = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-        return "\n\n".join(_MD_SPECIAL.sub(r"\\\1", p) for p in parts if p)
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
-
-
-def sanitize_markdown(md: str) -> str:
-    """Paper markdown made safe for st.markdown: no raw HTML, no images (a remote one would be fetched by the
-    reader's browser), and links only to http(s) and mailto; anything else keeps its text and loses its link."""
-    md = str(md or "")
-    md = _COMMENT.sub("", md)
-    md = _DANGEROUS_ELEMENTS.sub("", md)
-
-    def autolink(m: re.Match) -> str:
-        url = m.group(1)
-        return url if is_safe_link(url) else url.split(":", 1)[-1]
-
-    md = _AUTOLINK.sub(autolink, md)
-    md = _TAG.sub("", md)  # what is left of a tag (an unclosed '<script') st.markdown shows as text
-
-    def link(m: re.Match) -> str:
-        bang, text, url = m.group(1), m.group(2), m.group(3).strip("<>")
-        if bang:
-            return f"*[image: {text.strip()}]*" if text.strip() else "*[image]*"
-        if is_safe_link(url):
-            return f"[{text}]({url.replace(' ', '%20')})"
-        return text
-
-    md = _LINK.sub(link, md)
-    md = _REF_IMAGE.sub(lambda m: f"*[image: {m.group(1).strip()}]*", md)
-    md = _REF_DEF.sub(lambda m: m.group(0) if is_safe_link(m.group(1)) else "", md)
-    # Whatever a link syntax we did not model still carries, it cannot carry a script scheme.
-    md = _SCRIPT_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}script\u200b:", md)
-    return md
-
-
-def safe_local_file(base_dir: Path, rel: str, suffixes: set[str] | None = _IMAGE_SUFFIXES) -> Path | None:
-    """A file named by a paper (e.g. `images/x.jpg`) if it really lies inside `base_dir`; None otherwise."""
-    rel = html.unescape(str(rel or "")).strip().strip("<>")
-    if not rel or _scheme(rel) or rel.startswith(("/", "\\")) or "\x00" in rel:
-        return None
-    base = Path(base_dir).resolve()
-    try:
-        path = (base / rel).resolve()
-    except (OSError, RuntimeError):
-        return None
-    if not path.is_relative_to(base) or not path.is_file():
-        return None
-    if suffixes is not None and path.suffix.lower() not in suffixes:
-        return None
-    return path
-
-
-@dataclass
-class MarkdownBlock:
-    kind: str  # markdown | image | table
-    text: str = ""  # sanitised markdown, or an image's alt text
-    path: Path | None = None  # image file inside the parsed folder
-    table_html: str = ""
-
-
-_BLOCK = re.compile(r"<table\b.*?</table\s*>|!\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^()\s<>]+)>?\s*\)",
-                    re.IGNORECASE | re.DOTALL)
-
-
-_HEADING = re.compile(r"^(#{1,6})(?=[ \t])", re.MULTILINE)
-
-
-def demote_headings(md: str, levels: int) -> str:
-    """`# Title` → `### Title` for levels=2: a paper's headings nested under the page's own title."""
-    return _HEADING.sub(lambda m: "#" * min(6, len(m.group(1)) + levels), md) if levels > 0 else md
-
-
-def markdown_blocks(md: str, base_dir: Path, demote: int = 0) -> list[MarkdownBlock]:
-    """Split MinerU's markdown into sanitised text, local images (shown with st.image) and HTML tables
-    (shown as data frames). Images that do not resolve inside `base_dir` become a text placeholder.
-    Headings are demoted by `demote` levels."""
-    blocks: list[MarkdownBlock] = []
-    pending: list[str] = []
-
-    def flush() -> None:
-        text = demote_headings(sanitize_markdown("".join(pending)), demote).strip()
-        pending.clear()
-        if text:
-            blocks.append(MarkdownBlock("markdown", text))
-
-    pos = 0
-    for m in _BLOCK.finditer(md or ""):
-        pending.append(md[pos:m.start()])
-        pos = m.end()
-        token = m.group(0)
-        if token[:1] == "<":
-            flush()
-            blocks.append(MarkdownBlock("table", table_html=token))
-            continue
-        path = safe_local_file(base_dir, m.group(2))
-        if path is None:
-            pending.append(token)  # the sanitiser turns it into "[image: alt]"
-            continue
-        flush()
-        blocks.append(MarkdownBlock("image", text=(m.group(1) or "").strip(), path=path))
-    pending.append((md or "")[pos:])
-    flush()
-    return blocks
-
-
-MAX_TABLE_HTML = 400_000
-
-
-def table_frame(table_html: str):
-    """A table's HTML as a pandas DataFrame (lxml parses it; nothing is rendered as HTML), or None."""
-    if not table_html or len(table_html) > MAX_TABLE_HTML:
-        return None
-    import pandas as pd
-
-    try:
-        frames = pd.read_html(io.StringIO(table_html), flavor="lxml")
-    except Exception:  # malformed or empty tables are common in parser output: the caller shows the text
-        return None
-    if not frames:
-        return None
-    frame = frames[0]
-    if list(frame.columns) == list(range(frame.shape[1])) and len(frame) > 1 and frame.iloc[0].notna().all():
-        # Parsers write header cells as <td> as often as <th>: the first row is then the header.
-        frame = frame.iloc[1:].reset_index(drop=True).set_axis([str(v) for v in frame.iloc[0]], axis=1)
-    frame.columns = [" ".join(str(c) for c in col if not str(c).startswith("Unnamed"))
-                     if isinstance(col, tuple) else ("" if str(col).startswith("Unnamed") else str(col))
-                     for col in frame.columns]
-    # Duplicate or empty column names trip Arrow: make them unique and visible.
-    seen: Counter = Counter()
-    names = []
-    for i, name in enumerate(frame.columns):
-        name = name or f"col {i + 1}"
-        seen[name] += 1
-        names.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    frame.columns = names
-    return frame.astype(str).replace({"nan": ""})
-
-
-def table_text(table_html: str) -> str:
-    """A table's visible text, one row a line, for when it cannot be parsed into a frame."""
-    from core.chunking import table_text as flatten
-
-    return flatten(table_html)
 
 
 # ---------------------------------------------------------------------------------------------- item listings

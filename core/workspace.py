@@ -57,8 +57,8 @@ class Workspace:
             d.mkdir(parents=True, exist_ok=True)
         return self
 
-    def settings(self) -> Settings:
-        return load_settings(self.settings_path)
+    def settings(self, apply_environment: bool = True) -> Settings:
+        return load_settings(self.settings_path, apply_environment)
 
     def save_settings(self, settings: Settings) -> None:
         save_settings(settings, self.settings_path)

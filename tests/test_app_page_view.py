@@ -5,6 +5,8 @@ from PIL import Image
 
 from core import page_view as pv
 from core.records import Chunk, ContentItem, SearchHit
+from core import safe_markdown as safe_md
+from core import tables
 
 
 # ------------------------------------------------------------------------------------------ sanitiser
@@ -23,43 +25,43 @@ from core.records import Chunk, ContentItem, SearchHit
     '[click](javascript:alert(1) "title")',
 ])
 def test_sanitiser_removes_script_links(md):
-    out = pv.sanitize_markdown(md)
+    out = safe_md.sanitize_markdown(md)
     assert "javascript:" not in out.lower().replace("\u200b", "")
     assert "vbscript:" not in out.lower() and "data:text" not in out.lower()
     assert "click" in out or md.startswith("<")
 
 
 def test_sanitiser_keeps_http_links_and_text():
-    out = pv.sanitize_markdown("See [the code](https://example.org/x_(y)) and <https://arxiv.org/abs/1>.")
+    out = safe_md.sanitize_markdown("See [the code](https://example.org/x_(y)) and <https://arxiv.org/abs/1>.")
     assert "[the code](https://example.org/x_(y))" in out and "https://arxiv.org/abs/1" in out
-    assert pv.sanitize_markdown("mail [me](mailto:a@b.c)") == "mail [me](mailto:a@b.c)"
+    assert safe_md.sanitize_markdown("mail [me](mailto:a@b.c)") == "mail [me](mailto:a@b.c)"
 
 
 def test_sanitiser_strips_raw_html_and_drops_script_bodies():
     md = ('Intro <b>bold</b> text.<script>alert("x")</script><img src=x onerror=alert(1)>'
           '<iframe src="https://evil"></iframe><!-- hidden --><a href="javascript:x">link</a> end')
-    out = pv.sanitize_markdown(md)
+    out = safe_md.sanitize_markdown(md)
     assert "<" not in out and "alert" not in out and "hidden" not in out and "onerror" not in out
     assert "Intro bold text." in out and "link end" in out
 
 
 def test_sanitiser_turns_images_into_text_so_nothing_remote_is_fetched():
-    out = pv.sanitize_markdown("![tracker](https://evil.example/pixel.png) and ![][ref]\n\n[ref]: https://e/x.png")
+    out = safe_md.sanitize_markdown("![tracker](https://evil.example/pixel.png) and ![][ref]\n\n[ref]: https://e/x.png")
     assert "https://evil.example" not in out and "![" not in out
     assert "[image: tracker]" in out
 
 
 def test_sanitiser_keeps_headings_lists_and_math():
     md = "# Title\n\n## 1 Introduction\n\n- one\n- two\n\n$$\nE = mc^2\n$$\n"
-    assert pv.sanitize_markdown(md) == md
+    assert safe_md.sanitize_markdown(md) == md
 
 
 def test_md_escape_makes_markdown_literal():
     title = "**bold** [x](javascript:alert(1)) ![i](http://e/p.png) :red[hi] $x$ <b>"
-    out = pv.md_escape(title)
+    out = safe_md.md_escape(title)
     assert "](" not in out.replace("\\](", "") and "\\*\\*bold\\*\\*" in out and "\\:red\\[hi\\]" in out
-    assert "\n" not in pv.md_escape("two\nlines")
-    assert pv.md_escape("a\n\nb", paragraphs=True) == "a\n\nb"
+    assert "\n" not in safe_md.md_escape("two\nlines")
+    assert safe_md.md_escape("a\n\nb", paragraphs=True) == "a\n\nb"
 
 
 def test_legend_html_escapes_item_types():
@@ -75,12 +77,12 @@ def test_safe_local_file_stays_inside_the_parsed_folder(tmp_path):
     (parsed / "images").mkdir(parents=True)
     Image.new("RGB", (4, 4)).save(parsed / "images" / "a.png")
     (tmp_path / "secret.png").write_bytes(b"x")
-    assert pv.safe_local_file(parsed, "images/a.png") == (parsed / "images" / "a.png").resolve()
+    assert safe_md.safe_local_file(parsed, "images/a.png") == (parsed / "images" / "a.png").resolve()
     for bad in ("../secret.png", "/etc/passwd", "images/../../secret.png", "https://e/x.png",
                 "file:///etc/passwd", "images/missing.png", ""):
-        assert pv.safe_local_file(parsed, bad) is None, bad
+        assert safe_md.safe_local_file(parsed, bad) is None, bad
     (parsed / "images" / "link.png").symlink_to(tmp_path / "secret.png")
-    assert pv.safe_local_file(parsed, "images/link.png") is None
+    assert safe_md.safe_local_file(parsed, "images/link.png") is None
 
 
 def test_markdown_blocks_split_text_local_images_and_tables(tmp_path):
@@ -89,7 +91,7 @@ def test_markdown_blocks_split_text_local_images_and_tables(tmp_path):
     md = ("# Paper\n\nText <b>x</b>.\n\n![](images/fig.jpg)\n\nFigure 1: bars.\n\n"
           "<table><tr><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td></tr></table>\n\n"
           "![remote](https://evil/x.png) end")
-    blocks = pv.markdown_blocks(md, tmp_path)
+    blocks = safe_md.markdown_blocks(md, tmp_path)
     assert [b.kind for b in blocks] == ["markdown", "image", "markdown", "table", "markdown"]
     assert blocks[0].text == "# Paper\n\nText x."
     assert blocks[1].path == (tmp_path / "images" / "fig.jpg").resolve()
@@ -97,15 +99,15 @@ def test_markdown_blocks_split_text_local_images_and_tables(tmp_path):
 
 
 def test_table_frame_parses_html_without_rendering_it():
-    frame = pv.table_frame("<table><tr><th>Solver</th><th>Accuracy</th></tr>"
+    frame = tables.table_frame("<table><tr><th>Solver</th><th>Accuracy</th></tr>"
                            "<tr><td>Heliotrope<script>x</script></td><td>91.4</td></tr></table>")
     assert list(frame.columns) == ["Solver", "Accuracy"] and frame.iloc[0, 1] == "91.4"
-    assert pv.table_frame("<p>not a table</p>") is None
+    assert tables.table_frame("<p>not a table</p>") is None
     # MinerU writes header cells as <td>: the first row becomes the header.
-    frame = pv.table_frame("<table><tr><td>Solver</td><td>Runtime (s)</td></tr><tr><td>Saffron</td><td>4.1</td>"
+    frame = tables.table_frame("<table><tr><td>Solver</td><td>Runtime (s)</td></tr><tr><td>Saffron</td><td>4.1</td>"
                            "</tr></table>")
     assert list(frame.columns) == ["Solver", "Runtime (s)"] and frame.values.tolist() == [["Saffron", "4.1"]]
-    assert "a | b" in pv.table_text("<table><tr><td>a</td><td>b</td></tr></table>")
+    assert "a | b" in tables.table_text("<table><tr><td>a</td><td>b</td></tr></table>")
 
 
 # ------------------------------------------------------------------------------------------ drawing

@@ -202,8 +202,8 @@ def test_settings_saves_a_valid_change_and_rejects_an_invalid_one(monkeypatch, t
     assert "Settings saved" in texts(at.success)
     saved = json.loads((root / "settings.json").read_text())
     assert saved["chunking"]["chunk_tokens"] == 800 and saved["parsing"]["ocr"] is False
-    from core import ui_state
-    assert ui_state.library().settings.chunking.chunk_tokens == 800  # the cached Library was reopened
+    from ui import state
+    assert state.library().settings.chunking.chunk_tokens == 800  # the cached Library was reopened
 
     at.number_input(key="setting_chunking_overlap_tokens").set_value(900)
     at.button[0].click()

@@ -55,3 +55,11 @@ def test_unknown_settings_keys_are_ignored(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"parsing": {"backend": "builtin", "retired_knob": 3}, "future": {}}))
     assert load_settings(path).parsing.backend == "builtin"
+
+
+def test_the_environment_override_is_not_what_an_editor_sees(tmp_path, monkeypatch):
+    path = tmp_path / "settings.json"
+    save_settings(Settings(), path)
+    monkeypatch.setenv("CHROMA_HOST", "10.1.2.3")
+    assert load_settings(path).store.chroma_host == "10.1.2.3"
+    assert load_settings(path, apply_environment=False).store.chroma_host == ""

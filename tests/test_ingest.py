@@ -107,7 +107,7 @@ def test_bad_files_fail_with_a_specific_message_and_change_nothing_else(lib, tmp
     process_queue(lib)
     before = _snapshot(lib)
     bad = make(tmp_path / "bad.pdf")
-    result = add_pdf(lib, "../../<b>bad</b>.pdf", bad.read_bytes())
+    add_pdf(lib, "../../<b>bad</b>.pdf", bad.read_bytes())
     (doc,) = process_queue(lib)
     assert doc.status == DocStatus.FAILED and doc.message, doc
     assert expected.lower() in doc.message.lower(), doc.message

@@ -4,14 +4,16 @@ from __future__ import annotations
 import streamlit as st
 
 from core import page_view as pv
-from core import ui_state
+from core import presentation as present
+from core import safe_markdown as safe_md
 from core.embedding import EmbeddingModelError
 from core.search import SearchFilters, search
 from core.store.chroma_vectors import VectorStoreUnavailable
+from ui import state
 
 KINDS = ["text", "table", "image", "equation"]
 
-lib = ui_state.library()
+lib = state.library()
 st.title("Ask")
 st.caption("Semantic search for now: the passages closest in meaning to your question, with where they come "
            "from. Answers written by an LLM will come later.")
@@ -27,7 +29,7 @@ with st.form("ask_form"):
                           placeholder="e.g. which solver converges fastest on the benchmark?")
     top_k = st.slider("Number of results", 1, 30, 8, key="ask_top_k")
     with st.expander("Filters"):
-        papers = st.multiselect("Papers", list(ready), format_func=lambda i: ui_state.document_label(ready[i]),
+        papers = st.multiselect("Papers", list(ready), format_func=lambda i: present.document_label(ready[i]),
                                 key="ask_papers", placeholder="all papers")
         kinds = st.multiselect("Item types", KINDS, key="ask_kinds", placeholder="all types")
         sections = st.multiselect("Sections", lib.chunks.sections(), key="ask_sections",
@@ -38,7 +40,7 @@ if not (query or "").strip():
     st.stop()
 
 try:
-    if not ui_state.model_status(lib).loaded:
+    if not present.model_status(lib).loaded:
         with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
             lib.embedder()
     hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
@@ -55,14 +57,14 @@ for rank, hit in enumerate(hits, 1):
     with st.container(border=True):
         text_col, image_col = st.columns([3, 2])
         with text_col:
-            st.markdown(f"**{rank}. {pv.md_escape(hit.doc_title or chunk.doc_id[:12])}**")
-            st.caption(f"page {hit.page + 1} · {pv.md_escape(chunk.section) or '(no section)'} · "
-                       f"{pv.md_escape(chunk.kind)}"
+            st.markdown(f"**{rank}. {safe_md.md_escape(hit.doc_title or chunk.doc_id[:12])}**")
+            st.caption(f"page {hit.page + 1} · {safe_md.md_escape(chunk.section) or '(no section)'} · "
+                       f"{safe_md.md_escape(chunk.kind)}"
                        f" · score {hit.score:.3f}")
-            st.markdown(pv.md_escape(hit.window_text))
+            st.markdown(safe_md.md_escape(hit.window_text))
             if chunk.text.strip() != hit.window_text.strip():
                 with st.expander("The whole chunk"):
-                    st.markdown(pv.md_escape(chunk.text, paragraphs=True))
+                    st.markdown(safe_md.md_escape(chunk.text, paragraphs=True))
             boxes = pv.hit_boxes(lib, hit)
             st.page_link("views/document.py", label=f"Open page {hit.page + 1} in the Document view",
                          icon=":material/description:",

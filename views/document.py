@@ -5,10 +5,13 @@ import pandas as pd
 import streamlit as st
 
 from core import page_view as pv
-from core import ui_state
+from core import presentation as present
+from core import safe_markdown as safe_md
+from core import tables
 from core.parsing.content_list import MalformedContentList
+from ui import state
 
-lib = ui_state.library()
+lib = state.library()
 docs = lib.documents.list()
 if not docs:
     st.title("Document")
@@ -31,26 +34,26 @@ if st.session_state.get("document_pick") not in by_id:
     st.session_state.pop("document_pick", None)
 
 doc_id = st.selectbox("Document", list(by_id), key="document_pick",
-                      format_func=lambda i: ui_state.document_label(by_id[i]))
+                      format_func=lambda i: present.document_label(by_id[i]))
 doc = by_id[doc_id]
 if st.query_params.get("doc") != doc_id:
     st.query_params["doc"] = doc_id
     st.session_state["doc_param_seen"] = doc_id
     st.query_params.pop("hl", None)
 
-st.header(pv.md_escape(doc.display_title))
-meta = [f"status: {doc.status.value}", f"file: {pv.md_escape(doc.filename)}"]
+st.header(safe_md.md_escape(doc.display_title))
+meta = [f"status: {doc.status.value}", f"file: {safe_md.md_escape(doc.filename)}"]
 if doc.pages:
     meta.append(f"{doc.pages} pages")
 if doc.backend:
-    meta.append(f"backend: {pv.md_escape(doc.backend)}")
+    meta.append(f"backend: {safe_md.md_escape(doc.backend)}")
 if doc.status.value == "ready":
     meta.append(f"{doc.chunk_count} chunks")
 st.caption(" · ".join(meta))
 for warning in doc.warnings:
-    st.warning(pv.md_escape(warning))
+    st.warning(safe_md.md_escape(warning))
 if doc.status.value == "failed":
-    st.error(f"Failed: {pv.md_escape(doc.message)}")
+    st.error(f"Failed: {safe_md.md_escape(doc.message)}")
 elif doc.status.in_progress:
     st.info(f"This document is {doc.status.value}; what is shown may be incomplete until it is ready.")
 
@@ -58,7 +61,7 @@ parsed = lib.workspace.parsed_dir(doc.id)
 try:
     items = pv.load_items(lib, doc.id)
 except MalformedContentList as exc:
-    st.error(f"The parsed content list of this document cannot be read: {pv.md_escape(str(exc))}. "
+    st.error(f"The parsed content list of this document cannot be read: {safe_md.md_escape(str(exc))}. "
              "Retry the document on the Library page to parse it again.")
     st.stop()
 if not items and not (parsed / "markdown.md").exists():
@@ -75,28 +78,28 @@ def show_markdown() -> None:
     if not md_path.exists():
         st.info("This parse wrote no markdown.")
         return
-    for block in pv.markdown_blocks(md_path.read_text(encoding="utf-8", errors="replace"), parsed, demote=2):
+    for block in safe_md.markdown_blocks(md_path.read_text(encoding="utf-8", errors="replace"), parsed, demote=2):
         if block.kind == "markdown":
             st.markdown(block.text)
         elif block.kind == "image":
-            st.image(str(block.path), caption=pv.md_escape(block.text) or None, width=pv.display_width(block.path))
+            st.image(str(block.path), caption=safe_md.md_escape(block.text) or None, width=pv.display_width(block.path))
         else:
             show_table(block.table_html)
 
 
 def show_table(table_html: str) -> None:
-    frame = pv.table_frame(table_html)
+    frame = tables.table_frame(table_html)
     if frame is not None:
         st.dataframe(frame, hide_index=True)
     else:
-        st.text(pv.table_text(table_html))
+        st.text(tables.table_text(table_html))
 
 
 def show_items() -> None:
     groups = pv.item_rows(items)
-    st.markdown(" · ".join(f"**{pv.md_escape(kind)}** {len(rows)}" for kind, rows in groups.items()))
+    st.markdown(" · ".join(f"**{safe_md.md_escape(kind)}** {len(rows)}" for kind, rows in groups.items()))
     for n, (kind, rows) in enumerate(groups.items()):
-        with st.expander(f"{pv.md_escape(kind)} ({len(rows)})", expanded=n == 0):
+        with st.expander(f"{safe_md.md_escape(kind)} ({len(rows)})", expanded=n == 0):
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=ITEM_COLUMNS)
 
 
@@ -107,8 +110,8 @@ def show_gallery() -> None:
     for item in media:
         label = "Table" if item.type == "table" else "Figure"
         st.markdown(f"**{label}** · page {item.page_idx + 1}"
-                    + (f" — {pv.md_escape(item.caption)}" if item.caption else " — (no caption found)"))
-        image = pv.safe_local_file(parsed, item.img_path) if item.img_path else None
+                    + (f" — {safe_md.md_escape(item.caption)}" if item.caption else " — (no caption found)"))
+        image = safe_md.safe_local_file(parsed, item.img_path) if item.img_path else None
         if item.type == "table" and item.table_body:
             show_table(item.table_body)
             if image:
@@ -121,7 +124,7 @@ def show_gallery() -> None:
         else:
             st.caption("No image file was written for this item.")
         if item.footnote:
-            st.caption(pv.md_escape(item.footnote))
+            st.caption(safe_md.md_escape(item.footnote))
         st.divider()
 
 
@@ -136,7 +139,7 @@ def show_pages() -> None:
         page_no = st.number_input("Page", min_value=1, max_value=doc.pages, step=1,
                                   key=f"document_page_{doc.id[:16]}")
         shown = st.pills("Item types to draw", kinds, selection_mode="multi", default=kinds,
-                         format_func=pv.md_escape, key=f"document_kinds_{doc.id[:16]}") or []
+                         format_func=safe_md.md_escape, key=f"document_kinds_{doc.id[:16]}") or []
         on_page = pv.items_on_page(items, page_no - 1)
         if on_page:
             st.html(pv.legend_html(pv.legend(on_page), sum(1 for i in on_page if not i.bbox)))

@@ -4,11 +4,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import ui_state
+from core import presentation as present
+from core.documents import add_mineru_upload
 from core.documents import add_pdf, delete_document, retry_document
-from core.page_view import md_escape
+from core.safe_markdown import md_escape
+from ui import state
 
-lib = ui_state.library()
+lib = state.library()
 st.title("Library")
 
 # ------------------------------------------------------------------------------------------------ uploads
@@ -32,10 +34,10 @@ if files or zips:
             results.append(("pdf", f.name, add_pdf(lib, f.name, f.getvalue()), None))
         for z in zips or []:
             try:
-                results.append(("zip", z.name, ui_state.import_mineru_upload(lib, z.name, z.getvalue()), None))
+                results.append(("zip", z.name, add_mineru_upload(lib, z.name, z.getvalue()), None))
             except ValueError as exc:
                 results.append(("zip", z.name, None, str(exc)))
-    ui_state.kick_ingest()
+    state.kick_ingest()
     st.session_state["upload_results"] = results
     st.session_state["upload_round"] = round_ + 1
     st.rerun()
@@ -55,12 +57,12 @@ docs = lib.documents.list()
 
 
 # ------------------------------------------------------------------------------------------------ progress
-@st.fragment(run_every=ui_state.POLL_SECONDS)
+@st.fragment(run_every=state.POLL_SECONDS)
 def live_progress(snapshot: tuple) -> None:
     """Polls the registry while something is in progress; a status change reruns the page, whose table and
     counts then update and, once nothing is in progress, polling stops."""
     now = lib.documents.list()
-    if ui_state.status_snapshot(now) != snapshot:
+    if present.status_snapshot(now) != snapshot:
         st.rerun(scope="app")
     live = lib.documents.progress()
     st.subheader("In progress")
@@ -69,16 +71,16 @@ def live_progress(snapshot: tuple) -> None:
             continue
         detail, fraction = live.get(doc.id, ("", 0.0))
         st.progress(min(max(float(fraction or 0.0), 0.0), 1.0),
-                    text=f"**{md_escape(doc.display_title)}** — {md_escape(ui_state.stage_text(doc, detail))}")
+                    text=f"**{md_escape(doc.display_title)}** — {md_escape(present.stage_text(doc, detail))}")
 
 
-if ui_state.any_in_progress(docs):
-    live_progress(ui_state.status_snapshot(docs))
+if present.any_in_progress(docs):
+    live_progress(present.status_snapshot(docs))
 
 # ------------------------------------------------------------------------------------------------ failures
 failed = [d for d in docs if d.status.value == "failed"]
 for doc in failed[:5]:
-    st.error(f"**{md_escape(ui_state.document_label(doc))}** failed: {md_escape(doc.message)}",
+    st.error(f"**{md_escape(present.document_label(doc))}** failed: {md_escape(doc.message)}",
              icon=":material/error:")
 if len(failed) > 5:
     with st.expander(f"{len(failed) - 5} more failed documents"):
@@ -93,7 +95,7 @@ if not docs:
 
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
 event = st.dataframe(
-    pd.DataFrame(ui_state.document_rows(docs)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    pd.DataFrame(present.document_rows(docs)), key=table_key, on_select="rerun", selection_mode="multi-row",
     hide_index=True, width="stretch",
     column_config={
         "status": st.column_config.TextColumn("status", width="small"),
@@ -116,7 +118,7 @@ if selected:
     if cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
         for doc in retryable:
             retry_document(lib, doc.id)
-        ui_state.kick_ingest()
+        state.kick_ingest()
         st.rerun()
     if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
                       help="Documents being parsed or indexed cannot be deleted until they finish."):

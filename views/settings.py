@@ -5,11 +5,13 @@ from dataclasses import fields
 
 import streamlit as st
 
-from core import ui_state
+from core import presentation as present
+from core.embedding import resolve_model_dir
 from core.config import SettingsError
 from core.embedding import EmbeddingModelError
+from ui import state
 
-lib = ui_state.library()
+lib = state.library()
 st.title("Settings")
 st.caption(f"Saved to {lib.workspace.settings_path.name} in the workspace; they apply to documents parsed "
            "and indexed from now on. The app runs offline: no model is ever downloaded.")
@@ -18,16 +20,20 @@ if st.session_state.pop("settings_saved", False):
     st.success("Settings saved. Documents already indexed keep their old parse and index: retry them to redo.")
 
 notice = st.container()  # the outcome of a save shows here, above the long form, where it is seen
-current = lib.workspace.settings()
+# The form edits the file; an environment override is shown, not written into it.
+current = lib.workspace.settings(apply_environment=False)
+if lib.settings.store.chroma_host and lib.settings.store.chroma_host != current.store.chroma_host:
+    st.info(f"CHROMA_HOST is set in the environment: this run uses the Chroma server at "
+            f"{lib.settings.store.chroma_host}:{lib.settings.store.chroma_port}, whatever is saved below.")
 values: dict[str, dict] = {}
 with st.form("settings_form"):
     for section in fields(current):
         config = getattr(current, section.name)
-        st.subheader(ui_state.SECTION_TITLES.get(section.name, section.name))
+        st.subheader(present.SECTION_TITLES.get(section.name, section.name))
         values[section.name] = {}
         columns = st.columns(2)
         for n, f in enumerate(fields(config)):
-            label, help_, choices = ui_state.field_spec(section.name, f.name)
+            label, help_, choices = present.field_spec(section.name, f.name)
             value, key = getattr(config, f.name), f"setting_{section.name}_{f.name}"
             with columns[n % 2]:
                 if choices:
@@ -51,13 +57,13 @@ with st.form("settings_form"):
 
 if submitted:
     try:
-        new = ui_state.settings_from_values(values)
+        new = present.settings_from_values(values)
         if new.embedding.model != current.embedding.model:
-            ui_state.check_embedding_model(new.embedding.model)
+            resolve_model_dir(new.embedding.model)
         lib.workspace.save_settings(new)
     except (SettingsError, EmbeddingModelError) as exc:
         notice.error(f"Not saved: {exc}")
     else:
-        ui_state.reload_library()
+        state.reload_library()
         st.session_state["settings_saved"] = True
         st.rerun()

