@@ -122,3 +122,12 @@ def test_ocrd_sandwich_pdf_keeps_its_text_layer(tmp_path):
     assert output.backend == "builtin" and output.warnings == []
     assert not any(i.type == "image" for i in output.items)
     assert "purple walrus hypothesis" in _text(output)
+
+
+def test_a_frame_drawn_around_the_page_is_not_a_figure(tmp_path):
+    doc = pymupdf.open(pdfs.make_text_pdf(tmp_path / "text.pdf", 1, "The okapi archive holds seventeen walruses "
+                                          "and a purple heliotrope in a frame."))
+    doc[0].draw_rect(pymupdf.Rect(28, 28, 584, 764), color=(0, 0, 0), width=1)
+    doc.save(tmp_path / "framed.pdf")
+    output = parse_pdf(tmp_path / "framed.pdf", tmp_path / "out", BUILTIN, mineru_home=tmp_path / "home")
+    assert [i.type for i in output.items] == ["text"] and "seventeen walruses" in _text(output)

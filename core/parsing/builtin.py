@@ -75,7 +75,8 @@ def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_di
         return to_1000(_display(page, box), w, h)
 
     tables = find_tables(page)
-    media = tables + find_figures(page, tables)
+    figure_captions = [b.box for b in blocks if _caption_kind(b) == "image"]
+    media = tables + find_figures(page, tables, figure_captions)
     blocks = [b for b in blocks if not any(overlap_share(b.box, m.box) > 0.6 for m in media)]
     captions = _attach_captions(blocks, media, layout_h)
     titles = _title_indices(blocks, body, layout_h) if p == 0 else set()

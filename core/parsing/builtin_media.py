@@ -13,8 +13,8 @@ CROP_DPI = 150
 MIN_FIGURE_PT = 30.0  # smaller pictures are logos, icons or bullets
 MIN_VECTOR_FIGURE_PT = 60.0
 MIN_FIGURE_SHARE = 0.01  # of the page area
-FRAMED_WORDS = 60  # more words than this inside a drawing cluster or page-sized picture: it is text, not a figure
-BACKGROUND_SHARE = 0.6
+FRAMED_WORDS = 60  # more words than this inside an uncaptioned picture or drawing: it is framed text
+BACKGROUND_SHARE = 0.6  # a picture or frame this big holding most of the page's words is a background
 
 
 @dataclass
@@ -117,8 +117,16 @@ def _words_inside(words: list[Word], box: Box) -> int:
     return sum(1 for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2] and box[1] <= (w[1] + w[3]) / 2 <= box[3])
 
 
-def find_figures(page: pymupdf.Page, tables: list[Media]) -> list[Media]:
-    """Raster pictures and clusters of vector drawings, minus tables, page backgrounds and framed text."""
+def _captioned(b: Box, captions: list[Box], reach: float) -> bool:
+    for c in captions:
+        if min(b[2], c[2]) - max(b[0], c[0]) > 0 and -5 <= max(c[1] - b[3], b[1] - c[3]) < reach:
+            return True
+    return False
+
+
+def find_figures(page: pymupdf.Page, tables: list[Media], captions: list[Box]) -> list[Media]:
+    """Raster pictures and clusters of vector drawings, minus tables, page backgrounds and framed text.
+    `captions` are the boxes of "Figure N" text blocks: a wordy drawing with a caption is still a figure."""
     unrotated = page.rect * page.derotation_matrix  # PyMuPDF reports image and drawing boxes unrotated
     area = abs(unrotated)
     words = page.get_text("words")
@@ -126,24 +134,26 @@ def find_figures(page: pymupdf.Page, tables: list[Media]) -> list[Media]:
     def big(b: Box, min_pt: float) -> bool:
         return b[2] - b[0] >= min_pt and b[3] - b[1] >= min_pt and _area(b) >= MIN_FIGURE_SHARE * area
 
+    def holds_text(b: Box) -> bool:
+        # Text over a "figure" means it is not one: a frame of lines around the whole page or a text box, a
+        # page background, or the scan under an OCR'd ("sandwich") PDF's text layer. Treating those as figures
+        # would swallow the paragraphs they hold.
+        inside = _words_inside(words, b)
+        if _area(b) > BACKGROUND_SHARE * area and inside >= 10 and inside >= 0.5 * len(words):
+            return True
+        return inside > FRAMED_WORDS and not _captioned(b, captions, 0.12 * unrotated.height)
+
     raster = [tuple(pymupdf.Rect(i["bbox"]) & unrotated) for i in page.get_image_info()]
     try:
         vector = [tuple(r) for r in page.cluster_drawings()]
     except Exception:
         vector = []
     candidates = [b for b in raster if big(b, MIN_FIGURE_PT)]
-    # A frame of drawn lines around many words is a text box or algorithm, not a figure.
-    candidates += [b for b in vector if big(b, MIN_VECTOR_FIGURE_PT) and _words_inside(words, b) <= FRAMED_WORDS]
-    figures = []
-    for b in _merge_touching(candidates):
-        if any(overlap_share(b, t.box) > 0.5 or overlap_share(t.box, b) > 0.8 for t in tables):
-            continue
-        # A page-sized picture under a real text layer is a background or the scan of an OCR'd ("sandwich")
-        # PDF: treating it as a figure would swallow every paragraph on the page.
-        if _area(b) > BACKGROUND_SHARE * area and _words_inside(words, b) > FRAMED_WORDS:
-            continue
-        figures.append(Media("image", b))
-    return figures
+    candidates += [b for b in vector if big(b, MIN_VECTOR_FIGURE_PT)]
+    # Filtered before merging too, so a page frame does not absorb the real figures inside it.
+    merged = _merge_touching([b for b in candidates if not holds_text(b)])
+    return [Media("image", b) for b in merged if not holds_text(b) and not any(
+        overlap_share(b, t.box) > 0.5 or overlap_share(t.box, b) > 0.8 for t in tables)]
 
 
 def save_crop(page: pymupdf.Page, box: Box, out_dir: Path, rel_path: str) -> str:
