@@ -58,6 +58,11 @@ _INLINE_MARKUP = re.compile(r"</?(?:sup|sub|b|i|em|strong|span)[^>]*>|\*\*")
 def item_text(item: ContentItem) -> str:
     """An item's words without the inline markup mineru keeps (`<sup>1</sup>`, `**bold**`)."""
     text = "\n".join(item.list_items) if item.type == "list" and item.list_items else item.text
+    if item.type in ("code", "algorithm") and not text.strip():
+        # mineru >= 2 puts a code block's text in code_body and its caption in code_caption.
+        caption = item.extra.get("code_caption") or []
+        caption = " ".join(caption) if isinstance(caption, list) else str(caption)
+        text = "\n".join(p for p in (caption, str(item.extra.get("code_body") or "")) if p.strip())
     return _INLINE_MARKUP.sub("", text).strip()
 
 

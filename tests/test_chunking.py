@@ -81,3 +81,12 @@ def test_media_text_reads_caption_footnote_and_figure_text():
     item = ContentItem(type="image", page_idx=0, captions=["Figure 2: A plot."], footnotes=["Source: us."],
                        extra={"content": "x axis y axis"})
     assert media_text(item) == "Figure 2: A plot.\nx axis y axis\nSource: us."
+
+
+def test_code_blocks_are_searchable_from_mineru_code_body():
+    code = ContentItem(type="code", page_idx=0, index=0, bbox=[50, 50, 500, 200],
+                       extra={"code_body": "def heliotrope_step(lattice):\n    return relax(lattice)",
+                              "code_caption": ["Listing 1: One solver step."]})
+    doc = chunk_document("d", [code], ChunkingConfig(), TOKENIZER)
+    assert len(doc.chunks) == 1 and "heliotrope_step" in doc.chunks[0].text
+    assert doc.chunks[0].text.startswith("Listing 1: One solver step.")
