@@ -5,8 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core import presentation as present
-from core.documents import add_mineru_upload
-from core.documents import add_pdf, delete_document, retry_document
+from core.documents import add_mineru_upload, add_pdf, delete_document, retry_document
 from core.safe_markdown import md_escape
 from ui import state
 

@@ -6,9 +6,8 @@ from dataclasses import fields
 import streamlit as st
 
 from core import presentation as present
-from core.embedding import resolve_model_dir
 from core.config import SettingsError
-from core.embedding import EmbeddingModelError
+from core.embedding import EmbeddingModelError, resolve_model_dir
 from ui import state
 
 lib = state.library()
