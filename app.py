@@ -44,10 +44,17 @@ with st.sidebar:
         st.markdown("  \n".join(f"{present.STATUS_BADGES[s]} **{n}** {s}" for s, n in counts.items()))
     else:
         st.markdown("No documents yet.")
-    models = present.model_status(lib)
     st.caption("Models")
-    st.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
-                f"{'loaded' if models.loaded else 'not loaded yet (loads on first search or ingest)'}  \n"
-                f"LLM: {models.llm_note}")
+    models_slot = st.empty()
 
+
+def show_models() -> None:
+    models = present.model_status(lib)
+    models_slot.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
+                         f"{'loaded' if models.loaded else 'not loaded yet (loads on first search or ingest)'}  \n"
+                         f"LLM: {models.llm_note}")
+
+
+show_models()
 page.run()
+show_models()  # the page may have just loaded the embedding model (a first search)

@@ -7,6 +7,7 @@ to it: search matches what a chunk says anywhere in it, not only its first 256 t
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -87,6 +88,11 @@ def _bbox_union(boxes: list[list[float]]) -> list[float] | None:
     return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
 
 
+# A sentence ends at . ! or ? (perhaps closed by a quote or bracket) before whitespace and a capital, digit or
+# bracket; "et al." and "e.g." style abbreviations are too rare at a window's edge to be worth a model.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z0-9(\[])")
+
+
 class _Spans:
     """A section's text with the token offsets and item spans needed to cut it anywhere and say where it came from."""
 
@@ -100,6 +106,9 @@ class _Spans:
             pos += len(text) + len(ITEM_SEPARATOR)
         self.text = ITEM_SEPARATOR.join(pieces)
         self.offsets = [o for o in tokenizer.encode(self.text, add_special_tokens=False).offsets]
+        starts = {s for s, _, _ in self.item_spans} | {m.end() for m in _SENTENCE_END.finditer(self.text)}
+        # Token indices where a sentence or an item begins: the preferred places to cut.
+        self.boundaries = [i for i, (start, _) in enumerate(self.offsets) if start in starts]
 
     def cut(self, first: int, last: int) -> tuple[str, int, int]:
         """Text of tokens [first, last), and its character span."""
@@ -109,25 +118,32 @@ class _Spans:
     def items_in(self, start: int, end: int) -> list[ContentItem]:
         return [item for s, e, item in self.item_spans if s < end and e > start]
 
-
-def _windows(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]:
-    if n_tokens == 0:
-        return []
-    step = size - overlap
-    spans, first = [], 0
-    while True:
-        spans.append((first, min(first + size, n_tokens)))
-        if first + size >= n_tokens:
-            return spans
-        first += step
+    def windows(self, first: int, last: int, size: int, overlap: int) -> list[tuple[int, int]]:
+        """Token windows of at most `size` over [first, last) that end where a sentence ends when one does in
+        the window's second half; such windows need no overlap, the others (a cut inside a long sentence)
+        overlap by `overlap` tokens, as LightRAG's plain windows do."""
+        out = []
+        start = first
+        while start < last:
+            end = min(start + size, last)
+            if end < last:
+                i = bisect.bisect_right(self.boundaries, end) - 1
+                if i >= 0 and self.boundaries[i] > start + size // 2:
+                    out.append((start, self.boundaries[i]))
+                    start = self.boundaries[i]
+                    continue
+            out.append((start, end))
+            if end >= last:
+                break
+            start = end - overlap
+        return out
 
 
 def _embedding_windows(chunk: Chunk, spans: _Spans, token_range: tuple[int, int],
                        config: ChunkingConfig) -> list[Window]:
     out = []
-    base = token_range[0]
-    for w, (a, b) in enumerate(_windows(token_range[1] - base, config.window_tokens, config.window_overlap)):
-        text, start, end = spans.cut(base + a, base + b)
+    for w, (a, b) in enumerate(spans.windows(*token_range, config.window_tokens, config.window_overlap)):
+        text, start, end = spans.cut(a, b)
         items = spans.items_in(start, end)
         page = items[0].page_idx if items else chunk.pages[0]
         on_page = [i for i in items if i.page_idx == page]
@@ -150,7 +166,7 @@ def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig
 
     for section, group in _sections(items, config.strategy):
         spans = _Spans(group, tokenizer)
-        for first, last in _windows(len(spans.offsets), config.chunk_tokens, config.overlap_tokens):
+        for first, last in spans.windows(0, len(spans.offsets), config.chunk_tokens, config.overlap_tokens):
             text, start, end = spans.cut(first, last)
             chunk = new_chunk("text", text, spans.items_in(start, end), section, last - first)
             out.windows.extend(_embedding_windows(chunk, spans, (first, last), config))

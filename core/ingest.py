@@ -149,11 +149,11 @@ def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None
                                  backend=parsed.backend, item_counts=counts, warnings=parsed.warnings)
         n_chunks, n_windows, index_timings = _index(lib, doc, parsed.items, report)
         timings.update(index_timings, total_s=time.perf_counter() - started)
-        message = f"{parsed.pages} pages, {len(parsed.items)} items, {n_chunks} chunks"
+        message = f"{_count(parsed.pages, 'page')}, {_count(len(parsed.items), 'item')}, {_count(n_chunks, 'chunk')}"
         if n_chunks == 0:
             message += "; nothing searchable was found (no text, captions or tables)"
         if parsed.warnings:
-            message += f"; {len(parsed.warnings)} warning(s)"
+            message += f"; {_count(len(parsed.warnings), 'warning')}"
         lib.documents.set_status(doc.id, DocStatus.READY, message, chunk_count=n_chunks, timings=timings,
                                  stage_detail="", progress=1.0, worker="")
     except ParseError as exc:
@@ -162,6 +162,10 @@ def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None
         log.exception("ingest of %s failed while %s", doc.id, stage)
         _fail(lib, doc.id, f"internal error while {stage}: {type(exc).__name__}: {exc}")
     return lib.documents.get(doc.id)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _fail(lib: Library, doc_id: str, message: str) -> None:

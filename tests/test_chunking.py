@@ -33,16 +33,37 @@ def test_section_strategy_never_crosses_level_2_headings():
     assert len(method) == 1 and method[0].text.startswith("2 Method") and method[0].pages == [1]
 
 
-def test_window_strategy_respects_size_and_overlap():
+def test_window_strategy_respects_size_and_crosses_sections():
     config = ChunkingConfig(strategy="window", chunk_tokens=200, overlap_tokens=20)
     doc = chunk_document("d", _items(), config, TOKENIZER)
     text_chunks = [c for c in doc.chunks if c.kind == "text"]
     assert len(text_chunks) >= 6
     assert all(c.tokens <= 200 for c in text_chunks)
-    assert any("2 Method" in c.text and "Sentence number" in c.text for c in text_chunks)  # crosses sections
-    first, second = text_chunks[0], text_chunks[1]
-    overlap = set(first.text.split()[-10:]) & set(second.text.split()[:30])
-    assert overlap, "consecutive windows share their overlap tokens"
+    assert any("2 Method" in c.text and "Sentence number" in c.text for c in text_chunks)
+
+
+def test_chunks_and_windows_end_where_sentences_end():
+    doc = chunk_document("d", _items(), ChunkingConfig(), TOKENIZER)
+    intro = [c for c in doc.chunks if c.section == "1 Introduction"]
+    assert len(intro) >= 2
+    assert all(c.text.endswith("graphs.") for c in intro)
+    assert all(c.text.startswith(("1 Introduction", "Sentence number")) for c in intro)
+    windows = [w for w in doc.windows if w.chunk_id in {c.id for c in intro}]
+    assert all(w.text.startswith(("1 Introduction", "A Paper", "Sentence number")) for w in windows), \
+        [w.text[:30] for w in windows]
+
+
+def test_a_sentence_longer_than_a_window_is_cut_with_overlap():
+    run_on = " ".join(f"word{i}" for i in range(400))  # no sentence end anywhere
+    item = ContentItem(type="text", page_idx=0, index=0, text=run_on, bbox=[0, 0, 500, 500])
+    config = ChunkingConfig(window_tokens=100, window_overlap=10)
+    doc = chunk_document("d", [item], config, TOKENIZER)
+    windows = doc.windows
+    assert len(windows) >= 3
+    for left, right in zip(windows, windows[1:]):
+        shared = right.text[:20]  # 10 tokens of "wordNN" are about 25 characters
+        assert shared in left.text[-40:], (left.text[-60:], right.text[:60])
+        assert not left.text.endswith(right.text[:60]), "the overlap is 10 tokens, not more"
 
 
 def test_page_numbers_are_not_indexed_and_provenance_is_kept():
@@ -64,11 +85,12 @@ def test_media_items_become_their_own_chunks():
 def test_every_token_of_a_long_chunk_is_embedded_in_small_windows():
     config = ChunkingConfig()
     doc = chunk_document("d", _items(), config, TOKENIZER)
-    intro = [c for c in doc.chunks if c.section == "1 Introduction"][-1]
-    windows = [w for w in doc.windows if w.chunk_id == intro.id]
-    assert intro.tokens > 256 and len(windows) >= intro.tokens // config.window_tokens
+    intro = [c for c in doc.chunks if c.section == "1 Introduction"]
+    windows = [w for w in doc.windows if w.chunk_id in {c.id for c in intro}]
+    assert intro[0].tokens > 256 and len(windows) >= sum(c.tokens for c in intro) // config.window_tokens
     assert all(len(TOKENIZER.encode(w.text, add_special_tokens=False).ids) <= config.window_tokens for w in windows)
-    assert "Sentence number 119" in windows[-1].text  # the end of the chunk is searchable too
+    embedded = " ".join(w.text for w in windows)
+    assert all(f"Sentence number {i} " in embedded for i in range(120)), "no sentence is left unembedded"
     assert all(w.page == 0 and w.bbox for w in windows)
 
 
