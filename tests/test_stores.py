@@ -141,3 +141,23 @@ def test_chroma_http_client_against_a_real_server(chroma_server, tmp_path):
     store.delete_doc("b")
     assert store.count() == 15
     assert not (tmp_path / "unused").exists(), "a server-backed store writes nothing locally"
+
+
+def test_the_whole_pipeline_runs_against_a_chroma_server(chroma_server, tmp_path, monkeypatch):
+    from core.documents import add_pdf
+    from core.ingest import process_queue
+    from core.library import open_library
+    from core.search import search
+    from core.workspace import Workspace
+    from tests import pdfs
+
+    monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
+    monkeypatch.setenv("CHROMA_PORT", str(chroma_server))
+    lib = open_library(Workspace(tmp_path / "ws"))
+    assert lib.settings.store.chroma_host == "127.0.0.1"
+    add_pdf(lib, "paper.pdf", pdfs.make_paper_pdf(tmp_path / "paper.pdf", pages=1).read_bytes())
+    (doc,) = process_queue(lib)
+    assert doc.status.value == "ready", doc.message
+    assert not (tmp_path / "ws" / "chroma").exists(), "vectors went to the server, not the workspace"
+    hits = search(lib, "purple walrus hypothesis", top_k=2)
+    assert hits and "purple walrus" in hits[0].chunk.text
