@@ -155,6 +155,11 @@ def test_document_tabs_show_markdown_items_gallery_and_page_boxes(monkeypatch, r
     assert "Page 2 of 2" in at.tabs[3].image[0].captions[0]
     assert (ws.pages_dir(ready_workspace.doc_id) / "page_0001.png").exists()
 
+    open_tab(at, "Items")
+    pages_tab = open_tab(at, "Pages")
+    assert pages_tab.number_input(key=page_key).value == 2, "the page survives a visit to another tab"
+    assert "Page 2 of 2" in pages_tab.image[0].captions[0]
+
 
 def test_document_link_from_a_search_hit_opens_the_pages_tab_at_its_page(monkeypatch, ready_workspace):
     at = run_app(monkeypatch, ready_workspace.root, "views/document.py",

@@ -136,8 +136,12 @@ def show_pages() -> None:
     left, right = st.columns([5, 3])
     with right:
         # One page picker per document: each remembers its page, and none outlives a shorter document.
-        page_no = st.number_input("Page", min_value=1, max_value=doc.pages, step=1,
-                                  key=f"document_page_{doc.id[:16]}")
+        # Streamlit forgets a widget's value while its tab is not drawn, so the page is also kept aside.
+        key, kept = f"document_page_{doc.id[:16]}", f"document_page_kept_{doc.id[:16]}"
+        if key not in st.session_state and kept in st.session_state:
+            st.session_state[key] = min(st.session_state[kept], doc.pages)
+        page_no = st.number_input("Page", min_value=1, max_value=doc.pages, step=1, key=key)
+        st.session_state[kept] = page_no
         shown = st.pills("Item types to draw", kinds, selection_mode="multi", default=kinds,
                          format_func=safe_md.md_escape, key=f"document_kinds_{doc.id[:16]}") or []
         on_page = pv.items_on_page(items, page_no - 1)
