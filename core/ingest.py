@@ -32,21 +32,25 @@ _NOT_TITLES = {"abstract", "introduction", "contents", "references"}
 
 
 def worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+    """host:pid:process-start:thread. The start time tells a live worker from a new process that was given the
+    dead worker's pid after a crash."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_start_time(os.getpid())}:{threading.get_ident()}"
+
+
+def _start_time(pid: int) -> int:
+    import psutil
+
+    try:
+        return int(psutil.Process(pid).create_time())
+    except psutil.Error:
+        return -1
 
 
 def _worker_alive(worker: str) -> bool:
-    host, _, rest = worker.partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
+    parts = worker.split(":")
+    if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return _start_time(int(parts[1])) == int(parts[2]) if parts[2].lstrip("-").isdigit() else False
 
 
 def pick_title(items: list[ContentItem], filename: str) -> str:

@@ -199,3 +199,15 @@ def test_a_300_page_pdf_is_ingested_and_its_last_page_is_searchable(lib, tmp_pat
     assert doc.status == DocStatus.READY and doc.pages == 300, doc.message
     hits = search(lib, "Quarry 300 holds basalt columns catalogued under the code QX-300", top_k=3)
     assert any(h.page == 299 and "QX-300" in h.window_text for h in hits), [(h.page, h.window_text) for h in hits]
+
+
+def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
+    from core.ingest import worker_id
+
+    add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=1).read_bytes())
+    doc = lib.documents.claim_next(worker_id())  # this very process and thread: alive
+    assert recover(lib) == [] and lib.documents.get(doc.id).status == DocStatus.PARSING
+    host, pid, started, thread = worker_id().split(":")
+    reused = f"{host}:{pid}:{int(started) - 3600}:{thread}"  # same pid, but a process started an hour earlier
+    lib.documents.update(doc.id, worker=reused)
+    assert recover(lib) == [doc.id] and lib.documents.get(doc.id).status == DocStatus.QUEUED
