@@ -41,8 +41,9 @@ def cmd_ingest(lib: Library, args) -> int:
     last = {}
 
     def progress(doc_id: str, detail: str, fraction: float) -> None:
-        if last.get(doc_id) != detail and not args.quiet:
-            last[doc_id] = detail
+        stage = detail.split(" (about ")[0]  # the time estimate changes every second; the stage does not
+        if last.get(doc_id) != stage and not args.quiet:
+            last[doc_id] = stage
             print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
 
     failed = 0

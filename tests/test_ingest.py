@@ -211,3 +211,14 @@ def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
     reused = f"{host}:{pid}:{int(started) - 3600}:{thread}"  # same pid, but a process started an hour earlier
     lib.documents.update(doc.id, worker=reused)
     assert recover(lib) == [doc.id] and lib.documents.get(doc.id).status == DocStatus.QUEUED
+
+
+def test_parse_progress_moves_while_mineru_runs(lib, tmp_path):
+    add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=8).read_bytes())
+    seen = []
+    process_queue(lib, on_progress=lambda doc_id, detail, fraction: seen.append((detail, fraction)))
+    parsing = [f for d, f in seen if d.startswith("parsing")]
+    assert len(set(parsing)) >= 3, seen[:20]
+    assert parsing == sorted(parsing) and max(parsing) <= 0.5
+    assert any("s left)" in d for d, _ in seen)
+    assert [f for _, f in seen] == sorted(f for _, f in seen), "the bar never moves backwards"
