@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.config import Settings
+from core.store.base import ChunkStore, DocumentStore, VectorStore
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
@@ -19,11 +20,11 @@ class Library:
     workspace: Workspace
     settings: Settings
     db: Database
-    documents: SQLiteDocumentStore
-    chunks: SQLiteChunkStore
+    documents: DocumentStore
+    chunks: ChunkStore
 
     @cached_property
-    def windows(self) -> ChromaVectorStore:
+    def windows(self) -> VectorStore:
         """Embedding windows of every chunk; opened on first use because importing Chroma takes a second."""
         client = chroma_client(self.settings.store, self.workspace.chroma_dir)
         return ChromaVectorStore(client, WINDOW_COLLECTION)

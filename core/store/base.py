@@ -42,6 +42,9 @@ class ChunkStore(Protocol):
 
     def by_doc(self, doc_id: str) -> list[Chunk]: ...
 
+    def sections(self) -> list[str]:
+        """Every section heading that has chunks, for the section filter."""
+
     def delete_doc(self, doc_id: str) -> None: ...
 
 
@@ -49,6 +52,14 @@ class DocumentStore(Protocol):
     def get(self, doc_id: str) -> Document | None: ...
 
     def list(self) -> list[Document]: ...
+
+    def ids_with_status(self, status: DocStatus) -> list[str]: ...
+
+    def progress(self) -> dict[str, tuple[str, float]]:
+        """Stage detail and fraction done of every document in progress."""
+
+    def in_progress_workers(self) -> dict[str, str]:
+        """Worker id of every document being parsed or indexed, for crash recovery."""
 
     def insert(self, doc: Document) -> bool:
         """False when a document with that id is already registered."""
