@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from core.documents import add_mineru_output, add_pdf, delete_document, retry_document
-from core.ingest import process_queue, recover
+from core.ingest import TIME_LEFT_MARK, process_queue, recover
 from core.library import Library, open_library
 from core.search import SearchFilters, search
 
@@ -41,7 +41,7 @@ def cmd_ingest(lib: Library, args) -> int:
     last = {}
 
     def progress(doc_id: str, detail: str, fraction: float) -> None:
-        stage = detail.split(" (about ")[0]  # the time estimate changes every second; the stage does not
+        stage = detail.split(TIME_LEFT_MARK)[0]  # the estimate changes every second; the stage does not
         if last.get(doc_id) != stage and not args.quiet:
             last[doc_id] = stage
             print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)

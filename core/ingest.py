@@ -27,6 +27,7 @@ from core.records import ContentItem, DocStatus, Document
 log = logging.getLogger(__name__)
 
 ProgressFn = Callable[[str, str, float], None]  # doc id, stage detail, fraction done
+TIME_LEFT_MARK = " (about "  # begins the estimate some stage details end with: "parsing (about 12 s left)"
 # Leftovers younger than this may belong to an upload another process is writing right now.
 ORPHAN_AGE_S = 60.0
 _NOT_TITLES = {"abstract", "introduction", "contents", "references"}
@@ -74,6 +75,9 @@ class _Reporter:
 
     def __call__(self, detail: str, fraction: float, force: bool = False) -> None:
         self.detail, self.fraction = detail, fraction
+        self._emit(detail, fraction, force)
+
+    def _emit(self, detail: str, fraction: float, force: bool = False) -> None:
         if self.on_progress:
             self.on_progress(self.doc_id, detail, fraction)
         now = time.monotonic()
@@ -93,9 +97,9 @@ class _Reporter:
                 elapsed = time.monotonic() - began
                 share = min(elapsed / expected_s, 0.95) if expected_s > 0 else 0.95
                 left = expected_s - elapsed
-                detail = self.detail.split(" (about ")[0]
-                suffix = f" (about {left:.0f} s left)" if left >= 1 else ""
-                self(detail + suffix, start + (end - start) * share)
+                suffix = f"{TIME_LEFT_MARK}{left:.0f} s left)" if left >= 1 else ""
+                self.fraction = start + (end - start) * share
+                self._emit(self.detail + suffix, self.fraction)
 
         ticker = threading.Thread(target=tick, name="papergraph-progress", daemon=True)
         ticker.start()

@@ -4,7 +4,6 @@ core/safe_markdown.py for text and markdown."""
 from __future__ import annotations
 
 import html
-import io
 import os
 import re
 import uuid
@@ -288,12 +287,6 @@ def display_width(path: Path, max_width: int = 640) -> int:
             return max(1, min(img.width, max_width))
     except OSError:
         return max_width
-
-
-def png_bytes(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------- item listings

@@ -43,7 +43,8 @@ def search(lib: Library, query: str, top_k: int = 10, filters: SearchFilters | N
         return []
     filters = filters or SearchFilters()
     # Only ready documents are searchable: a document mid-ingest or failed never shows half its vectors.
-    ready = lib.documents.ids_with_status(DocStatus.READY)
+    docs = lib.documents.list()
+    ready = [d.id for d in docs if d.status == DocStatus.READY]
     if not ready or (filters.doc_ids and not set(filters.doc_ids) & set(ready)):
         return []
     vector = lib.embedder().embed_query(query)
@@ -56,7 +57,7 @@ def search(lib: Library, query: str, top_k: int = 10, filters: SearchFilters | N
         if len(best) == top_k:
             break
     chunks = lib.chunks.get_many(list(best))
-    titles = {d.id: d.display_title for d in lib.documents.list()}
+    titles = {d.id: d.display_title for d in docs}
     hits = []
     for chunk_id, match in best.items():
         chunk = chunks.get(chunk_id)
