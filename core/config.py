@@ -14,6 +14,12 @@ from typing import Any
 MINERU_TIERS = ("flash", "basic", "standard", "advanced")
 PARSER_BACKENDS = ("mineru", "builtin")
 CHUNK_STRATEGIES = ("section", "window")
+LLM_PROVIDERS = ("none", "openai", "embedded")
+EXTRACTORS = ("auto", "llm", "spacy")
+GRAPH_BACKENDS = ("sqlite", "neo4j")
+# Entity types suited to papers; LightRAG's defaults (organization, geo, event...) fit news, not science.
+PAPER_ENTITY_TYPES = ["method", "task", "dataset", "metric", "model", "concept", "software", "person",
+                      "organization", "field"]
 
 
 @dataclass
@@ -54,11 +60,45 @@ class StoreConfig:
 
 
 @dataclass
+class LLMConfig:
+    # none: every feature runs LLM-free. openai: any OpenAI-compatible endpoint (OpenAI, Ollama /v1, vLLM,
+    # LM Studio). embedded: the opt-in in-process llama.cpp model (slow, see requirements-llm.txt).
+    provider: str = "none"
+    base_url: str = ""
+    model: str = ""
+    # The API key never lives here: it is read from PAPERGRAPH_LLM_API_KEY / OPENAI_API_KEY or from the
+    # credentials file outside the repo (core.llm.secrets), so settings.json can be shared and exported.
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 4
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    embedded_threads: int = 0  # 0: one thread per free core
+
+
+@dataclass
+class GraphConfig:
+    extractor: str = "auto"  # auto: the LLM when one is configured, else spaCy
+    entity_types: list = field(default_factory=lambda: list(PAPER_ENTITY_TYPES))
+    gleaning_rounds: int = 1  # ask the LLM once more for what it missed
+    language: str = "English"
+    # A merged description longer than this is summarised by the LLM (cut, without one).
+    description_token_budget: int = 400
+    duplicate_similarity: float = 0.92  # cosine of name + description embeddings to suggest a merge
+    communities: bool = True
+    backend: str = "sqlite"  # sqlite | neo4j
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"  # the password comes from NEO4J_PASSWORD, never from settings.json
+
+
+@dataclass
 class Settings:
     parsing: ParsingConfig = field(default_factory=ParsingConfig)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    graph: GraphConfig = field(default_factory=GraphConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,6 +138,21 @@ def validate(settings: Settings) -> Settings:
         raise SettingsError("chunk overlap must be smaller than the chunk size")
     if not (0 <= c.window_overlap < c.window_tokens <= 254):
         raise SettingsError("embedding windows must be at most 254 tokens, with a smaller overlap")
+    llm, g = settings.llm, settings.graph
+    if llm.provider not in LLM_PROVIDERS:
+        raise SettingsError(f"LLM provider must be one of {LLM_PROVIDERS}, not {llm.provider!r}")
+    if llm.provider == "openai" and not (llm.base_url and llm.model):
+        raise SettingsError("an OpenAI-compatible LLM needs a base URL and a model name")
+    if llm.concurrency < 1 or llm.max_retries < 0 or llm.timeout_s <= 0:
+        raise SettingsError("LLM concurrency must be at least 1, retries at least 0 and the timeout positive")
+    if g.extractor not in EXTRACTORS:
+        raise SettingsError(f"graph extractor must be one of {EXTRACTORS}, not {g.extractor!r}")
+    if g.backend not in GRAPH_BACKENDS:
+        raise SettingsError(f"graph backend must be one of {GRAPH_BACKENDS}, not {g.backend!r}")
+    if not (0 <= g.gleaning_rounds <= 5):
+        raise SettingsError("gleaning rounds must be between 0 and 5")
+    if not all(isinstance(t, str) and t.strip() for t in g.entity_types):
+        raise SettingsError("entity types must be non-empty names")
     return settings
 
 

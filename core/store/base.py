@@ -6,10 +6,11 @@ graph store) can be swapped by writing one file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
+from core.graph.records import GraphEdge, GraphNode
 from core.records import Chunk, DocStatus, Document
 
 
@@ -28,6 +29,10 @@ class VectorStore(Protocol):
     def query(self, embedding: np.ndarray, top_k: int, where: dict[str, Any] | None = None) -> list[VectorMatch]: ...
 
     def delete_doc(self, doc_id: str) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
     def doc_ids(self) -> set[str]: ...
 
@@ -72,3 +77,36 @@ class DocumentStore(Protocol):
         """Atomically move the oldest queued document to parsing for this worker."""
 
     def delete(self, doc_id: str) -> None: ...
+
+
+class GraphStore(Protocol):
+    """The merged entity graph (LightRAG's BaseGraphStorage). Edges are keyed by (source, target): RELATED edges
+    are undirected with source < target, MENTIONED_IN edges go from an entity to a paper node."""
+
+    def get_node(self, key: str) -> GraphNode | None: ...
+
+    def get_nodes(self, keys: Iterable[str]) -> dict[str, GraphNode]: ...
+
+    def get_edge(self, source: str, target: str) -> GraphEdge | None: ...
+
+    def get_edges(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], GraphEdge]: ...
+
+    def node_edges(self, key: str) -> list[GraphEdge]: ...
+
+    def degrees(self, keys: Iterable[str]) -> dict[str, int]: ...
+
+    def apply(self, upsert_nodes: Sequence[GraphNode] = (), upsert_edges: Sequence[GraphEdge] = (),
+              delete_nodes: Sequence[str] = (), delete_edges: Sequence[tuple[str, str]] = ()) -> None:
+        """One atomic batch: either all of it is visible afterwards or none of it. Deleting a node deletes
+        its edges."""
+
+    def set_communities(self, assignment: dict[str, int | None]) -> None: ...
+
+    def counts(self) -> tuple[int, int]:
+        """Nodes and edges."""
+
+    def all_nodes(self) -> Iterator[GraphNode]: ...
+
+    def all_edges(self) -> Iterator[GraphEdge]: ...
+
+    def clear(self) -> None: ...

@@ -84,6 +84,17 @@ class ChromaVectorStore:
     def delete_doc(self, doc_id: str) -> None:
         self.collection.delete(where={"doc_id": doc_id})
 
+    def delete(self, ids: Sequence[str], batch_size: int = 2000) -> None:
+        ids = list(ids)
+        for start in range(0, len(ids), batch_size):
+            self.collection.delete(ids=ids[start:start + batch_size])
+
+    def get_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        result = self.collection.get(ids=list(ids), include=["embeddings"])
+        return {i: np.asarray(e, dtype=np.float32) for i, e in zip(result["ids"], result["embeddings"])}
+
     def doc_ids(self) -> set[str]:
         result = self.collection.get(include=["metadatas"])
         return {m.get("doc_id") for m in result["metadatas"] if m}

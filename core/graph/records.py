@@ -1,0 +1,79 @@
+"""Records of the entity graph: what an extractor returns per chunk, and the merged nodes and edges."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Protocol, Sequence
+
+from core.records import Chunk
+
+RELATED = "RELATED"  # entity — entity, undirected (source < target)
+MENTIONED_IN = "MENTIONED_IN"  # entity → paper node
+PAPER_PREFIX = "paper:"  # paper node keys; entity keys never contain ':' (normalisation strips it)
+
+
+@dataclass
+class ExtractedEntity:
+    name: str
+    type: str
+    description: str
+
+
+@dataclass
+class ExtractedRelation:
+    source: str  # entity names as the extractor wrote them
+    target: str
+    keywords: str
+    description: str
+    strength: float = 1.0
+
+
+@dataclass
+class ChunkExtraction:
+    chunk_id: str
+    entities: list[ExtractedEntity] = field(default_factory=list)
+    relations: list[ExtractedRelation] = field(default_factory=list)
+    extractor: str = ""  # "spacy" or "llm:<model name>"
+    dropped: int = 0  # records that could not be used (malformed, unknown endpoints...)
+    llm_calls: int = 0  # calls actually made (cache hits excluded)
+    errors: list[str] = field(default_factory=list)  # why records were dropped, for the status message
+
+
+class Extractor(Protocol):
+    name: str
+
+    def extract(self, chunks: Sequence[Chunk]) -> Iterator[ChunkExtraction]:
+        """One ChunkExtraction per chunk, in any order; never raises for one bad chunk or reply."""
+
+
+@dataclass
+class GraphNode:
+    key: str  # normalised name, or PAPER_PREFIX + doc id
+    name: str  # display name: the most frequent spelling
+    type: str
+    description: str
+    source_chunks: list[str] = field(default_factory=list)
+    doc_ids: list[str] = field(default_factory=list)
+    extractors: list[str] = field(default_factory=list)
+    community: int | None = None
+    year: int | None = None  # paper nodes: publication year when the paper states it
+
+    @property
+    def is_paper(self) -> bool:
+        return self.key.startswith(PAPER_PREFIX)
+
+
+@dataclass
+class GraphEdge:
+    source: str
+    target: str
+    relation: str = RELATED
+    keywords: str = ""
+    description: str = ""
+    weight: float = 1.0
+    source_chunks: list[str] = field(default_factory=list)
+    doc_ids: list[str] = field(default_factory=list)
+    year: int | None = None  # MENTIONED_IN: the paper's year
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.source, self.target
