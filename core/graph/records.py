@@ -36,6 +36,8 @@ class ChunkExtraction:
     dropped: int = 0  # records that could not be used (malformed, unknown endpoints...)
     llm_calls: int = 0  # calls actually made (cache hits excluded)
     errors: list[str] = field(default_factory=list)  # why records were dropped, for the status message
+    # The LLM could not be reached for good: nothing is stored for this chunk, so the next run retries it.
+    failed: bool = False
 
 
 class Extractor(Protocol):
