@@ -32,8 +32,8 @@ except SettingsError as exc:
     st.stop()
 
 docs = lib.documents.list()
-if any(d.status.value == "queued" for d in docs) and not state.ingestor().busy:
-    state.kick_ingest()  # resume a queue left by an earlier run of the app or by the CLI
+if any(d.status.value == "queued" or present.graph_busy(d) for d in docs) and not state.ingestor().busy:
+    state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
 
 with st.sidebar:
     st.markdown("### PaperGraph")
@@ -52,7 +52,7 @@ def show_models() -> None:
     models = present.model_status(lib)
     models_slot.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
                          f"{'loaded' if models.loaded else 'not loaded yet (loads on first search or ingest)'}  \n"
-                         f"LLM: {models.llm_note}")
+                         f"LLM: {md_escape(models.llm_note)}")
 
 
 show_models()

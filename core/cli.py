@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from core.documents import add_mineru_output, add_pdf, delete_document, retry_document
+from core.graph.stage import process_graph_queue, recover_graph, retry_graph
 from core.ingest import TIME_LEFT_MARK, process_queue, recover
 from core.library import Library, open_library
 from core.search import SearchFilters, search
@@ -50,7 +51,18 @@ def cmd_ingest(lib: Library, args) -> int:
     for doc in process_queue(lib, on_progress=progress):
         print(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
         failed += doc.status.value == "failed"
+    if not args.no_graph:
+        failed += _build_graph(lib, progress)
     return 1 if failed else 0
+
+
+def _build_graph(lib: Library, progress) -> int:
+    recover_graph(lib)
+    failed = 0
+    for doc in process_graph_queue(lib, on_progress=progress):
+        print(f"graph {doc.graph_status:7} {doc.id[:12]}  {doc.display_title}: {doc.graph_message}")
+        failed += doc.graph_status == "failed"
+    return failed
 
 
 def cmd_search(lib: Library, args) -> int:
@@ -102,7 +114,67 @@ def cmd_delete(lib: Library, args) -> int:
 def cmd_retry(lib: Library, args) -> int:
     for doc_id in _resolve_ids(lib, args.ids):
         retry_document(lib, doc_id)
-    return cmd_ingest(lib, argparse.Namespace(paths=[], quiet=args.quiet))
+    return cmd_ingest(lib, argparse.Namespace(paths=[], quiet=args.quiet, no_graph=False))
+
+
+def cmd_graph(lib: Library, args) -> int:
+    from core.graph.stats import graph_stats
+
+    if args.action == "stats":
+        stats = graph_stats(lib, top=args.top)
+        if args.json:
+            print(json.dumps(asdict(stats), indent=2))
+            return 0
+        print(f"nodes {stats.nodes} ({stats.entities} entities, {stats.papers} papers); edges {stats.edges} "
+              f"({stats.relations} relations, {stats.mentions} MENTIONED_IN); communities {stats.communities}")
+        print("entity types: " + ", ".join(f"{t} {n}" for t, n in stats.entity_types.items()))
+        print("papers by extractor: " + (", ".join(f"{e} {n}" for e, n in stats.extractors.items()) or "none"))
+        for name, type_, degree in stats.top_entities:
+            print(f"  {degree:5}  {name} ({type_})")
+        if stats.pending_changes:
+            print(f"{stats.pending_changes} changes not yet merged: run `python -m core graph build`")
+        return 0
+    if args.action == "export":
+        from core.graph.export import export_graph
+
+        if not args.out:
+            raise SystemExit("graph export needs --out FILE")
+        for path in export_graph(lib.graph, args.format, Path(args.out)):
+            print(f"wrote {path}")
+        return 0
+    if args.action == "build":
+        return 1 if _build_graph(lib, None if args.quiet else _print_progress) else 0
+    if args.action == "retry":
+        ids = _resolve_ids(lib, args.ids) or [None]
+        for doc_id in ids:
+            retry_graph(lib, doc_id)
+        return 1 if _build_graph(lib, None if args.quiet else _print_progress) else 0
+    if args.action == "communities":
+        from core.graph.communities_index import refresh_communities
+
+        timings = refresh_communities(lib, force=True)
+        print(f"communities refreshed: {json.dumps(timings)}")
+        for report in lib.graph_sources.community_reports()[:args.top]:
+            print(f"  #{report['community']} ({report['size']} entities) {report['title']}")
+        return 0
+    if args.action == "duplicates":
+        from core.graph.duplicates import suggest_duplicates
+
+        for s in suggest_duplicates(lib, threshold=args.threshold, limit=args.top):
+            print(f"{s.similarity:.3f}  {s.merge_name!r} → {s.keep_name!r}")
+        return 0
+    if args.action == "merge":
+        from core.graph.duplicates import merge_entities
+
+        if len(args.ids) < 2:
+            raise SystemExit("graph merge needs the entity to keep and at least one to merge into it")
+        print(f"merged into {merge_entities(lib, args.ids[1:], into=args.ids[0])!r}")
+        return 0
+    raise SystemExit(f"unknown graph action {args.action!r}")
+
+
+def _print_progress(doc_id: str, detail: str, fraction: float) -> None:
+    print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="add PDFs (files or folders) or MinerU output folders/zips, then index them")
     p.add_argument("paths", nargs="+")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-stage progress")
+    p.add_argument("--no-graph", action="store_true", help="parse and index only; build the graph later")
     p.set_defaults(func=cmd_ingest)
     p = sub.add_parser("search", help="semantic search over ready documents")
     p.add_argument("query")
@@ -130,6 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="+")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_retry)
+    p = sub.add_parser("graph", help="the entity graph: stats | export | build | retry | communities | duplicates "
+                                     "| merge")
+    p.add_argument("action", choices=["stats", "export", "build", "retry", "communities", "duplicates", "merge"])
+    p.add_argument("ids", nargs="*", help="retry: document ids (default all); merge: KEEP MERGED [MERGED...]")
+    p.add_argument("--format", choices=["graphml", "json", "csv"], default="graphml")
+    p.add_argument("--out", help="export: the file to write")
+    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--threshold", type=float, help="duplicates: cosine similarity (default from settings)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_graph)
     return parser
 
 

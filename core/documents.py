@@ -117,6 +117,9 @@ def retry_document(lib: Library, doc_id: str) -> None:
 
 def delete_document(lib: Library, doc_id: str) -> None:
     """Remove a document and everything derived from it. Safe to repeat after a crash half-way through."""
+    from core.graph.build import remove_document
+
+    remove_document(lib, doc_id)  # first: the graph is rebuilt from what remains while the record still exists
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)

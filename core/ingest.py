@@ -48,7 +48,7 @@ def _start_time(pid: int) -> int:
         return -1
 
 
-def _worker_alive(worker: str) -> bool:
+def worker_alive(worker: str) -> bool:
     parts = worker.split(":")
     if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False
@@ -203,8 +203,10 @@ def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None
             message += "; nothing searchable was found (no text, captions or tables)"
         if parsed.warnings:
             message += f"; {_count(len(parsed.warnings), 'warning')}"
+        # Searchable now; the graph stage (core.graph.stage) picks the paper up from here.
         lib.documents.set_status(doc.id, DocStatus.READY, message, chunk_count=n_chunks, timings=timings,
-                                 stage_detail="", progress=1.0, worker="")
+                                 stage_detail="", progress=1.0, worker="", graph_status="pending",
+                                 graph_detail="waiting for the graph stage", graph_message="", graph_progress=0.0)
     except ParseError as exc:
         _fail(lib, doc.id, str(exc))
     except Exception as exc:  # one bad document must never stop the queue
@@ -218,13 +220,16 @@ def _count(n: int, noun: str) -> str:
 
 
 def _fail(lib: Library, doc_id: str, message: str) -> None:
-    # A failed document keeps its source (for Retry) but nothing searchable.
+    # A failed document keeps its source (for Retry) but nothing searchable, and no part of the graph.
+    from core.graph.build import remove_document
+
     try:
         lib.windows.delete_doc(doc_id)
         lib.chunks.delete_doc(doc_id)
+        remove_document(lib, doc_id)
     finally:
         lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], stage_detail="", progress=0.0,
-                                 worker="")
+                                 worker="", graph_status="", graph_detail="", graph_message="")
 
 
 def process_queue(lib: Library, on_progress: ProgressFn | None = None,
@@ -245,7 +250,7 @@ def recover(lib: Library) -> list[str]:
     requeued = []
     live_workers = False
     for doc_id, worker in lib.documents.in_progress_workers().items():
-        if worker and _worker_alive(worker):
+        if worker and worker_alive(worker):
             live_workers = True
             continue
         lib.documents.set_status(doc_id, DocStatus.QUEUED, "resumed after an interrupted ingest",

@@ -5,14 +5,18 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.config import Settings
-from core.store.base import ChunkStore, DocumentStore, VectorStore
+from core.store.base import ChunkStore, DocumentStore, GraphStore, VectorStore
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
 from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_graph import SQLiteGraphStore
+from core.store.sqlite_graph_sources import SQLiteGraphSources
 from core.workspace import Workspace, default_workspace
 
 WINDOW_COLLECTION = "chunk_windows"
+ENTITY_COLLECTION = "entities"
+RELATION_COLLECTION = "relations"
 
 
 @dataclass
@@ -22,12 +26,43 @@ class Library:
     db: Database
     documents: DocumentStore
     chunks: ChunkStore
+    graph_sources: SQLiteGraphSources  # provenance the graph is rebuilt from; SQLite whatever the graph store
 
     @cached_property
     def windows(self) -> VectorStore:
         """Embedding windows of every chunk; opened on first use because importing Chroma takes a second."""
-        client = chroma_client(self.settings.store, self.workspace.chroma_dir)
-        return ChromaVectorStore(client, WINDOW_COLLECTION)
+        return self._collection(WINDOW_COLLECTION)
+
+    @cached_property
+    def entity_vectors(self) -> VectorStore:
+        return self._collection(ENTITY_COLLECTION)
+
+    @cached_property
+    def relation_vectors(self) -> VectorStore:
+        return self._collection(RELATION_COLLECTION)
+
+    def _collection(self, name: str) -> VectorStore:
+        return ChromaVectorStore(chroma_client(self.settings.store, self.workspace.chroma_dir), name)
+
+    @cached_property
+    def graph(self) -> GraphStore:
+        if self.settings.graph.backend == "neo4j":
+            from core.store.neo4j_graph import neo4j_store_from_config
+
+            return neo4j_store_from_config(self.settings.graph)
+        return SQLiteGraphStore(self.db)
+
+    @cached_property
+    def _chat_model(self):
+        from core.llm.factory import get_chat_model
+
+        return get_chat_model(self.settings, self.db)
+
+    def chat_model(self):
+        """The configured LLM behind its prompt-hash cache, or None: every caller has an LLM-free path."""
+        if self.settings.llm.provider == "none":
+            return None
+        return self._chat_model
 
     def embedder(self):
         from core.embedding import get_embedder
@@ -44,4 +79,4 @@ def open_library(workspace: Workspace | None = None) -> Library:
     ws = (workspace or default_workspace()).ensure()
     db = Database(ws.db_path)
     return Library(workspace=ws, settings=ws.settings(), db=db, documents=SQLiteDocumentStore(db),
-                   chunks=SQLiteChunkStore(db))
+                   chunks=SQLiteChunkStore(db), graph_sources=SQLiteGraphSources(db))

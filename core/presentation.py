@@ -25,12 +25,27 @@ def status_counts(docs: list[Document]) -> dict[str, int]:
     return {s: counts[s] for s in STATUS_ORDER if counts[s]}
 
 
+GRAPH_BUSY = ("pending", "extracting")
+
+
 def any_in_progress(docs: list[Document]) -> bool:
-    return any(d.status.in_progress for d in docs)
+    return any(d.status.in_progress or graph_busy(d) for d in docs)
 
 
-def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str], ...]:
-    return tuple((d.id, d.status.value) for d in docs)
+def graph_busy(doc: Document) -> bool:
+    return doc.status == DocStatus.READY and doc.graph_status in GRAPH_BUSY
+
+
+def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str, str], ...]:
+    return tuple((d.id, d.status.value, d.graph_status) for d in docs)
+
+
+def extractor_label(extractor: str) -> str:
+    """Which extractor built a paper's part of the graph, in words."""
+    if not extractor:
+        return ""
+    return ", ".join("LLM-free (spaCy)" if e == "spacy" else e.removeprefix("llm:") + " (LLM)"
+                     for e in extractor.split(", "))
 
 
 def stage_text(doc: Document, detail: str) -> str:
@@ -47,18 +62,32 @@ def format_items(counts: dict[str, int]) -> str:
 
 
 def format_timings(timings: dict[str, float]) -> str:
-    labels = {"parse_s": "parse", "chunk_s": "chunk", "embed_s": "embed", "index_s": "index", "total_s": "total"}
+    labels = {"parse_s": "parse", "chunk_s": "chunk", "embed_s": "embed", "index_s": "index", "total_s": "total",
+              "graph_total_s": "graph"}
     return ", ".join(f"{label} {timings[key]:.1f}s" for key, label in labels.items() if key in timings)
 
 
-def document_rows(docs: list[Document]) -> list[dict]:
-    """One row per document for the Library table (plain values: st.dataframe renders no HTML)."""
+def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict]:
+    """One row per document for the Library table (plain values: st.dataframe renders no HTML). `papers` are
+    the graph's PaperRecords by document id."""
+    papers = papers or {}
+
+    def graph_cell(d: Document) -> str:
+        if d.status != DocStatus.READY:
+            return ""
+        return d.graph_status or "not built"
+
     return [{
         "status": d.status.value,
         "title": d.display_title,
         "pages": d.pages or None,
         "chunks": d.chunk_count if d.status == DocStatus.READY else None,
+        "graph": graph_cell(d),
+        "entities": papers[d.id].entity_count if d.id in papers else None,
+        "relations": papers[d.id].relation_count if d.id in papers else None,
+        "extractor": extractor_label(papers[d.id].extractor) if d.id in papers else "",
         "message": d.message,
+        "graph message": d.graph_message,
         "items": format_items(d.item_counts),
         "file": d.filename,
         "backend": d.backend,
@@ -76,8 +105,10 @@ class ModelStatus:
 
 def model_status(lib: Library) -> ModelStatus:
     from core.embedding import is_loaded  # numpy only; sentence_transformers loads with the model
+    from core.llm.factory import describe_llm
 
-    return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model))
+    note = NO_LLM_NOTE if lib.settings.llm.provider == "none" else describe_llm(lib.settings)
+    return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model), note)
 
 
 def document_label(doc: Document) -> str:

@@ -72,6 +72,9 @@ class Document:
     item_counts: dict[str, int] = field(default_factory=dict)
     chunk_count: int = 0
     warnings: list[str] = field(default_factory=list)
+    # The graph stage runs after a document is ready (searchable): "" | pending | extracting | done | failed.
+    graph_status: str = ""
+    graph_message: str = ""
 
     @property
     def display_title(self) -> str:

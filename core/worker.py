@@ -1,13 +1,14 @@
 """A background ingest thread for the app: uploads return at once, the Library page polls the registry.
 
-Parsing itself runs in child processes (see core.parsing), so this thread mostly waits; embedding runs here
-and shares the process's one embedding model with search.
+Parsing itself runs in child processes (see core.parsing), so this thread mostly waits; embedding and graph
+extraction run here and share the process's one embedding model with search.
 """
 from __future__ import annotations
 
 import logging
 import threading
 
+from core.graph.stage import process_graph_queue, recover_graph
 from core.ingest import process_queue, recover
 from core.library import Library
 
@@ -22,6 +23,7 @@ class BackgroundIngestor:
         self._wake = threading.Event()
         self._stop = threading.Event()
         recover(lib)
+        recover_graph(lib)
 
     def kick(self) -> None:
         """Make sure queued documents are being processed; cheap to call on every page run."""
@@ -44,6 +46,8 @@ class BackgroundIngestor:
             self._wake.clear()
             try:
                 done = process_queue(self.lib, stop=self._stop)
+                # One paper's graph at a time, so a new upload waits for one paper's extraction at most.
+                done += process_graph_queue(self.lib, stop=self._stop, max_docs=1)
             except Exception:  # the thread must survive anything a document does to it
                 log.exception("background ingest loop failed")
                 done = []

@@ -1,7 +1,7 @@
 """Shared fixtures.
 
 `ready_workspace` (session): a workspace holding one generated paper (tests/pdfs.make_paper_pdf) ingested
-through core for real: mineru parse, chunking, embedding model, SQLite and Chroma. Built once per test session
+through core for real: mineru parse, chunking, embedding model, SQLite and Chroma, and its LLM-free graph. Built once per test session
 (~15-30 s, most of it loading the embedding model) and reused; tests that add documents to it must remove them.
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ class ReadyWorkspace:
 @pytest.fixture(scope="session")
 def ready_workspace(tmp_path_factory) -> ReadyWorkspace:
     from core.documents import add_pdf
+    from core.graph.stage import process_graph_queue
     from core.ingest import process_queue
     from core.library import open_library
     from core.records import DocStatus
@@ -41,4 +42,6 @@ def ready_workspace(tmp_path_factory) -> ReadyWorkspace:
     added = add_pdf(lib, pdf.name, pdf.read_bytes())
     (doc,) = process_queue(lib)
     assert doc.id == added.doc_id and doc.status == DocStatus.READY, doc.message
+    (graphed,) = process_graph_queue(lib)
+    assert graphed.graph_status == "done", graphed.graph_message
     return ReadyWorkspace(root=root, doc_id=doc.id, pdf=pdf, title=doc.display_title)

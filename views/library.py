@@ -64,13 +64,19 @@ def live_progress(snapshot: tuple) -> None:
     if present.status_snapshot(now) != snapshot:
         st.rerun(scope="app")
     live = lib.documents.progress()
+    graph_live = lib.documents.graph_progress()
     st.subheader("In progress")
     for doc in now:
-        if not doc.status.in_progress:
+        if doc.status.in_progress:
+            detail, fraction = live.get(doc.id, ("", 0.0))
+            text = present.stage_text(doc, detail)
+        elif present.graph_busy(doc):
+            detail, fraction = graph_live.get(doc.id, ("", 0.0))
+            text = f"graph: {detail or doc.graph_status} (searchable already)"
+        else:
             continue
-        detail, fraction = live.get(doc.id, ("", 0.0))
         st.progress(min(max(float(fraction or 0.0), 0.0), 1.0),
-                    text=f"**{md_escape(doc.display_title)}** — {md_escape(present.stage_text(doc, detail))}")
+                    text=f"**{md_escape(doc.display_title)}** — {md_escape(text)}")
 
 
 if present.any_in_progress(docs):
@@ -93,16 +99,27 @@ if not docs:
     st.stop()
 
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
+papers = lib.graph_sources.papers()
 event = st.dataframe(
-    pd.DataFrame(present.document_rows(docs)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    pd.DataFrame(present.document_rows(docs, papers)), key=table_key, on_select="rerun", selection_mode="multi-row",
     hide_index=True, width="stretch",
     column_config={
         "status": st.column_config.TextColumn("status", width="small"),
         "title": st.column_config.TextColumn("title", width=340),
         "pages": st.column_config.NumberColumn("pages", format="%d", width="small"),
         "chunks": st.column_config.NumberColumn("chunks", format="%d", width="small"),
+        "graph": st.column_config.TextColumn("graph", width="small",
+                                             help="The entity graph is built after a paper is searchable."),
+        "entities": st.column_config.NumberColumn("entities", format="%d", width="small"),
+        "relations": st.column_config.NumberColumn("relations", format="%d", width="small"),
+        "extractor": st.column_config.TextColumn("extractor", help="What built this paper's part of the graph."),
         "message": st.column_config.TextColumn("message", width=340),
     })
+built_by = {p.extractor for p in papers.values()}
+if "spacy" in built_by:
+    st.caption(":material/info: Papers whose extractor says *LLM-free (spaCy)* got their part of the graph "
+               "without an LLM: noun phrases and names, linked when they share a sentence. Configure an LLM in "
+               "Settings and use *Rebuild graph* for LightRAG-style entities and relations.")
 selected = [docs[i] for i in event.selection.rows if i < len(docs)]
 st.caption("Select rows to open, retry or delete documents.")
 
@@ -110,7 +127,7 @@ if selected:
     ready = [d for d in selected if d.status.value == "ready"]
     retryable = [d for d in selected if d.status.value == "failed"]
     deletable = [d for d in selected if not d.status.in_progress]
-    cols = st.columns(3)
+    cols = st.columns(4)
     if len(selected) == 1 and ready:
         cols[0].page_link("views/document.py", label="Open in the Document view", icon=":material/description:",
                           query_params={"doc": ready[0].id})
@@ -122,6 +139,16 @@ if selected:
     if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
                       help="Documents being parsed or indexed cannot be deleted until they finish."):
         st.session_state["confirm_delete"] = [d.id for d in deletable]
+    graphable = [d for d in ready if d.graph_status != "extracting"]
+    if cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
+                      help="Extract entities again with the extractor now configured; chunks it already did are "
+                           "reused."):
+        from core.graph.stage import retry_graph
+
+        for doc in graphable:
+            retry_graph(lib, doc.id)
+        state.kick_ingest()
+        st.rerun()
 
 pending = [d for d in docs if d.id in set(st.session_state.get("confirm_delete", []))]
 if pending:

@@ -79,3 +79,56 @@ class GraphEdge:
     @property
     def pair(self) -> tuple[str, str]:
         return self.source, self.target
+
+
+@dataclass
+class EntitySource:
+    """One chunk's contribution to an entity: the provenance every merged node is rebuilt from."""
+
+    key: str
+    doc_id: str
+    chunk_id: str
+    ord: int  # chunk index in its document: merge order is (doc id, chunk index), never insertion time
+    name: str
+    type: str
+    description: str
+    extractor: str
+
+
+@dataclass
+class RelationSource:
+    source: str  # entity keys, source < target
+    target: str
+    doc_id: str
+    chunk_id: str
+    ord: int
+    keywords: str
+    description: str
+    strength: float
+    extractor: str
+
+
+@dataclass
+class PaperRecord:
+    """What the graph knows about one paper: its node, and which extractor built its part of the graph."""
+
+    doc_id: str
+    title: str
+    year: int | None = None
+    extractor: str = ""
+    entity_count: int = 0
+    relation_count: int = 0
+    dropped: int = 0
+    failed_chunks: int = 0
+    llm_calls: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Reference:
+    """A bibliography entry of a paper (MinerU `list` items of sub_type `reference`), kept for citation links."""
+
+    doc_id: str
+    index: int
+    text: str
+    year: int | None = None

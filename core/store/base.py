@@ -78,6 +78,14 @@ class DocumentStore(Protocol):
 
     def delete(self, doc_id: str) -> None: ...
 
+    def claim_graph_next(self, worker: str) -> Document | None:
+        """Atomically take the oldest ready document whose graph stage is pending."""
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]: ...
+
+    def graph_workers(self) -> dict[str, str]:
+        """Worker id of every document whose graph is being extracted, for crash recovery."""
+
 
 class GraphStore(Protocol):
     """The merged entity graph (LightRAG's BaseGraphStorage). Edges are keyed by (source, target): RELATED edges

@@ -28,7 +28,12 @@ CREATE TABLE IF NOT EXISTS documents (
     item_counts TEXT NOT NULL DEFAULT '{}',
     chunk_count INTEGER NOT NULL DEFAULT 0,
     warnings TEXT NOT NULL DEFAULT '[]',
-    worker TEXT NOT NULL DEFAULT ''
+    worker TEXT NOT NULL DEFAULT '',
+    graph_status TEXT NOT NULL DEFAULT '',
+    graph_detail TEXT NOT NULL DEFAULT '',
+    graph_progress REAL NOT NULL DEFAULT 0,
+    graph_worker TEXT NOT NULL DEFAULT '',
+    graph_message TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY,
@@ -43,6 +48,12 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id, idx);
 """
+# Columns added after the first release: workspaces created before them gain them on open.
+_ADDED_COLUMNS = {
+    "documents": {"graph_status": "TEXT NOT NULL DEFAULT ''", "graph_detail": "TEXT NOT NULL DEFAULT ''",
+                  "graph_progress": "REAL NOT NULL DEFAULT 0", "graph_worker": "TEXT NOT NULL DEFAULT ''",
+                  "graph_message": "TEXT NOT NULL DEFAULT ''"},
+}
 
 
 class Database:
@@ -52,6 +63,11 @@ class Database:
         with self.connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
+            for table, columns in _ADDED_COLUMNS.items():
+                have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                for name, decl in columns.items():
+                    if name not in have:
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:

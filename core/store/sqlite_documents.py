@@ -10,7 +10,8 @@ from core.store.sqlite_db import Database
 
 _JSON_FIELDS = {"timings", "item_counts", "warnings"}
 _COLUMNS = {"filename", "title", "status", "message", "stage_detail", "progress", "pages", "backend", "size_bytes",
-            "timings", "item_counts", "chunk_count", "warnings", "worker"}
+            "timings", "item_counts", "chunk_count", "warnings", "worker", "graph_status", "graph_detail",
+            "graph_progress", "graph_worker", "graph_message"}
 
 
 def _row_to_document(row) -> Document:
@@ -19,7 +20,7 @@ def _row_to_document(row) -> Document:
         message=row["message"], pages=row["pages"], backend=row["backend"], size_bytes=row["size_bytes"],
         created_at=row["created_at"], updated_at=row["updated_at"], timings=json.loads(row["timings"]),
         item_counts=json.loads(row["item_counts"]), chunk_count=row["chunk_count"],
-        warnings=json.loads(row["warnings"]),
+        warnings=json.loads(row["warnings"]), graph_status=row["graph_status"], graph_message=row["graph_message"],
     )
 
 
@@ -81,6 +82,28 @@ class SQLiteDocumentStore:
             conn.execute("UPDATE documents SET status = 'parsing', worker = ?, message = '', stage_detail = '',"
                          " progress = 0, updated_at = ? WHERE id = ?", (worker, time.time(), row["id"]))
         return self.get(row["id"])
+
+    def claim_graph_next(self, worker: str) -> Document | None:
+        """Atomically take the oldest ready document whose graph is pending."""
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT id FROM documents WHERE status = 'ready' AND graph_status = 'pending' "
+                               "ORDER BY created_at, id LIMIT 1").fetchone()
+            if row is None:
+                return None
+            conn.execute("UPDATE documents SET graph_status = 'extracting', graph_worker = ?, graph_detail = '', "
+                         "graph_progress = 0, updated_at = ? WHERE id = ?", (worker, time.time(), row["id"]))
+        return self.get(row["id"])
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_detail, graph_progress FROM documents WHERE status = 'ready' AND "
+                                "graph_status IN ('pending', 'extracting')").fetchall()
+        return {r["id"]: (r["graph_detail"], r["graph_progress"]) for r in rows}
+
+    def graph_workers(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_worker FROM documents WHERE graph_status = 'extracting'")
+            return {r["id"]: r["graph_worker"] for r in rows}
 
     def in_progress_workers(self) -> dict[str, str]:
         with self.db.connect() as conn:

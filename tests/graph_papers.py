@@ -1,0 +1,83 @@
+"""Two small generated papers that share entities, and an OpenAI-protocol replay reply that extracts from any
+passage deterministically: what the graph suites build their workspaces from."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from core.config import Settings
+from core.workspace import Workspace
+from tests import pdfs
+from tests.openai_server import Reply, last_user_message
+
+BERT_TITLE = "Pre-training Deep Bidirectional Transformers for Language Understanding"
+ROBERTA_TITLE = "A Robustly Optimized Pretraining Approach Revisited"
+
+BERT_SECTIONS: list[pdfs.Section] = [
+    ("Abstract", [
+        "Preprint arXiv:1810.04805, October 2018. We introduce BERT, a language representation model built on "
+        "the Transformer encoder. BERT obtains new state-of-the-art results on the GLUE benchmark.",
+    ]),
+    ("1 Introduction", [
+        "Language model pre-training has been shown to improve natural language inference on MultiNLI. "
+        "BERT is pre-trained with a masked language model objective on the BooksCorpus dataset.",
+    ]),
+    ("2 Experiments", [
+        "BERT reaches an accuracy of 86.7 on MultiNLI and improves the GLUE score by seven points. "
+        "We fine-tune BERT on SQuAD for question answering and report the F1 score.",
+    ]),
+]
+
+ROBERTA_SECTIONS: list[pdfs.Section] = [
+    ("Abstract", [
+        "Published as a conference paper at ICLR 2020. We present RoBERTa, a replication study of BERT "
+        "pre-training that measures the impact of key hyperparameters and training data size.",
+    ]),
+    ("1 Method", [
+        "RoBERTa removes the next sentence prediction objective of BERT and trains on the CC-News dataset. "
+        "Dynamic masking replaces the static masking used by BERT.",
+    ]),
+    ("2 Results", [
+        "RoBERTa matches or exceeds XLNet on the GLUE benchmark and reaches 90.2 accuracy on MultiNLI. "
+        "On SQuAD RoBERTa improves the F1 score over BERT.",
+    ]),
+]
+
+
+def make_bert_pdf(folder: Path) -> Path:
+    return pdfs.make_paper_pdf(folder / "bert.pdf", title=BERT_TITLE, sections=BERT_SECTIONS, pages=1,
+                               with_table=False, with_figure=False, authors="Jacob Devlin, Google AI Language")
+
+
+def make_roberta_pdf(folder: Path) -> Path:
+    return pdfs.make_paper_pdf(folder / "roberta.pdf", title=ROBERTA_TITLE, sections=ROBERTA_SECTIONS, pages=1,
+                               with_table=False, with_figure=False, authors="Yinhan Liu, Facebook AI")
+
+
+def fast_workspace(root: Path, **llm) -> Workspace:
+    """A workspace parsing with the builtin parser (a second per paper instead of MinerU's few) and, when
+    given, an LLM: fast_workspace(root, provider="openai", base_url=..., model=...)."""
+    ws = Workspace(root).ensure()
+    settings = Settings()
+    settings.parsing.backend = "builtin"
+    for key, value in llm.items():
+        setattr(settings.llm, key, value)
+    ws.save_settings(settings)
+    return ws
+
+
+_NAME = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*)\b")
+
+
+def extraction_reply(body: dict) -> Reply:
+    """What a well-behaved LLM would answer, deterministically: acronyms and CamelCase names of the passage as
+    entities, each linked to the next one. Gleaning requests get the completion marker (nothing missed)."""
+    text = last_user_message(body)
+    if text.startswith("Many entities"):
+        return Reply(content="<|COMPLETE|>")
+    passage = text.split("Text:\n", 1)[-1].rsplit("\nOutput:", 1)[0]
+    names = list(dict.fromkeys(_NAME.findall(passage)))
+    records = [f'("entity"<|>{n}<|>method<|>{n} is discussed in the passage.)' for n in names]
+    records += [f'("relationship"<|>{a}<|>{b}<|>{a} and {b} are discussed together.<|>co-occurrence<|>5)'
+                for a, b in zip(names, names[1:])]
+    return Reply(content="##\n".join(records) + "\n<|COMPLETE|>")
