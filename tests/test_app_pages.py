@@ -67,6 +67,10 @@ def test_library_lists_the_ready_paper_and_the_failed_upload_with_its_message(mo
     assert "ready" in ready_row["status"] and ready_row["pages"] == 2 and ready_row["chunks"] >= 3
     assert "table 1" in ready_row["items"] and "image 1" in ready_row["items"]
     assert ready_row["backend"].startswith("mineru") and "parse" in ready_row["timings"]
+    # The graph stage ran after the paper was ready, without an LLM, and the page says so.
+    assert ready_row["graph"] == "done" and ready_row["entities"] > 5 and ready_row["relations"] > 3
+    assert ready_row["extractor"] == "LLM-free (spaCy)" and "graph" in ready_row["timings"]
+    assert "without an LLM" in texts(at.caption)
     failed_row = table[table["file"] == "truncated-upload.pdf"].iloc[0]
     assert "failed" in failed_row["status"] and failed_row["message"] == failed_doc.message
     errors = texts(at.error)
@@ -101,11 +105,13 @@ def test_library_upload_is_parsed_in_the_background_with_live_progress(monkeypat
         at.run()
         assert not at.exception, [e.value for e in at.exception]
         seen_progress = seen_progress or bool(at.get("progress"))
-        status = at.dataframe[0].value.iloc[0]["status"]
-        if "ready" in status or "failed" in status:
+        row = at.dataframe[0].value.iloc[0]
+        status = row["status"]
+        if "failed" in status or ("ready" in status and row["graph"] in ("done", "failed")):
             break
         time.sleep(1)
     assert "ready" in status, at.dataframe[0].value.iloc[0]["message"]
+    assert at.dataframe[0].value.iloc[0]["graph"] == "done", at.dataframe[0].value.iloc[0]["graph message"]
     assert seen_progress, "no progress bar was shown while the document was in progress"
     assert not at.get("progress")  # polling stopped once nothing is in progress
 

@@ -324,10 +324,14 @@ def test_a_saved_key_is_private_outside_the_workspace_and_per_endpoint(tmp_path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-def test_environment_keys_come_before_the_credentials_file(monkeypatch):
-    secrets.save_api_key("https://api.example.com/v1", "from-file")
+def test_key_precedence_never_sends_an_openai_key_to_another_server(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "from-openai-env")
-    assert secrets.api_key_for("https://api.example.com/v1") == "from-openai-env"
+    assert secrets.api_key_for("https://api.example.com/v1") is None  # a third-party endpoint
+    assert secrets.api_key_for("https://api.openai.com/v1") == "from-openai-env"
+    secrets.save_api_key("https://api.example.com/v1", "from-file")
+    secrets.save_api_key("https://api.openai.com/v1", "saved-for-openai")
+    assert secrets.api_key_for("https://api.example.com/v1") == "from-file"
+    assert secrets.api_key_for("https://api.openai.com/v1") == "saved-for-openai"  # saved for it beats the shell
     monkeypatch.setenv("PAPERGRAPH_LLM_API_KEY", "from-papergraph-env")
     assert secrets.api_key_for("https://api.example.com/v1") == "from-papergraph-env"
     assert secrets.key_source("https://api.example.com/v1") == "PAPERGRAPH_LLM_API_KEY"

@@ -320,10 +320,11 @@ def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterabl
                  deleted_pairs: Iterable[tuple[str, str]], names: dict[str, str]) -> None:
     """Entity vectors (name + description) and relation vectors (keywords + endpoints + description), as
     LightRAG keeps them, in step with the graph."""
-    gone = [entity_vector_id(k) for k in deleted_keys if not k.startswith(PAPER_PREFIX)]
+    gone = list(dict.fromkeys(entity_vector_id(k) for k in deleted_keys if not k.startswith(PAPER_PREFIX)))
     if gone:
         lib.entity_vectors.delete(gone)
-    gone_edges = [relation_vector_id(*p) for p in deleted_pairs if not p[1].startswith(PAPER_PREFIX)]
+    gone_edges = list(dict.fromkeys(relation_vector_id(*p) for p in deleted_pairs
+                                    if not p[1].startswith(PAPER_PREFIX)))
     if gone_edges:
         lib.relation_vectors.delete(gone_edges)
     batch = lib.settings.embedding.batch_size

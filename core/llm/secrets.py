@@ -102,19 +102,32 @@ def has_saved_key(base_url: str) -> bool:
 
 
 def key_source(base_url: str) -> str | None:
-    """Where api_key_for() finds the key: an environment variable's name, 'credentials file', or None."""
-    for name in ENV_KEYS:
-        if os.environ.get(name, "").strip():
-            return name
-    return "credentials file" if has_saved_key(base_url) else None
+    """Where api_key_for() finds the key: an environment variable's name, 'credentials file', or None.
+
+    Order: PAPERGRAPH_LLM_API_KEY (meant for whatever endpoint is configured), then the key saved for this very
+    endpoint, then OPENAI_API_KEY — last, and only for OpenAI's own hosts, so a shell-wide OpenAI key is never
+    sent to a third-party server."""
+    if os.environ.get(ENV_KEYS[0], "").strip():
+        return ENV_KEYS[0]
+    if has_saved_key(base_url):
+        return "credentials file"
+    if os.environ.get(ENV_KEYS[1], "").strip() and _is_openai_host(base_url):
+        return ENV_KEYS[1]
+    return None
+
+
+def _is_openai_host(base_url: str) -> bool:
+    from urllib.parse import urlparse
+
+    host = (urlparse(base_url).hostname or "").lower()
+    return host == "openai.com" or host.endswith(".openai.com")
 
 
 def api_key_for(base_url: str) -> str | None:
-    for name in ENV_KEYS:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return _read().get(endpoint_id(base_url))
+    source = key_source(base_url)
+    if source in ENV_KEYS:
+        return os.environ[source].strip()
+    return _read().get(endpoint_id(base_url)) if source else None
 
 
 def redact(text: str, key: str | None) -> str:
