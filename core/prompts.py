@@ -141,6 +141,38 @@ Answer with the same JSON object holding only the missing ones (entity types fro
 empty lists if nothing is missing."""
 
 # --- community reports (core/graph/communities.py) ---
+# GraphRAG's community report, for a graph of papers: the reply is one JSON object.
+PROMPTS["community_report"] = """---Role---
+You help researchers find their way in a knowledge graph built from scientific papers.
+
+---Goal---
+Write a report on one community of the graph: a group of entities (methods, models, datasets, tasks, metrics,
+concepts, people...) that the papers often mention together. The report tells a researcher what this group
+is about: its main entities, how they relate, and the claims the papers make about them (results, comparisons,
+which method is evaluated on which dataset with which metric). Use only the data below; say nothing you cannot
+ground in it. Write in {language}; keep names of methods, datasets and metrics as the papers write them.
+
+---Reply---
+One JSON object and nothing else:
+{{
+  "title": "a short specific name for the community, naming its key entities",
+  "summary": "an executive summary of 3-5 sentences: what the community covers and how its entities relate",
+  "rating": <a number from 0 to 10: how central this community is to the papers' contributions>,
+  "rating_explanation": "one sentence",
+  "findings": [
+    {{"summary": "one key insight in a short sentence", "explanation": "2-4 sentences grounded in the data"}}
+  ]
+}}
+Give 2 to 5 findings.
+
+---Data---
+Entities:
+{entities}
+
+Relationships:
+{relations}
+
+JSON report:"""
 
 # --- description summaries (core/graph/merge.py) ---
 PROMPTS["summarize_descriptions"] = """You are helping build a knowledge graph of scientific papers.
