@@ -2,6 +2,7 @@
 passage deterministically: what the graph suites build their workspaces from."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -69,12 +70,24 @@ def fast_workspace(root: Path, **llm) -> Workspace:
 _NAME = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*)\b")
 
 
+def is_extraction_request(body: dict) -> bool:
+    text = last_user_message(body)
+    return text.startswith("Many entities") or "\nOutput:" in text
+
+
 def extraction_reply(body: dict) -> Reply:
     """What a well-behaved LLM would answer, deterministically: acronyms and CamelCase names of the passage as
-    entities, each linked to the next one. Gleaning requests get the completion marker (nothing missed)."""
+    entities, each linked to the next one. Gleaning requests get the completion marker (nothing missed);
+    community reports a small JSON report naming the community's first entities."""
     text = last_user_message(body)
     if text.startswith("Many entities"):
         return Reply(content="<|COMPLETE|>")
+    if "JSON report:" in text:  # a community report
+        names = _NAME.findall(text.split("Entities:", 1)[-1])[:3]
+        return Reply(content=json.dumps({
+            "title": " and ".join(dict.fromkeys(names)) or "community", "rating": 5,
+            "summary": f"This community groups {', '.join(dict.fromkeys(names))}.",
+            "findings": [{"summary": "They appear together.", "explanation": "The passages mention them together."}]}))
     passage = text.split("Text:\n", 1)[-1].rsplit("\nOutput:", 1)[0]
     names = list(dict.fromkeys(_NAME.findall(passage)))
     records = [f'("entity"<|>{n}<|>method<|>{n} is discussed in the passage.)' for n in names]
