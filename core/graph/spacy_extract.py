@@ -687,11 +687,12 @@ class SpacyExtractor:
     name = "spacy"
 
     def __init__(self, config: GraphConfig | None = None, *, max_entities: int = 30, max_per_sentence: int = 8,
-                 skip_references: bool = True, byline_ner: bool = True, batch_size: int = 64):
+                 pair_window: int = 2, skip_references: bool = True, byline_ner: bool = True, batch_size: int = 64):
         self.config = config or GraphConfig()
         self.entity_types = {t.strip().lower() for t in self.config.entity_types if t.strip()}
         self.max_entities = max_entities  # per chunk, the best by frequency, shape and type (an LLM gives 10-30)
-        self.max_per_sentence = max_per_sentence  # co-occurrence pairs grow with its square
+        self.max_per_sentence = max_per_sentence
+        self.pair_window = pair_window
         self.skip_references = skip_references
         self.byline_ner = byline_ner  # people and organisations of a paper's first chunk
         self.batch_size = batch_size
@@ -836,7 +837,10 @@ class SpacyExtractor:
         for s in sentences:
             best = self._best(s.mentions, rank)
             for i, a in enumerate(best):
-                for b in best[i + 1:]:
+                # The next two entities of the sentence only ("A improves B on C": A—B, A—C, B—C; a sentence of
+                # eight entities gives 13 pairs, not 28): entities far apart in a long sentence are rarely
+                # related, and every pair is a relation vector to embed, the graph stage's largest cost.
+                for b in best[i + 1:i + 1 + self.pair_window]:
                     relate(a, b, s, _keywords(s, a, b))
             for a in best:
                 for h in self._best(s.header, rank):

@@ -34,6 +34,14 @@ class VectorStore(Protocol):
 
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
+    def all_ids(self) -> list[str]: ...
+
+    def get_documents(self, ids: Sequence[str]) -> dict[str, str]:
+        """The stored text of each id that exists."""
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
+        """Change metadata without re-embedding."""
+
     def doc_ids(self) -> set[str]: ...
 
     def count(self) -> int: ...

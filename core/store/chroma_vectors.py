@@ -89,6 +89,22 @@ class ChromaVectorStore:
         for start in range(0, len(ids), batch_size):
             self.collection.delete(ids=ids[start:start + batch_size])
 
+    def all_ids(self) -> list[str]:
+        return list(self.collection.get(include=[])["ids"])
+
+    def get_documents(self, ids: Sequence[str], batch_size: int = 2000) -> dict[str, str]:
+        out: dict[str, str] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), batch_size):
+            result = self.collection.get(ids=ids[start:start + batch_size], include=["documents"])
+            out.update(zip(result["ids"], result["documents"]))
+        return out
+
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]], batch_size: int = 2000) -> None:
+        for start in range(0, len(ids), batch_size):
+            self.collection.update(ids=list(ids[start:start + batch_size]),
+                                   metadatas=[_clean_metadata(m) for m in metadatas[start:start + batch_size]])
+
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}

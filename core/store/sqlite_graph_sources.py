@@ -130,6 +130,14 @@ class SQLiteGraphSources:
             for batch in _batches(ids):
                 conn.execute(f"DELETE FROM graph_extractions WHERE chunk_id IN ({_marks(len(batch))})", batch)
 
+    def clear(self, keep_extractions: bool = True) -> None:
+        """Forget every contribution, alias, paper record and report (the graph is rebuilt from extractions)."""
+        tables = ["graph_entity_sources", "graph_relation_sources", "graph_dirty", "graph_aliases", "graph_papers",
+                  "graph_references", "graph_meta", "graph_community_reports"]
+        with self.db.transaction() as conn:
+            for table in tables + ([] if keep_extractions else ["graph_extractions"]):
+                conn.execute(f"DELETE FROM {table}")
+
     # --- contributions ---
     def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
                     paper: PaperRecord | None, references: Sequence[Reference] = ()) -> None:
