@@ -82,6 +82,9 @@ def extraction_reply(body: dict) -> Reply:
     text = last_user_message(body)
     if text.startswith("Many entities"):
         return Reply(content="<|COMPLETE|>")
+    if text.rstrip().endswith("Description:"):  # a summary of descriptions past the token budget
+        name = text.split('"', 2)[1] if text.count('"') >= 2 else "it"
+        return Reply(content=f"Summary of {name}: what every passage says about it, in one description.")
     if "JSON report:" in text:  # a community report
         names = _NAME.findall(text.split("Entities:", 1)[-1])[:3]
         return Reply(content=json.dumps({
@@ -90,7 +93,9 @@ def extraction_reply(body: dict) -> Reply:
             "findings": [{"summary": "They appear together.", "explanation": "The passages mention them together."}]}))
     passage = text.split("Text:\n", 1)[-1].rsplit("\nOutput:", 1)[0]
     names = list(dict.fromkeys(_NAME.findall(passage)))
-    records = [f'("entity"<|>{n}<|>method<|>{n} is discussed in the passage.)' for n in names]
+    sentences = re.split(r"(?<=[.!?])\s+", " ".join(passage.split()))
+    first = {n: next((x for x in sentences if n in x), n)[:200] for n in names}
+    records = [f'("entity"<|>{n}<|>method<|>{first[n]})' for n in names]
     records += [f'("relationship"<|>{a}<|>{b}<|>{a} and {b} are discussed together.<|>co-occurrence<|>5)'
                 for a, b in zip(names, names[1:])]
     return Reply(content="##\n".join(records) + "\n<|COMPLETE|>")

@@ -70,7 +70,7 @@ def test_library_lists_the_ready_paper_and_the_failed_upload_with_its_message(mo
     # The graph stage ran after the paper was ready, without an LLM, and the page says so.
     assert ready_row["graph"] == "done" and ready_row["entities"] > 5 and ready_row["relations"] > 3
     assert ready_row["extractor"] == "LLM-free (spaCy)" and "graph" in ready_row["timings"]
-    assert "without an LLM" in texts(at.caption)
+    assert "without an LLM" in texts(at.caption) and "Entity graph of the collection" in texts(at.caption)
     failed_row = table[table["file"] == "truncated-upload.pdf"].iloc[0]
     assert "failed" in failed_row["status"] and failed_row["message"] == failed_doc.message
     errors = texts(at.error)

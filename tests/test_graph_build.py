@@ -272,6 +272,28 @@ def test_llm_graph_and_reingesting_makes_no_llm_calls(tmp_path, pdf_dir, llm_ser
     assert snapshot(lib) == before
 
 
+def test_descriptions_past_the_token_budget_are_summarised_by_the_llm(tmp_path, pdf_dir, llm_server):
+    ws = llm_workspace(tmp_path / "ws", llm_server)
+    settings = ws.settings()
+    settings.graph.description_token_budget = 40  # BERT's sentences from several chunks are over it
+    ws.save_settings(settings)
+    lib = open_library(ws)
+    ingest(lib, pdf_dir / "bert.pdf", pdf_dir / "roberta.pdf")
+    bert = node_named(lib, "BERT")
+    assert len(bert.source_chunks) > 1 and bert.description.startswith("Summary of BERT")
+    summaries = [r for r in llm_server.chat_requests if r["messages"][-1]["content"].rstrip().endswith("Description:")]
+    bert_prompts = [r["messages"][-1]["content"] for r in summaries if '"BERT"' in r["messages"][-1]["content"]]
+    assert bert_prompts and "We introduce BERT" in bert_prompts[0]  # the passages it summarised
+    # Without an LLM the same budget cuts the description instead and says how much was left out.
+    plain = open_library(fast_workspace(tmp_path / "plain"))
+    settings = plain.workspace.settings()
+    settings.graph.description_token_budget = 40
+    plain.workspace.save_settings(settings)
+    plain = open_library(plain.workspace)
+    ingest(plain, pdf_dir / "bert.pdf", pdf_dir / "roberta.pdf")
+    assert "more passages)" in node_named(plain, "BERT").description
+
+
 def test_llm_failures_and_bad_replies_never_fail_the_paper(tmp_path, pdf_dir, llm_server):
     llm_server.when("RoBERTa removes", Reply(content="this is not an extraction at all ###"))
     llm_server.when("XLNet", Reply(status=500))

@@ -115,6 +115,10 @@ event = st.dataframe(
         "extractor": st.column_config.TextColumn("extractor", help="What built this paper's part of the graph."),
         "message": st.column_config.TextColumn("message", width=340),
     })
+nodes, edges = lib.graph.counts()
+if nodes:
+    st.caption(f":material/hub: Entity graph of the collection: {nodes:,} nodes and {edges:,} edges "
+               f"(`python -m core graph stats`, `python -m core graph export --format graphml --out FILE`).")
 built_by = {p.extractor for p in papers.values()}
 if "spacy" in built_by:
     st.caption(":material/info: Papers whose extractor says *LLM-free (spaCy)* got their part of the graph "
