@@ -18,6 +18,15 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 
+@pytest.fixture(autouse=True)
+def private_config(monkeypatch, tmp_path):
+    """No API key from the developer's shell or home directory leaks into (or out of) any test: each test
+    gets its own empty credentials folder."""
+    monkeypatch.delenv("PAPERGRAPH_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(tmp_path / "config"))
+
+
 @dataclass(frozen=True)
 class ReadyWorkspace:
     root: Path  # pass as PAPERGRAPH_WORKSPACE or Workspace(root)

@@ -16,13 +16,6 @@ SECRET = "sk-page-test-5b7e0c2a9d14f3e6a8b1c0d9e2f4a6b8"
 KEY_WIDGET = "setting_llm_api_key"
 
 
-@pytest.fixture(autouse=True)
-def private_config(monkeypatch, tmp_path):
-    monkeypatch.delenv("PAPERGRAPH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(tmp_path / "config"))
-
-
 @pytest.fixture
 def server():
     with OpenAIReplayServer(model=MODEL) as s:

@@ -157,14 +157,6 @@ def test_digest_reports_name_the_top_entities_and_list_their_strongest_relations
 # ---------------------------------------------------------------------------------------------- LLM reports
 
 
-@pytest.fixture(autouse=True)
-def private_config(monkeypatch, tmp_path):
-    """No key from the developer's shell or home directory leaks into (or out of) a test."""
-    monkeypatch.delenv("PAPERGRAPH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(tmp_path / "config"))
-
-
 @pytest.fixture
 def server():
     with OpenAIReplayServer(model=MODEL) as s:

@@ -34,14 +34,6 @@ HELLO = [{"role": "user", "content": "Name one graph algorithm in a word."}]  # 
 FAST = RetryPolicy(max_retries=4, backoff_s=0.01, max_backoff_s=0.05)
 
 
-@pytest.fixture(autouse=True)
-def private_config(monkeypatch, tmp_path):
-    """No key from the developer's shell or home directory leaks into (or out of) a test."""
-    monkeypatch.delenv("PAPERGRAPH_LLM_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(tmp_path / "config"))
-
-
 @pytest.fixture
 def server():
     with OpenAIReplayServer(model=MODEL) as s:
