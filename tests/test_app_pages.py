@@ -393,3 +393,29 @@ print(sorted(m for m in ("sentence_transformers", "torch", "transformers") if m 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=180)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_library_suggests_duplicate_entities_and_merges_one(monkeypatch, tmp_path):
+    from core.graph.stage import process_graph_queue
+    from tests.graph_papers import fast_workspace, make_bert_pdf
+
+    ws = fast_workspace(tmp_path / "ws")
+    settings = ws.settings()
+    settings.graph.duplicate_similarity = 0.6  # the small test graph has few near-duplicates at the default
+    ws.save_settings(settings)
+    lib = open_library(ws)
+    pdf = make_bert_pdf(tmp_path)
+    add_pdf(lib, pdf.name, pdf.read_bytes())
+    process_queue(lib)
+    process_graph_queue(lib)
+    before = lib.graph.counts()[0]
+    at = run_app(monkeypatch, ws.root)
+    at.button(key="find_duplicates").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "similarity" in texts(at.markdown)
+    at.button(key="merge_duplicate_0").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Merged" in texts(at.success)
+    assert open_library(Workspace(ws.root)).graph.counts()[0] == before - 1

@@ -169,3 +169,32 @@ if pending:
     if no.button("Cancel", key="confirm_delete_no"):
         st.session_state["confirm_delete"] = []
         st.rerun()
+
+# ------------------------------------------------------------------------------------------------ duplicates
+if nodes:
+    with st.expander("Likely duplicate entities"):
+        st.caption("Pairs of entities whose names and descriptions embed close together. Nothing is merged on "
+                   "its own: \"BERT\" and \"BERT-large\" are close but not the same. A merge keeps the first "
+                   "entity, moves the other's edges and sources to it, and applies to papers added later.")
+        if st.button("Find likely duplicates", key="find_duplicates"):
+            from core.graph.duplicates import suggest_duplicates
+
+            with st.spinner("Comparing entity embeddings…"):
+                st.session_state["duplicates"] = [vars(s) for s in suggest_duplicates(lib, limit=30)]
+        found = st.session_state.get("duplicates")
+        if found == []:
+            st.info("No pair of entities is above the similarity threshold (Settings → graph).")
+        for n, s in enumerate(found or []):
+            left, right = st.columns([5, 1])
+            left.markdown(f"**{md_escape(s['keep_name'])}** ← {md_escape(s['merge_name'])} "
+                          f"· similarity {s['similarity']:.2f}")
+            if right.button("Merge", key=f"merge_duplicate_{n}"):
+                from core.graph.duplicates import merge_entities
+
+                merge_entities(lib, [s["merge"]], into=s["keep"])
+                st.session_state["duplicates"] = [d for d in found if s["merge"] not in (d["keep"], d["merge"])]
+                st.session_state["merge_notice"] = f"Merged {s['merge_name']} into {s['keep_name']}."
+                st.rerun()
+        notice = st.session_state.pop("merge_notice", None)
+        if notice:
+            st.success(md_escape(notice))
