@@ -6,6 +6,7 @@ papers added later map the alias to the kept entity too.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,36 @@ class DuplicateSuggestion:
     keep_name: str
     merge_name: str
     similarity: float
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def numbered_variants(a: str, b: str) -> bool:
+    """"TAPAS-base 4p" and "TAPAS-base 8p", "Paper-1" and "Paper-2": names that differ only in their numbers
+    name different things, however close their embeddings."""
+    return a != b and _DIGITS.sub("#", a.casefold()) == _DIGITS.sub("#", b.casefold())
+
+
+_GLUE_WORDS = {"of", "the", "a", "an", "for", "and", "in", "on", "to", "with", "by", "ie", "eg"}
+
+
+def _words(name: str) -> list[str]:
+    # Hyphens split words here ("BERT-large" shares "bert" with "BERT"), unlike in entity keys.
+    return [w for w in re.findall(r"[^\W_]+", name.casefold()) if w not in _GLUE_WORDS]
+
+
+def names_related(a: str, b: str) -> bool:
+    """Whether two names could name one thing: a shared word, or one the initials of the other. Two entities
+    described by the same sentence embed close together whatever their names ("ChemProt" and "micro-F1")."""
+    wa, wb = _words(a), _words(b)
+    if set(wa) & set(wb):
+        return True
+    for short, long in ((wa, wb), (wb, wa)):
+        initials = "".join(w[0] for w in long)
+        if len(short) == 1 and len(short[0]) >= 2 and initials in (short[0], short[0].removesuffix("s")):
+            return True
+    return False
 
 
 def suggest_duplicates(lib: Library, threshold: float | None = None, limit: int = 50,
@@ -45,8 +76,12 @@ def suggest_duplicates(lib: Library, threshold: float | None = None, limit: int 
                 pairs.append((float(sims[r, c]), i, int(c)))
     pairs.sort(key=lambda p: (-p[0], nodes[p[1]].key, nodes[p[2]].key))
     out = []
-    for sim, i, j in pairs[:limit]:
+    for sim, i, j in pairs:
+        if len(out) >= limit:
+            break
         a, b = nodes[i], nodes[j]
+        if numbered_variants(a.name, b.name) or not names_related(a.name, b.name):
+            continue
         keep, merge = (a, b) if (len(a.source_chunks), -len(a.key)) >= (len(b.source_chunks), -len(b.key)) else (b, a)
         out.append(DuplicateSuggestion(keep=keep.key, merge=merge.key, keep_name=keep.name, merge_name=merge.name,
                                        similarity=round(sim, 4)))
