@@ -16,7 +16,7 @@ previous prior existing current proposed novel new recent original overall whole
 last final next good better best simple simpler strong stronger significant substantial different similar
 possible important typical usual individual multiple numerous relevant related extensive comprehensive detailed
 promising effective efficient successful interesting useful key major minor vast huge great high higher low lower
-empirical experimental extra general total average common naive thorough thus also e.g i.e absolute relative
+empirical experimental extra general total average common naive thorough thus also e.g i.e e.g. i.e. absolute relative
 accurate inaccurate poor comparable improved noisy competitive reasonable weak excellent impressive superior
 inferior remarkable notable considerable exciting challenging difficult easy hard powerful popular available
 publicly-available widely-used widely-adopted well-known famous exceptional satisfactory diverse small potential
