@@ -133,6 +133,10 @@ def cmd_graph(lib: Library, args) -> int:
             print(f"  {degree:5}  {name} ({type_})")
         if stats.pending_changes:
             print(f"{stats.pending_changes} changes not yet merged: run `python -m core graph build`")
+        from core.llm.cache import usage_summary
+        from core.presentation import llm_usage_text
+
+        print(llm_usage_text(usage_summary(lib.db)))
         return 0
     if args.action == "export":
         from core.graph.export import export_graph

@@ -111,6 +111,16 @@ def model_status(lib: Library) -> ModelStatus:
     return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model), note)
 
 
+def llm_usage_text(usage: dict) -> str:
+    """core.llm.cache.usage_summary in one line: what the LLM cost, and what the cache saved."""
+    if not usage["calls"] and not usage["cache_hits"]:
+        return "No LLM call made yet in this workspace."
+    purposes = ", ".join(f"{p or 'other'} {u['calls']}" for p, u in usage["by_purpose"].items() if u["calls"])
+    return (f"{usage['calls']:,} LLM calls made ({purposes or 'none'}), {usage['cache_hits']:,} answered from the "
+            f"cache, {usage['errors']:,} failed; {usage['prompt_tokens']:,} prompt + "
+            f"{usage['completion_tokens']:,} completion tokens, {usage['latency_s']:.0f} s waiting.")
+
+
 def document_label(doc: Document) -> str:
     """How a document is named in pickers: its title, with the file name when the title came from elsewhere."""
     title = doc.display_title

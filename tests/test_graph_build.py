@@ -281,6 +281,13 @@ def test_llm_graph_and_reingesting_makes_no_llm_calls(tmp_path, pdf_dir, llm_ser
     ingest(lib, pdf_dir / "roberta.pdf")
     assert len(llm_server.chat_requests) == calls
     assert snapshot(lib) == before
+    from core.llm.cache import usage_summary
+    from core.presentation import llm_usage_text
+
+    usage = usage_summary(lib.db)
+    assert usage["calls"] == calls and usage["cache_hits"] >= 2 * len(lib.chunks.by_doc(roberta))
+    assert usage["by_purpose"]["extract"]["calls"] == chunks
+    assert f"{calls} LLM calls made" in llm_usage_text(usage)
 
 
 def test_descriptions_past_the_token_budget_are_summarised_by_the_llm(tmp_path, pdf_dir, llm_server):

@@ -98,6 +98,9 @@ def connection_panel(settings) -> None:
     llm = settings.llm
     st.subheader("LLM connection")
     st.caption(f"Now: {describe_llm(settings)}. The test uses the saved settings.")
+    from core.llm.cache import usage_summary
+
+    st.caption(present.llm_usage_text(usage_summary(lib.db)))
     source = secrets.key_source(llm.base_url) if llm.base_url else None
     if source in secrets.ENV_KEYS:
         st.caption(f"The API key comes from {source} in the environment; a key saved here is used only when it "
