@@ -46,8 +46,9 @@ class BackgroundIngestor:
             self._wake.clear()
             try:
                 done = process_queue(self.lib, stop=self._stop)
-                # One paper's graph at a time, so a new upload waits for one paper's extraction at most.
-                done += process_graph_queue(self.lib, stop=self._stop, max_docs=1)
+                # One paper's graph at a time, paused as soon as an upload is queued, so new papers become
+                # searchable without waiting for a long (LLM) extraction.
+                done += process_graph_queue(self.lib, stop=self._stop, max_docs=1, yield_to_uploads=True)
             except Exception:  # the thread must survive anything a document does to it
                 log.exception("background ingest loop failed")
                 done = []

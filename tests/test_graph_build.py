@@ -336,6 +336,34 @@ def test_llm_failures_and_bad_replies_never_fail_the_paper(tmp_path, pdf_dir, ll
     assert node_named(lib, "XLNet") is not None
 
 
+def test_a_long_extraction_pauses_for_a_new_upload_and_resumes(tmp_path, pdf_dir):
+    import threading
+
+    with OpenAIReplayServer(default=lambda body: Reply(content=extraction_reply(body).content, delay_s=0.3),
+                            model="replay-extractor") as server:
+        lib = open_library(fast_workspace(tmp_path / "ws", provider="openai", base_url=server.url,
+                                          model=server.model, concurrency=1))  # one chunk at a time: slow
+        bert = add_pdf(lib, "bert.pdf", (pdf_dir / "bert.pdf").read_bytes()).doc_id
+        process_queue(lib)
+        results: list = []
+        worker = threading.Thread(target=lambda: results.extend(
+            process_graph_queue(lib, yield_to_uploads=True, communities=False)))
+        worker.start()
+        deadline = time.time() + 60
+        while time.time() < deadline and not _extracted_rows(lib):
+            time.sleep(0.1)
+        roberta = add_pdf(lib, "roberta.pdf", (pdf_dir / "roberta.pdf").read_bytes()).doc_id  # an upload arrives
+        worker.join(timeout=120)
+        (paused,) = results
+        assert paused.id == bert and paused.graph_status == "pending"
+        assert lib.documents.get(bert).status == DocStatus.READY  # searchable all along
+        assert 0 < _extracted_rows(lib) < len(lib.chunks.by_doc(bert))  # stopped part-way, work kept
+        assert process_queue(lib)[0].id == roberta  # the upload is parsed first...
+        done = process_graph_queue(lib)  # ...then both graphs are built, BERT's from where it stopped
+        assert {d.id: d.graph_status for d in done} == {bert: "done", roberta: "done"}
+        assert node_named(lib, "RoBERTa") and bert in node_named(lib, "BERT").doc_ids
+
+
 def test_killed_mid_extraction_resumes_to_the_same_graph(tmp_path, pdf_dir):
     with OpenAIReplayServer(default=lambda body: Reply(content=extraction_reply(body).content, delay_s=0.4),
                             model="replay-extractor") as server:

@@ -23,6 +23,22 @@ log = logging.getLogger(__name__)
 GraphStageProgress = Callable[[str, str, float], None]  # doc id, detail, fraction
 
 
+class _StopOrUploads:
+    """Reads as set when the worker must stop, or when a new upload waits to be parsed: a paper's LLM extraction
+    can take many minutes, and a new paper should become searchable without waiting for it. The chunks extracted
+    so far are kept; the graph stage resumes after the upload."""
+
+    def __init__(self, lib: Library, stop: threading.Event | None):
+        self.lib, self.stop = lib, stop
+        self.uploads = False
+
+    def is_set(self) -> bool:
+        if self.stop is not None and self.stop.is_set():
+            return True
+        self.uploads = bool(self.lib.documents.ids_with_status(DocStatus.QUEUED))
+        return self.uploads
+
+
 class _GraphReporter:
     def __init__(self, lib: Library, doc_id: str, on_progress: GraphStageProgress | None):
         self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
@@ -38,13 +54,14 @@ class _GraphReporter:
 
 
 def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
-                  stop: threading.Event | None = None) -> Document:
+                  stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document:
     report = _GraphReporter(lib, doc.id, on_progress)
+    interrupt = _StopOrUploads(lib, stop) if yield_to_uploads else stop
     try:
         extractor = current_extractor(lib)
         report(f"extracting entities with {extractor.name}", 0.0, force=True)
         started = time.perf_counter()
-        outcome = extract_document(lib, doc.id, extractor, lambda d, f: report(d, 0.9 * f), stop)
+        outcome = extract_document(lib, doc.id, extractor, lambda d, f: report(d, 0.9 * f), interrupt)
         current = lib.documents.get(doc.id)
         if current is None or current.status != DocStatus.READY:
             return current  # deleted or re-queued while its chunks were extracted: nothing to merge
@@ -68,8 +85,9 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
         lib.documents.update(doc.id, graph_status=status, graph_message=message[:2000], graph_detail="",
                              graph_progress=1.0, graph_worker="", timings=timings)
     except Interrupted:
-        lib.documents.update(doc.id, graph_status="pending", graph_detail="paused; resumes on the next run",
-                             graph_worker="")
+        why = ("paused while a new upload is parsed" if isinstance(interrupt, _StopOrUploads) and interrupt.uploads
+               else "paused; resumes on the next run")
+        lib.documents.update(doc.id, graph_status="pending", graph_detail=why, graph_worker="")
     except GraphError as exc:
         lib.documents.update(doc.id, graph_status="failed", graph_message=str(exc), graph_detail="",
                              graph_worker="")
@@ -82,8 +100,9 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
 
 def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = None,
                         stop: threading.Event | None = None, max_docs: int | None = None,
-                        communities: bool = True) -> list[Document]:
-    """Build the graph of every ready paper whose graph is pending; refresh communities when the queue is empty."""
+                        communities: bool = True, yield_to_uploads: bool = False) -> list[Document]:
+    """Build the graph of every ready paper whose graph is pending; refresh communities when the queue is empty.
+    With `yield_to_uploads` (the app's worker) a paper's extraction pauses as soon as an upload is queued."""
     rebuild_dirty(lib)  # finish what a crash interrupted before anything new is merged
     done = []
     me = worker_id()
@@ -91,7 +110,12 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
         doc = lib.documents.claim_graph_next(me)
         if doc is None:
             break
-        done.append(process_graph(lib, doc, on_progress, stop))
+        result = process_graph(lib, doc, on_progress, stop, yield_to_uploads)
+        if result is None:  # deleted while its chunks were extracted
+            continue
+        done.append(result)
+        if result.graph_status == "pending":
+            break  # paused: the caller goes back to its parse queue
     if communities and lib.settings.graph.communities and not (stop and stop.is_set()) \
             and not lib.documents.graph_progress():
         try:
