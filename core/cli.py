@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -39,14 +41,7 @@ def cmd_ingest(lib: Library, args) -> int:
                                                                                       path.read_bytes())
         print(f"{result.outcome:9} {result.doc_id[:12]}  {result.filename}: {result.message}")
 
-    last = {}
-
-    def progress(doc_id: str, detail: str, fraction: float) -> None:
-        stage = detail.split(TIME_LEFT_MARK)[0]  # the estimate changes every second; the stage does not
-        if last.get(doc_id) != stage and not args.quiet:
-            last[doc_id] = stage
-            print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
-
+    progress = None if args.quiet else _progress_printer()
     failed = 0
     for doc in process_queue(lib, on_progress=progress):
         print(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
@@ -147,12 +142,12 @@ def cmd_graph(lib: Library, args) -> int:
             print(f"wrote {path}")
         return 0
     if args.action == "build":
-        return 1 if _build_graph(lib, None if args.quiet else _print_progress) else 0
+        return 1 if _build_graph(lib, None if args.quiet else _progress_printer()) else 0
     if args.action == "retry":
         ids = _resolve_ids(lib, args.ids) or [None]
         for doc_id in ids:
             retry_graph(lib, doc_id)
-        return 1 if _build_graph(lib, None if args.quiet else _print_progress) else 0
+        return 1 if _build_graph(lib, None if args.quiet else _progress_printer()) else 0
     if args.action == "communities":
         from core.graph.communities_index import refresh_communities
 
@@ -177,8 +172,20 @@ def cmd_graph(lib: Library, args) -> int:
     raise SystemExit(f"unknown graph action {args.action!r}")
 
 
-def _print_progress(doc_id: str, detail: str, fraction: float) -> None:
-    print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
+def _progress_printer(every_s: float = 5.0):
+    """Prints a document's progress when its stage changes, and otherwise at most every few seconds: counts
+    ("chunk 12/40") and time-left estimates change all the time."""
+    last: dict[str, tuple[str, float]] = {}
+
+    def progress(doc_id: str, detail: str, fraction: float) -> None:
+        stage = re.sub(r"\d+", "#", detail.split(TIME_LEFT_MARK)[0])
+        previous, when = last.get(doc_id, ("", 0.0))
+        now = time.monotonic()
+        if stage != previous or now - when >= every_s:
+            last[doc_id] = (stage, now)
+            print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
+
+    return progress
 
 
 def build_parser() -> argparse.ArgumentParser:
