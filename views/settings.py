@@ -90,6 +90,9 @@ def llm_section(config) -> dict:
                   help=f"Kept in {secrets.credentials_path()} (readable only by you), never in the workspace, "
                        "and never shown again. Saved with the settings, for the base URL above.")
     st.caption(EMBEDDED_COST)
+    st.caption("Papers already in the graph keep what their extractor found. To re-extract them with the LLM: "
+               "Library → select papers → Rebuild graph (or `python -m core graph retry`). Every LLM reply is "
+               "cached, so a rebuild never pays twice for the same chunk.")
     return {"provider": provider, "base_url": base_url.strip(), "model": model.strip()}
 
 
