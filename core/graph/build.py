@@ -232,7 +232,8 @@ class RebuildStats:
     edges_deleted: int = 0
     merge_s: float = 0.0
     store_s: float = 0.0
-    vectors_s: float = 0.0
+    vectors_s: float = 0.0  # reading, embedding and writing entity/relation vectors
+    embed_s: float = 0.0  # of which computing embeddings
 
 
 def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> RebuildStats:
@@ -308,8 +309,9 @@ def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> Rebuil
     t = time.perf_counter()
     if progress:
         progress(f"embedding {len(upsert_nodes)} entities and {len(upsert_edges)} relations", 0.6)
-    sync_vectors(lib, [n for n in upsert_nodes.values() if not n.is_paper], delete_nodes,
-                 [e for e in upsert_edges if e.relation == RELATED], drop_edges + dropped_with_nodes, names)
+    stats.embed_s = sync_vectors(lib, [n for n in upsert_nodes.values() if not n.is_paper], delete_nodes,
+                                 [e for e in upsert_edges if e.relation == RELATED], drop_edges + dropped_with_nodes,
+                                 names)
     stats.vectors_s = time.perf_counter() - t
     lib.graph_sources.clear_dirty(dirty_nodes, dirty_edges)
     stats.nodes_upserted, stats.nodes_deleted = len(upsert_nodes), len(delete_nodes)
@@ -335,9 +337,9 @@ def relation_text(edge: GraphEdge, names: dict[str, str]) -> str:
 
 
 def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterable[str], edges: Sequence[GraphEdge],
-                 deleted_pairs: Iterable[tuple[str, str]], names: dict[str, str]) -> None:
-    """Entity vectors (name + description) and relation vectors (endpoints + keywords + description), as
-    LightRAG keeps them, in step with the graph."""
+                 deleted_pairs: Iterable[tuple[str, str]], names: dict[str, str]) -> float:
+    """Entity vectors (name, type, description) and relation vectors (endpoints, keywords), as LightRAG keeps
+    them, in step with the graph. Returns the seconds spent computing embeddings."""
     gone = list(dict.fromkeys(entity_vector_id(k) for k in deleted_keys if not k.startswith(PAPER_PREFIX)))
     if gone:
         lib.entity_vectors.delete(gone)
@@ -345,26 +347,30 @@ def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterabl
                                     if not p[1].startswith(PAPER_PREFIX)))
     if gone_edges:
         lib.relation_vectors.delete(gone_edges)
-    _upsert_changed(lib, lib.entity_vectors, [entity_vector_id(n.key) for n in nodes], [entity_text(n) for n in nodes],
-                    [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
-    _upsert_changed(lib, lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
+    embed_s = _upsert_changed(lib, lib.entity_vectors, [entity_vector_id(n.key) for n in nodes],
+                              [entity_text(n) for n in nodes],
+                              [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
+    return embed_s + _upsert_changed(lib, lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
                     [relation_text(e, names) for e in edges],
                     [{"source": e.source, "target": e.target, "keywords": e.keywords[:500], "doc_ids": e.doc_ids}
                      for e in edges])
 
 
-def _upsert_changed(lib: Library, store, ids: list[str], texts: list[str], metadatas: list[dict]) -> None:
+def _upsert_changed(lib: Library, store, ids: list[str], texts: list[str], metadatas: list[dict]) -> float:
     """Embed only what reads differently from its stored vector: a hub entity touched by every new paper keeps
     its vector while the start of its description (all the embedder reads) is unchanged."""
     if not ids:
-        return
+        return 0.0
     stored = store.get_documents(ids)
     same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if stored.get(id_) == text]
     if same:
         store.update_metadata([ids[i] for i in same], [metadatas[i] for i in same])
     changed = sorted(set(range(len(ids))) - set(same))
     log.debug("%s vectors: %d unchanged, %d to embed", getattr(store, "name", "graph"), len(same), len(changed))
-    if changed:
-        vectors = lib.embedder().embed([texts[i] for i in changed], batch_size=lib.settings.embedding.batch_size)
-        store.upsert([ids[i] for i in changed], vectors, [texts[i] for i in changed],
-                     [metadatas[i] for i in changed])
+    if not changed:
+        return 0.0
+    started = time.perf_counter()
+    vectors = lib.embedder().embed([texts[i] for i in changed], batch_size=lib.settings.embedding.batch_size)
+    embed_s = time.perf_counter() - started
+    store.upsert([ids[i] for i in changed], vectors, [texts[i] for i in changed], [metadatas[i] for i in changed])
+    return embed_s

@@ -73,7 +73,7 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
         stats = rebuild_dirty(lib, lambda d, f: report(d, 0.9 + 0.1 * f))
         timings = {**doc.timings, "graph_extract_s": round(outcome.seconds, 3), "graph_commit_s": round(commit_s, 4),
                    "graph_merge_s": round(stats.merge_s, 4), "graph_store_s": round(stats.store_s, 4),
-                   "graph_vectors_s": round(stats.vectors_s, 3), "graph_total_s": round(time.perf_counter() - started, 3)}
+                   "graph_vectors_s": round(stats.vectors_s, 3), "graph_embed_s": round(stats.embed_s, 3), "graph_total_s": round(time.perf_counter() - started, 3)}
         message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
         status = "done"
         if outcome.failed:
