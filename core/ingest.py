@@ -93,7 +93,7 @@ class _Reporter:
         began = time.monotonic()
 
         def tick() -> None:
-            while not stop.wait(1.0):
+            while not stop.wait(0.5):
                 elapsed = time.monotonic() - began
                 share = min(elapsed / expected_s, 0.95) if expected_s > 0 else 0.95
                 left = expected_s - elapsed
