@@ -26,7 +26,6 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from core.config import Settings  # noqa: E402
 from core.documents import add_pdf  # noqa: E402
 from core.graph.build import clear_graph  # noqa: E402
 from core.graph.stage import process_graph_queue, retry_graph  # noqa: E402

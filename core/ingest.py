@@ -65,11 +65,14 @@ def pick_title(items: list[ContentItem], filename: str) -> str:
     return filename.rsplit(".", 1)[0] if "." in filename else filename
 
 
-class _Reporter:
-    """Writes a document's live stage to the registry, at most a few times a second."""
+class StageReporter:
+    """Writes a document's live stage to the registry, at most a few times a second. The graph stage keeps its
+    own pair of columns (graph_detail, graph_progress): a paper is ready, with its ingest done, meanwhile."""
 
-    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None):
+    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None,
+                 columns: tuple[str, str] = ("stage_detail", "progress")):
         self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
+        self.detail_column, self.progress_column = columns
         self._last = 0.0
         self.detail, self.fraction = "", 0.0
 
@@ -83,7 +86,8 @@ class _Reporter:
         now = time.monotonic()
         if force or now - self._last > 0.3:
             self._last = now
-            self.lib.documents.update(self.doc_id, stage_detail=detail[:300], progress=round(fraction, 3))
+            self.lib.documents.update(self.doc_id, **{self.detail_column: detail[:300],
+                                                      self.progress_column: round(fraction, 3)})
 
     @contextmanager
     def estimating(self, start: float, end: float, expected_s: float):
@@ -122,7 +126,7 @@ def expected_parse_seconds(pdf_path) -> float:
     return 3.0 + pages / 2.0
 
 
-def _parse(lib: Library, doc: Document, report: _Reporter) -> ParseOutput:
+def _parse(lib: Library, doc: Document, report: StageReporter) -> ParseOutput:
     ws = lib.workspace
     work = ws.staging_dir / f"parse-{doc.id[:16]}-{uuid.uuid4().hex[:8]}"
     out = work / "parsed"
@@ -153,7 +157,7 @@ def _import_source(lib: Library, doc_id: str):
     return archive if archive.exists() else folder
 
 
-def _index(lib: Library, doc: Document, items: list[ContentItem], report: _Reporter) -> tuple[int, int, dict]:
+def _index(lib: Library, doc: Document, items: list[ContentItem], report: StageReporter) -> tuple[int, int, dict]:
     timings = {}
     t = time.perf_counter()
     report("chunking", 0.5, force=True)
@@ -184,7 +188,7 @@ def _index(lib: Library, doc: Document, items: list[ContentItem], report: _Repor
 
 def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None = None) -> Document:
     """Parse and index one claimed document; any failure ends in `failed` with a specific message."""
-    report = _Reporter(lib, doc.id, on_progress)
+    report = StageReporter(lib, doc.id, on_progress)
     started = time.perf_counter()
     stage = "parsing"
     try:

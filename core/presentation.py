@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from core.config import CHUNK_STRATEGIES, MINERU_TIERS, PARSER_BACKENDS, Settings
+from core.config import (CHUNK_STRATEGIES, EXTRACTORS, GRAPH_BACKENDS, MINERU_TIERS, PARSER_BACKENDS,
+                         Settings)
 from core.library import Library
 from core.records import DocStatus, Document
 
@@ -129,7 +130,8 @@ def document_label(doc: Document) -> str:
 
 # ---------------------------------------------------------------------------------------------- settings form
 
-SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store"}
+SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store",
+                  "llm": "Language model (LLM)", "graph": "Knowledge graph"}
 # Label, help and choices per field; fields not listed still get a widget from their type and name.
 FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
     "parsing": {
@@ -163,6 +165,28 @@ FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
         "chroma_host": ("Chroma server host", "Empty: the embedded Chroma inside the workspace. "
                         "CHROMA_HOST / CHROMA_PORT in the environment override these.", None),
         "chroma_port": ("Chroma server port", "", None),
+    },
+    "llm": {
+        "base_url": ("Base URL", "The API root, usually ending in /v1: https://api.openai.com/v1, "
+                     "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM), "
+                     "http://localhost:1234/v1 (LM Studio).", None),
+        "model": ("Model", "As the server names it: gpt-4o-mini, llama3.1:8b, Qwen/Qwen2.5-7B-Instruct...", None),
+        "timeout_s": ("Timeout per call (s)", "", None),
+        "max_retries": ("Retries", "On rate limits (429), server errors (5xx), timeouts and dropped connections; "
+                        "a rejected key, a missing model or a bad request is never retried.", None),
+        "concurrency": ("Calls in flight at once", "Shared by everything calling this endpoint and model.", None),
+        "temperature": ("Temperature", "0 keeps extraction repeatable, so the prompt cache can serve re-runs.",
+                        None),
+        "max_tokens": ("Longest reply (tokens)", "", None),
+        "embedded_threads": ("Embedded model threads", "0: one per free core.", None),
+    },
+    "graph": {
+        "extractor": ("Entity extractor", "auto: the LLM when one is configured, else spaCy; llm: always the LLM; "
+                      "spacy: always LLM-free.", EXTRACTORS),
+        "entity_types": ("Entity types", "Comma-separated.", None),
+        "gleaning_rounds": ("Gleaning rounds", "How many times the LLM is asked for what it missed (0–5).", None),
+        "backend": ("Graph store", "sqlite: inside the workspace; neo4j: a server (password from NEO4J_PASSWORD).",
+                    GRAPH_BACKENDS),
     },
 }
 

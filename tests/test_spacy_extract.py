@@ -9,7 +9,8 @@ import pytest
 
 from core.config import GraphConfig
 from core.graph.records import ChunkExtraction
-from core.graph.spacy_extract import SpacyExtractor, clean_text, schwartz_hearst
+from core.graph.acronyms import schwartz_hearst
+from core.graph.spacy_extract import SpacyExtractor, clean_text
 from core.records import Chunk
 
 BERT_ABSTRACT = """We introduce a new language representation model called Bidirectional Encoder Representations \

@@ -10,14 +10,13 @@ from dataclasses import asdict, fields
 import streamlit as st
 
 from core import presentation as present
-from core.config import EXTRACTORS, GRAPH_BACKENDS, LLM_PROVIDERS, SettingsError
+from core.config import LLM_PROVIDERS, SettingsError
 from core.embedding import EmbeddingModelError, resolve_model_dir
 from core.llm import secrets
 from core.llm.factory import describe_llm
 from ui import state
 
 KEY_WIDGET = "setting_llm_api_key"
-SECTION_TITLES = {**present.SECTION_TITLES, "llm": "Language model (LLM)", "graph": "Knowledge graph"}
 PROVIDER_LABELS = {
     "none": "none: no LLM, everything runs on the LLM-free defaults (spaCy entities, extractive answers)",
     "openai": "openai: any OpenAI-compatible endpoint (OpenAI, Ollama /v1, vLLM, LM Studio)",
@@ -25,42 +24,11 @@ PROVIDER_LABELS = {
 }
 EMBEDDED_COST = ("The embedded model generates about 10 tokens/s on this machine: extracting a graph takes 35–50 s "
                  "per chunk (a 20-chunk paper, 12–17 minutes). It is an opt-in install: `make llm`.")
-# Label, help and choices for the sections core.presentation does not describe.
-LOCAL_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
-    "llm": {
-        "base_url": ("Base URL", "The API root, usually ending in /v1: https://api.openai.com/v1, "
-                     "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM), "
-                     "http://localhost:1234/v1 (LM Studio).", None),
-        "model": ("Model", "As the server names it: gpt-4o-mini, llama3.1:8b, Qwen/Qwen2.5-7B-Instruct...", None),
-        "timeout_s": ("Timeout per call (s)", "", None),
-        "max_retries": ("Retries", "On rate limits (429), server errors (5xx), timeouts and dropped connections; "
-                        "a rejected key, a missing model or a bad request is never retried.", None),
-        "concurrency": ("Calls in flight at once", "Shared by everything calling this endpoint and model.", None),
-        "temperature": ("Temperature", "0 keeps extraction repeatable, so the prompt cache can serve re-runs.",
-                        None),
-        "max_tokens": ("Longest reply (tokens)", "", None),
-        "embedded_threads": ("Embedded model threads", "0: one per free core.", None),
-    },
-    "graph": {
-        "extractor": ("Entity extractor", "auto: the LLM when one is configured, else spaCy; llm: always the LLM; "
-                      "spacy: always LLM-free.", EXTRACTORS),
-        "entity_types": ("Entity types", "Comma-separated.", None),
-        "gleaning_rounds": ("Gleaning rounds", "How many times the LLM is asked for what it missed (0–5).", None),
-        "backend": ("Graph store", "sqlite: inside the workspace; neo4j: a server (password from NEO4J_PASSWORD).",
-                    GRAPH_BACKENDS),
-    },
-}
 LLM_CUSTOM = {"provider", "base_url", "model"}  # drawn by llm_section(), before the generic fields
 
 
-def field_spec(section: str, name: str) -> tuple[str, str, tuple[str, ...] | None]:
-    if name in present.FIELD_SPECS.get(section, {}):
-        return present.field_spec(section, name)
-    return LOCAL_SPECS.get(section, {}).get(name) or present.field_spec(section, name)
-
-
 def generic_widget(section: str, name: str, value, key: str):
-    label, help_, choices = field_spec(section, name)
+    label, help_, choices = present.field_spec(section, name)
     if choices:
         return st.selectbox(label, choices, help=help_ or None, key=key,
                             index=choices.index(value) if value in choices else 0)
@@ -174,7 +142,7 @@ values: dict[str, dict] = {}
 with st.form("settings_form"):
     for section in fields(current):
         config = getattr(current, section.name)
-        st.subheader(SECTION_TITLES.get(section.name, section.name))
+        st.subheader(present.SECTION_TITLES.get(section.name, section.name))
         values[section.name] = llm_section(config) if section.name == "llm" else {}
         generic = [f for f in fields(config) if not (section.name == "llm" and f.name in LLM_CUSTOM)]
         columns = st.columns(2)

@@ -20,11 +20,11 @@ from typing import Callable, Iterable, Sequence
 from core.graph.merge import (Summarizer, approx_tokens, merge_entity, merge_relation, mention_edge,
                               normalize_key)
 from core.graph.papers import bibliography, publication_year
-from core.graph.records import (MENTIONED_IN, PAPER_PREFIX, RELATED, ChunkExtraction, EntitySource, Extractor,
+from core.graph.records import (PAPER_PREFIX, RELATED, ChunkExtraction, EntitySource, Extractor,
                                 GraphEdge, GraphNode, PaperRecord, RelationSource)
 from core.library import Library
 from core.records import ContentItem
-from core.store.sqlite_graph_sources import paper_key, text_sha
+from core.store.sqlite_graph_sources import text_sha
 
 log = logging.getLogger(__name__)
 

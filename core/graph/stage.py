@@ -13,7 +13,7 @@ from typing import Callable
 from core.graph.build import (GraphError, Interrupted, commit_document, current_extractor, extract_document,
                               rebuild_dirty)
 from core.graph.communities_index import refresh_communities
-from core.ingest import worker_alive, worker_id
+from core.ingest import StageReporter, worker_alive, worker_id
 from core.library import Library
 from core.parsing.content_list import load_content_list
 from core.records import DocStatus, Document
@@ -39,23 +39,9 @@ class _StopOrUploads:
         return self.uploads
 
 
-class _GraphReporter:
-    def __init__(self, lib: Library, doc_id: str, on_progress: GraphStageProgress | None):
-        self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
-        self._last = 0.0
-
-    def __call__(self, detail: str, fraction: float, force: bool = False) -> None:
-        if self.on_progress:
-            self.on_progress(self.doc_id, detail, fraction)
-        now = time.monotonic()
-        if force or now - self._last > 0.3:
-            self._last = now
-            self.lib.documents.update(self.doc_id, graph_detail=detail[:300], graph_progress=round(fraction, 3))
-
-
 def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
                   stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document:
-    report = _GraphReporter(lib, doc.id, on_progress)
+    report = StageReporter(lib, doc.id, on_progress, columns=("graph_detail", "graph_progress"))
     interrupt = _StopOrUploads(lib, stop) if yield_to_uploads else stop
     try:
         extractor = current_extractor(lib)

@@ -1,20 +1,10 @@
-"""networkx views of the stored graph, for algorithms (communities, neighbourhoods) and exports."""
+"""networkx views of the stored graph, for algorithms (communities, neighbourhoods)."""
 from __future__ import annotations
 
 import networkx as nx
 
 from core.graph.records import RELATED
 from core.store.base import GraphStore
-
-
-def full_graph(store: GraphStore) -> nx.Graph:
-    """Every node (entities and papers) and edge (RELATED and MENTIONED_IN), with all their fields."""
-    graph = nx.Graph()
-    for node in store.all_nodes():
-        graph.add_node(node.key, **_attrs(vars(node), skip=("key",)))
-    for edge in store.all_edges():
-        graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
-    return graph
 
 
 def entity_graph(store: GraphStore) -> nx.Graph:

@@ -286,7 +286,3 @@ class SQLiteGraphSources:
         with self.db.connect() as conn:
             row = conn.execute("SELECT value FROM graph_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self.db.connect() as conn:
-            conn.execute("INSERT OR REPLACE INTO graph_meta VALUES (?, ?)", (key, value))
