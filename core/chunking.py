@@ -2,7 +2,8 @@
 
 Chunks follow LightRAG's token window (1200 tokens, 100 overlap); the section-aware strategy restarts the window
 at every level-1/2 heading so a chunk never mixes two sections. Tables, figures and equations become chunks of
-their own. The embedder reads at most 256 tokens, so every chunk is embedded as small windows that point back
+their own: the ingest passes each one's chunk text (caption + description, core/multimodal); without it the
+item's own words are used. The embedder reads at most 256 tokens, so every chunk is embedded as small windows that point back
 to it: search matches what a chunk says anywhere in it, not only its first 256 tokens.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from core.config import ChunkingConfig
 from core.records import Chunk, ContentItem
@@ -32,6 +34,12 @@ class Window:
     bbox: list[float] | None
     section: str
     kind: str
+
+
+def window_metadata(w: Window) -> dict:
+    """What the vector store keeps beside a window's vector: search filters and the hit's page and box."""
+    return {"doc_id": w.doc_id, "chunk_id": w.chunk_id, "page": w.page, "kind": w.kind, "section": w.section,
+            "items": w.item_indices, "bbox": [round(v, 1) for v in w.bbox] if w.bbox else None}
 
 
 @dataclass
@@ -154,7 +162,18 @@ def _embedding_windows(chunk: Chunk, spans: _Spans, token_range: tuple[int, int]
     return out
 
 
-def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig, tokenizer) -> ChunkedDocument:
+def media_chunk_windows(chunk: Chunk, config: ChunkingConfig, tokenizer, item: ContentItem) -> tuple[int, list[Window]]:
+    """An item chunk's token count and embedding windows, from its text: used when a chunk is built and when a
+    new description replaces its text."""
+    spans = _Spans([ContentItem(type=item.type, page_idx=item.page_idx, index=item.index, text=chunk.text,
+                                bbox=item.bbox)], tokenizer)
+    return len(spans.offsets), _embedding_windows(chunk, spans, (0, len(spans.offsets)), config)
+
+
+def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig, tokenizer,
+                   media_texts: Mapping[int, str] | None = None) -> ChunkedDocument:
+    """`media_texts`: item index → the chunk text of a table, figure or equation (its caption and description);
+    without it, an item chunk holds the item's own words (media_text)."""
     out = ChunkedDocument()
 
     def new_chunk(kind, text, chunk_items, section, tokens):
@@ -177,11 +196,10 @@ def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig
             section = " ".join(item.text.split())[:200]
         if item.type not in MEDIA_TYPES:
             continue
-        text = media_text(item)
+        text = media_texts.get(item.index, "") if media_texts is not None else media_text(item)
         if not text:
             continue  # an uncaptioned figure with no text inside: nothing to search, still shown in the gallery
-        spans = _Spans([ContentItem(type=item.type, page_idx=item.page_idx, index=item.index, text=text,
-                                    bbox=item.bbox)], tokenizer)
-        chunk = new_chunk(item.type, text, [item], section, len(spans.offsets))
-        out.windows.extend(_embedding_windows(chunk, spans, (0, len(spans.offsets)), config))
+        chunk = new_chunk(item.type, text, [item], section, 0)
+        chunk.tokens, windows = media_chunk_windows(chunk, config, tokenizer, item)
+        out.windows.extend(windows)
     return out

@@ -17,6 +17,7 @@ CHUNK_STRATEGIES = ("section", "window")
 LLM_PROVIDERS = ("none", "openai", "embedded")
 EXTRACTORS = ("auto", "llm", "spacy")
 GRAPH_BACKENDS = ("sqlite", "neo4j")
+VLM_PROVIDERS = ("none", "openai")
 # Entity types suited to papers; LightRAG's defaults (organization, geo, event...) fit news, not science.
 PAPER_ENTITY_TYPES = ["method", "task", "dataset", "metric", "model", "concept", "software", "person",
                       "organization", "field"]
@@ -92,6 +93,21 @@ class GraphConfig:
 
 
 @dataclass
+class VLMConfig:
+    """The vision-language model that describes tables, figures and equations from their images. Separate from
+    the text LLM: a vision model is often another server or model (Ollama's llava, vLLM's Qwen2-VL, gpt-4o)."""
+
+    provider: str = "none"  # none: offline descriptions (caption, table rows, text found in the figure)
+    base_url: str = ""
+    model: str = ""
+    # The API key is looked up per endpoint like the LLM's (core.llm.secrets), never stored here.
+    timeout_s: float = 180.0
+    max_tokens: int = 800
+    concurrency: int = 2
+    context_tokens: int = 400  # page text around an item sent with it (RAG-Anything's context window)
+
+
+@dataclass
 class Settings:
     parsing: ParsingConfig = field(default_factory=ParsingConfig)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
@@ -99,6 +115,7 @@ class Settings:
     store: StoreConfig = field(default_factory=StoreConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
+    vlm: VLMConfig = field(default_factory=VLMConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,6 +170,14 @@ def validate(settings: Settings) -> Settings:
         raise SettingsError("gleaning rounds must be between 0 and 5")
     if not all(isinstance(t, str) and t.strip() for t in g.entity_types):
         raise SettingsError("entity types must be non-empty names")
+    v = settings.vlm
+    if v.provider not in VLM_PROVIDERS:
+        raise SettingsError(f"VLM provider must be one of {VLM_PROVIDERS}, not {v.provider!r}")
+    if v.provider == "openai" and not (v.base_url and v.model):
+        raise SettingsError("an OpenAI-compatible VLM needs a base URL and a model name")
+    if v.timeout_s <= 0 or v.max_tokens < 16 or v.concurrency < 1 or not (0 <= v.context_tokens <= 4000):
+        raise SettingsError("VLM timeout must be positive, longest reply at least 16 tokens, concurrency at "
+                            "least 1 and the context window between 0 and 4000 tokens")
     return settings
 
 

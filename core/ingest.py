@@ -18,9 +18,10 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Callable
 
-from core.chunking import chunk_document
+from core.chunking import chunk_document, window_metadata
 from core.documents import IMPORT_DIRNAME, is_import
 from core.library import Library
+from core.multimodal.describe import media_chunk_texts
 from core.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
 from core.records import ContentItem, DocStatus, Document
 
@@ -160,8 +161,14 @@ def _import_source(lib: Library, doc_id: str):
 def _index(lib: Library, doc: Document, items: list[ContentItem], report: StageReporter) -> tuple[int, int, dict]:
     timings = {}
     t = time.perf_counter()
-    report("chunking", 0.5, force=True)
-    chunked = chunk_document(doc.id, items, lib.settings.chunking, lib.tokenizer())
+    report("describing tables, figures and equations", 0.5, force=True)
+    # Offline descriptions (or VLM ones already made for these very items): cheap enough to keep a paper
+    # searchable quickly. A configured VLM describes the items later, in the graph stage (core/multimodal).
+    media_texts = media_chunk_texts(lib, doc.id, items)
+    timings["describe_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    report("chunking", 0.51, force=True)
+    chunked = chunk_document(doc.id, items, lib.settings.chunking, lib.tokenizer(), media_texts)
     timings["chunk_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -179,9 +186,7 @@ def _index(lib: Library, doc: Document, items: list[ContentItem], report: StageR
     lib.windows.delete_doc(doc.id)
     lib.windows.upsert(
         [w.id for w in chunked.windows], vectors, [w.text for w in chunked.windows],
-        [{"doc_id": w.doc_id, "chunk_id": w.chunk_id, "page": w.page, "kind": w.kind, "section": w.section,
-          "items": w.item_indices, "bbox": [round(v, 1) for v in w.bbox] if w.bbox else None}
-         for w in chunked.windows])
+        [window_metadata(w) for w in chunked.windows])
     timings["index_s"] = time.perf_counter() - t
     return len(chunked.chunks), total, timings
 

@@ -185,3 +185,40 @@ Descriptions:
 {descriptions}
 
 Description:"""
+
+# --- table, figure and equation descriptions by a vision-language model (core/multimodal/vlm_describe.py) ---
+# RAG-Anything's idea: an item is described with its context (caption, footnote, content, the page around it),
+# so the description names what the paper means by it and can be retrieved and linked like a passage.
+PROMPTS["media_description_system"] = """---Role---
+You describe one {kind} of a scientific paper for a search index and a knowledge graph. You see its image and
+read its caption, its footnote, its content as the parser extracted it, and the text of the page around it.
+
+---Rules---
+- Describe what the {kind} shows, in {language}: {focus}
+- Use the names the paper uses (models, datasets, metrics, variables). Do not invent numbers, names or trends
+  that neither the image nor the text supports; say when something cannot be read.
+- Keep the description under {max_words} words.
+- Entities are named things the {kind} shows or compares, of one of these types: [{entity_types}]. At most 12.
+
+---Output---
+Answer with one JSON object and nothing else:
+{{"description": "…", "entities": [{{"name": "…", "type": "…", "description": "what the {kind} says about it"}}]}}"""
+
+PROMPTS["media_description_focus_table"] = ("what is compared (rows, columns, units), the best and notable values, "
+                                            "and what the comparison shows.")
+PROMPTS["media_description_focus_figure"] = ("the kind of figure (plot, diagram, architecture, example), its axes "
+                                             "or parts, and the trend or message it conveys.")
+PROMPTS["media_description_focus_equation"] = ("what the equation defines or computes, each symbol's meaning where "
+                                               "the context says it, and its role in the method.")
+
+PROMPTS["media_description_user"] = """Paper: {paper}
+{label} (page {page})
+Caption: {caption}
+Footnote: {footnote}
+{content_name}:
+{content}
+
+Text around it on the page:
+{context}
+
+Describe the {kind} in the image as JSON."""

@@ -17,12 +17,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from core.graph.media_entities import paper_edge, with_media_entity
 from core.graph.merge import (Summarizer, approx_tokens, merge_entity, merge_relation, mention_edge,
                               normalize_key)
 from core.graph.papers import bibliography, publication_year
 from core.graph.records import (PAPER_PREFIX, RELATED, ChunkExtraction, EntitySource, Extractor,
                                 GraphEdge, GraphNode, PaperRecord, RelationSource)
 from core.library import Library
+from core.multimodal.describe import describe_document_media
 from core.records import ContentItem
 from core.store.sqlite_graph_sources import text_sha
 
@@ -72,6 +74,9 @@ def current_extractor(lib: Library) -> Extractor:
 
 def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: GraphProgress | None = None,
                      stop: threading.Event | None = None) -> ExtractOutcome:
+    # A VLM describes the paper's tables and figures first, so extraction reads its descriptions.
+    if describe_document_media(lib, doc_id, progress, stop).interrupted:
+        raise Interrupted()
     chunks = lib.chunks.by_doc(doc_id)
     lib.graph_sources.forget_extractions(doc_id, keep_chunk_ids=[c.id for c in chunks])
     done = lib.graph_sources.extracted(doc_id, extractor.name)
@@ -84,6 +89,7 @@ def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: 
         progress(f"extracting entities: {finished}/{len(chunks)} chunks", finished / max(len(chunks), 1))
     for extraction in extractor.extract(todo):
         chunk = by_id[extraction.chunk_id]
+        extraction = with_media_entity(lib, chunk, extraction)
         if extraction.failed:
             outcome.failed += 1
             outcome.errors.extend(extraction.errors[:1])
@@ -293,7 +299,8 @@ def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> Rebuil
         doc_id = pkey[len(PAPER_PREFIX):]
         ids = chunk_ids.get((key, doc_id))
         if ids and key in alive and pkey in alive:
-            upsert_edges.append(mention_edge(key, pkey, doc_id, ids, papers[doc_id].year))
+            upsert_edges.append(paper_edge(mention_edge(key, pkey, doc_id, ids, papers[doc_id].year),
+                                           upsert_nodes.get(key) or existing.get(key)))
         else:
             drop_edges.append((key, pkey))
     # Edges that vanish with a deleted node also lose their vectors.
