@@ -134,11 +134,13 @@ def cmd_graph(lib: Library, args) -> int:
         print(llm_usage_text(usage_summary(lib.db)))
         return 0
     if args.action == "export":
-        from core.graph.export import export_graph
+        from core.graph.export import export_graph, export_view_html
 
         if not args.out:
             raise SystemExit("graph export needs --out FILE")
-        for path in export_graph(lib.graph, args.format, Path(args.out)):
+        written = (export_view_html(lib, Path(args.out)) if args.format == "html"
+                   else export_graph(lib.graph, args.format, Path(args.out)))
+        for path in written:
             print(f"wrote {path}")
         return 0
     if args.action == "build":
@@ -218,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "| merge")
     p.add_argument("action", choices=["stats", "export", "build", "retry", "communities", "duplicates", "merge"])
     p.add_argument("ids", nargs="*", help="retry: document ids (default all); merge: KEEP MERGED [MERGED...]")
-    p.add_argument("--format", choices=["graphml", "json", "csv"], default="graphml")
+    p.add_argument("--format", choices=["graphml", "json", "csv", "cypher", "html"], default="graphml",
+                   help="html: the Graph page's default view as a standalone page (the whole graph otherwise)")
     p.add_argument("--out", help="export: the file to write")
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--threshold", type=float, help="duplicates: cosine similarity (default from settings)")

@@ -108,6 +108,18 @@ class VLMConfig:
 
 
 @dataclass
+class ExplorerConfig:
+    """The Graph page: how big a view may be and when the browser stops simulating physics."""
+
+    max_nodes: int = 300  # default size of a view; the page's slider goes up to max_nodes_limit
+    max_nodes_limit: int = 5000
+    # Above this many nodes positions are computed on the server and physics is off: vis-network's simulation
+    # of a few thousand nodes freezes the tab for tens of seconds.
+    static_layout_above: int = 400
+    stabilization_iterations: int = 150  # physics steps before a smaller view is shown settled
+
+
+@dataclass
 class Settings:
     parsing: ParsingConfig = field(default_factory=ParsingConfig)
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
@@ -115,6 +127,7 @@ class Settings:
     store: StoreConfig = field(default_factory=StoreConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
+    explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
     vlm: VLMConfig = field(default_factory=VLMConfig)
 
     def to_dict(self) -> dict[str, Any]:
@@ -178,6 +191,13 @@ def validate(settings: Settings) -> Settings:
     if v.timeout_s <= 0 or v.max_tokens < 16 or v.concurrency < 1 or not (0 <= v.context_tokens <= 4000):
         raise SettingsError("VLM timeout must be positive, longest reply at least 16 tokens, concurrency at "
                             "least 1 and the context window between 0 and 4000 tokens")
+    x = settings.explorer
+    if not (1 <= x.max_nodes <= x.max_nodes_limit <= 20000):
+        raise SettingsError("explorer: the default view size must be at least 1 and at most the largest view, "
+                            "which is at most 20,000 nodes")
+    if x.static_layout_above < 0 or not (0 <= x.stabilization_iterations <= 5000):
+        raise SettingsError("explorer: the static layout threshold must be at least 0 and physics steps "
+                            "between 0 and 5000")
     return settings
 
 

@@ -131,7 +131,8 @@ def document_label(doc: Document) -> str:
 # ---------------------------------------------------------------------------------------------- settings form
 
 SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store",
-                  "llm": "Language model (LLM)", "graph": "Knowledge graph"}
+                  "llm": "Language model (LLM)", "graph": "Knowledge graph",
+                  "explorer": "Graph explorer"}
 # Label, help and choices per field; fields not listed still get a widget from their type and name.
 FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
     "parsing": {
@@ -187,6 +188,15 @@ FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
         "gleaning_rounds": ("Gleaning rounds", "How many times the LLM is asked for what it missed (0–5).", None),
         "backend": ("Graph store", "sqlite: inside the workspace; neo4j: a server (password from NEO4J_PASSWORD).",
                     GRAPH_BACKENDS),
+    },
+    "explorer": {
+        "max_nodes": ("Default view size (nodes)", "How many nodes the Graph page shows before it cuts the view "
+                      "(the most connected first).", None),
+        "max_nodes_limit": ("Largest view (nodes)", "The most the Graph page's slider allows.", None),
+        "static_layout_above": ("Static layout above (nodes)", "Larger views are laid out on the server and "
+                                "drawn without physics, so the browser does not freeze.", None),
+        "stabilization_iterations": ("Physics steps before showing a view", "Fewer: a view appears sooner but "
+                                     "less settled.", None),
     },
 }
 

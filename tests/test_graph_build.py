@@ -218,7 +218,7 @@ def test_cli_graph_stats_and_exports(spacy_ws, tmp_path):
     assert graph.number_of_nodes() == stats["nodes"] and graph.number_of_edges() == stats["edges"]
     cli("export", "--format", "json", "--out", str(tmp_path / "g.json"))
     data = json.loads((tmp_path / "g.json").read_text())
-    assert len(data["nodes"]) == stats["nodes"] and all("source_chunks" in e for e in data["edges"])
+    assert len(data["nodes"]) == stats["nodes"] and all("source_chunks" in e for e in data["links"])
     cli("export", "--format", "csv", "--out", str(tmp_path / "g.csv"))
     with (tmp_path / "g.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Sequence
 from core.graph.media_entities import paper_edge, with_media_entity
 from core.graph.merge import (Summarizer, approx_tokens, merge_entity, merge_relation, mention_edge,
                               normalize_key)
+from core.graph.overrides import GraphOverrides
 from core.graph.papers import bibliography, publication_year
 from core.graph.records import (PAPER_PREFIX, RELATED, ChunkExtraction, EntitySource, Extractor,
                                 GraphEdge, GraphNode, PaperRecord, RelationSource)
@@ -254,14 +255,15 @@ def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> Rebuil
     budget = lib.settings.graph.description_token_budget
     papers = lib.graph_sources.papers()
     existing = lib.graph.get_nodes(dirty_nodes)
+    overrides = GraphOverrides.of(lib.graph_sources.overrides())  # user edits win over what papers say
 
     upsert_nodes: dict[str, GraphNode] = {}
     delete_nodes: list[str] = []
     entity_keys = [k for k in dirty_nodes if not k.startswith(PAPER_PREFIX)]
     sources = lib.graph_sources.entity_sources(entity_keys)
     for key in entity_keys:
-        if sources.get(key):
-            node = merge_entity(key, sources[key], budget, summarize)
+        if sources.get(key) and not overrides.node_deleted(key):
+            node = overrides.apply(merge_entity(key, sources[key], budget, summarize))
             node.community = existing[key].community if key in existing else None
             upsert_nodes[key] = node
         elif key in existing:
@@ -289,7 +291,7 @@ def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> Rebuil
     missing_names = {k for p in related for k in p if k not in names and k in alive}
     names.update({k: n.name for k, n in lib.graph.get_nodes(missing_names).items()})
     for pair in related:
-        if rel_sources.get(pair) and pair[0] in alive and pair[1] in alive:
+        if rel_sources.get(pair) and pair[0] in alive and pair[1] in alive and not overrides.edge_deleted(pair):
             upsert_edges.append(merge_relation(*pair, rel_sources[pair], (names[pair[0]], names[pair[1]]),
                                                budget, summarize))
         else:

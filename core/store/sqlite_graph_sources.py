@@ -14,6 +14,7 @@ import time
 from collections import defaultdict
 from typing import Iterable, Sequence
 
+from core.graph.overrides import Override
 from core.graph.records import (PAPER_PREFIX, ChunkExtraction, EntitySource, ExtractedEntity, ExtractedRelation,
                                 PaperRecord, Reference, RelationSource)
 from core.store.sqlite_db import Database
@@ -61,6 +62,11 @@ CREATE TABLE IF NOT EXISTS graph_references (
 );
 CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS graph_community_reports (community INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+-- User edits (core.graph.overrides): applied by every rebuild, so they survive new papers and full rebuilds.
+CREATE TABLE IF NOT EXISTS graph_overrides (
+    kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL DEFAULT '', field TEXT NOT NULL, value TEXT NOT NULL,
+    created_at REAL NOT NULL, PRIMARY KEY (kind, a, b, field)
+);
 """
 _BATCH = 500
 
@@ -286,3 +292,47 @@ class SQLiteGraphSources:
         with self.db.connect() as conn:
             row = conn.execute("SELECT value FROM graph_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
+
+    # --- user edits: recorded once, applied by every rebuild of what they name ---
+    def put_override(self, override: Override, nodes: Iterable[str] = (),
+                     edges: Iterable[tuple[str, str]] = (), alias: tuple[str, str] | None = None) -> None:
+        """Record an edit and mark what it changes dirty (and an alias a rename brings), in one transaction."""
+        with self.db.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO graph_overrides VALUES (?, ?, ?, ?, ?, ?)",
+                         (override.kind, override.a, override.b, override.field, override.value, time.time()))
+            if alias:
+                conn.execute("INSERT OR IGNORE INTO graph_aliases VALUES (?, ?)", alias)
+            self._mark(conn, nodes=nodes, edges=edges)
+
+    def remove_override(self, kind: str, a: str, b: str, field: str, nodes: Iterable[str] = (),
+                        edges: Iterable[tuple[str, str]] = ()) -> bool:
+        with self.db.transaction() as conn:
+            gone = conn.execute("DELETE FROM graph_overrides WHERE kind = ? AND a = ? AND b = ? AND field = ?",
+                                (kind, a, b, field)).rowcount
+            if gone:
+                self._mark(conn, nodes=nodes, edges=edges)
+        return bool(gone)
+
+    def overrides(self) -> list[Override]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT * FROM graph_overrides ORDER BY created_at, kind, a, b, field").fetchall()
+        return [Override(kind=r["kind"], a=r["a"], b=r["b"], field=r["field"], value=r["value"],
+                         created_at=r["created_at"]) for r in rows]
+
+    def has_sources(self, key: str) -> bool:
+        with self.db.connect() as conn:
+            row = conn.execute("SELECT 1 FROM graph_entity_sources WHERE key = ? LIMIT 1", (key,)).fetchone()
+        return row is not None
+
+    def relation_pairs_of(self, key: str) -> list[tuple[str, str]]:
+        """Every relation pair with a contribution touching `key` (whether or not its edge is in the graph)."""
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT DISTINCT source, target FROM graph_relation_sources WHERE source = ? "
+                                "UNION SELECT DISTINCT source, target FROM graph_relation_sources WHERE target = ?",
+                                (key, key))
+            return [(r[0], r[1]) for r in rows]
+
+    def docs_of(self, key: str) -> list[str]:
+        with self.db.connect() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT doc_id FROM graph_entity_sources WHERE key = ?",
+                                               (key,))]
