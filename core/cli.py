@@ -76,6 +76,27 @@ def cmd_search(lib: Library, args) -> int:
     return 0
 
 
+def cmd_ask(lib: Library, args) -> int:
+    from core.query.engine import QueryError, ask
+    from core.query.records import QueryParams
+    from core.query.report import dumps, result_text
+
+    try:
+        params = QueryParams.from_config(lib.settings.query, mode=args.mode, top_k=args.top_k,
+                                         chunk_top_k=args.chunk_top_k, context_only=args.context_only,
+                                         rerank=False if args.no_rerank else None,
+                                         use_llm=False if args.no_llm else None,
+                                         doc_ids=_resolve_ids(lib, args.paper) or None)
+        streamed = []
+        on_token = None if args.json or args.context_only else streamed.append
+        result = ask(lib, args.question, params, on_token=on_token)
+    except (QueryError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(dumps(result) if args.json else result_text(result))
+    return 0
+
+
 def cmd_docs(lib: Library, args) -> int:
     docs = lib.documents.list()
     if args.json:
@@ -206,6 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--section", action="append", help="exact section heading; repeatable")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_search)
+    p = sub.add_parser("ask", help="ask a question: retrieve (naive, local, global, hybrid, mix, community) and "
+                       "answer with citations")
+    p.add_argument("question")
+    p.add_argument("--mode", default=None, help="naive | local | global | hybrid | mix | community (default: settings)")
+    p.add_argument("--top-k", type=int, default=None, dest="top_k", help="entities / relations from the graph")
+    p.add_argument("--chunk-top-k", type=int, default=None, dest="chunk_top_k", help="passages kept")
+    p.add_argument("--context-only", action="store_true", help="print the assembled context, do not answer")
+    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--no-llm", action="store_true", help="the LLM-free path even when an LLM is configured")
+    p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
     p = sub.add_parser("docs", help="one line per document with its status and message")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs)

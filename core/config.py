@@ -18,6 +18,8 @@ LLM_PROVIDERS = ("none", "openai", "embedded")
 EXTRACTORS = ("auto", "llm", "spacy")
 GRAPH_BACKENDS = ("sqlite", "neo4j")
 VLM_PROVIDERS = ("none", "openai")
+QUERY_MODES = ("naive", "local", "global", "hybrid", "mix")
+RERANKERS = ("auto", "fusion", "cross-encoder", "llm")
 # Entity types suited to papers; LightRAG's defaults (organization, geo, event...) fit news, not science.
 PAPER_ENTITY_TYPES = ["method", "task", "dataset", "metric", "model", "concept", "software", "person",
                       "organization", "field"]
@@ -93,6 +95,25 @@ class GraphConfig:
 
 
 @dataclass
+class QueryConfig:
+    """Defaults of the Ask and Compare pages and `python -m core ask`; each query may override them."""
+    mode: str = "mix"
+    top_k: int = 40  # entities (local) or relations (global) taken from the vector search, as in LightRAG
+    chunk_top_k: int = 10  # chunks kept after fusion and rerank
+    # Token budgets of the three parts of the context; what does not fit is dropped, weakest first.
+    max_entity_tokens: int = 1500
+    max_relation_tokens: int = 1500
+    max_chunk_tokens: int = 3000
+    bm25: bool = True  # naive: fuse BM25 over chunk text with the vectors by reciprocal rank
+    rerank: bool = True
+    # auto: a cross-encoder if a local one is set, else the embedding-window + BM25 fusion. llm: ask the LLM.
+    reranker: str = "auto"
+    cross_encoder_path: str = ""  # a local folder holding a sentence-transformers CrossEncoder
+    answer_max_tokens: int = 1024
+    extractive_sentences: int = 4
+
+
+@dataclass
 class VLMConfig:
     """The vision-language model that describes tables, figures and equations from their images. Separate from
     the text LLM: a vision model is often another server or model (Ollama's llava, vLLM's Qwen2-VL, gpt-4o)."""
@@ -128,6 +149,7 @@ class Settings:
     llm: LLMConfig = field(default_factory=LLMConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
     explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
     vlm: VLMConfig = field(default_factory=VLMConfig)
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,6 +205,13 @@ def validate(settings: Settings) -> Settings:
         raise SettingsError("gleaning rounds must be between 0 and 5")
     if not all(isinstance(t, str) and t.strip() for t in g.entity_types):
         raise SettingsError("entity types must be non-empty names")
+    q = settings.query
+    if q.mode not in QUERY_MODES:
+        raise SettingsError(f"query mode must be one of {QUERY_MODES}, not {q.mode!r}")
+    if q.reranker not in RERANKERS:
+        raise SettingsError(f"reranker must be one of {RERANKERS}, not {q.reranker!r}")
+    if min(q.top_k, q.chunk_top_k) < 1 or min(q.max_entity_tokens, q.max_relation_tokens, q.max_chunk_tokens) < 0:
+        raise SettingsError("query top-k must be at least 1 and token budgets at least 0")
     v = settings.vlm
     if v.provider not in VLM_PROVIDERS:
         raise SettingsError(f"VLM provider must be one of {VLM_PROVIDERS}, not {v.provider!r}")

@@ -10,6 +10,7 @@ from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
 from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_fulltext import SQLiteFullText
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
 from core.workspace import Workspace, default_workspace
@@ -43,6 +44,11 @@ class Library:
 
     def _collection(self, name: str) -> VectorStore:
         return ChromaVectorStore(chroma_client(self.settings.store, self.workspace.chroma_dir), name)
+
+    @cached_property
+    def fulltext(self) -> SQLiteFullText:
+        """BM25 over chunk text (FTS5), created and filled on first use."""
+        return SQLiteFullText(self.db)
 
     @cached_property
     def graph(self) -> GraphStore:

@@ -186,6 +186,78 @@ Descriptions:
 
 Description:"""
 
+# ---------------------------------------------------------------------------------------------- querying
+PROMPTS["keywords_extraction"] = """---Role---
+You extract search keywords from a researcher's question about a collection of scientific papers.
+
+---Goal---
+Return two lists:
+- "high_level_keywords": overarching concepts or themes of the question (what kind of relation or topic it asks about);
+- "low_level_keywords": specific entities named or implied: methods, models, datasets, metrics, tasks, people, terms.
+Use the question's own wording where you can. Answer with JSON only, no prose, in this exact shape:
+{{"high_level_keywords": ["..."], "low_level_keywords": ["..."]}}
+
+---Question---
+{question}
+
+JSON:"""
+
+PROMPTS["rag_response_system"] = """---Role---
+You answer a researcher's question using only the numbered sources below, drawn from their papers.
+
+---Rules---
+- Every sentence that states a fact ends with the marker(s) of the source(s) it rests on, like [1] or [2][5].
+  Cite only sources that say it; never invent a marker. A sentence you cannot support must not be written.
+- If the sources do not contain the answer, say so in one sentence and stop.
+- Be concise and precise: {response_type}. Write in {language}.
+- The knowledge-graph entities and relations help you connect sources; cite the numbered sources, not them.
+
+---Context---
+{context}"""
+
+PROMPTS["rag_response_user"] = """Question: {question}"""
+
+PROMPTS["llm_rerank"] = """Rate how useful each passage is for answering the question, from 0 (useless) to 10
+(answers it). Answer with JSON only: {{"scores": [{{"id": 1, "score": 7}}, ...]}} with one entry per passage.
+
+Question: {question}
+
+Passages:
+{passages}
+
+JSON:"""
+
+PROMPTS["community_map"] = """---Role---
+You help answer a question about a collection of scientific papers from one community report of its knowledge
+graph.
+
+---Goal---
+List the points of the report that help answer the question, each with an importance score from 0 to 100.
+If the report does not help, return an empty list. Answer with JSON only:
+{{"points": [{{"description": "...", "score": 80}}]}}
+
+---Report---
+{report}
+
+---Question---
+{question}
+
+JSON:"""
+
+PROMPTS["community_reduce"] = """---Role---
+You answer a researcher's question from analysts' points, each drawn from community reports of a knowledge
+graph built from their papers, ranked by importance.
+
+---Rules---
+- Merge the points into a concise answer ({response_type}) in {language}.
+- Each sentence ends with the marker(s) of the point(s) it rests on, like [1] or [2][3].
+- If the points do not answer the question, say so.
+
+---Points---
+{points}
+
+Question: {question}"""
+
 # --- table, figure and equation descriptions by a vision-language model (core/multimodal/vlm_describe.py) ---
 # RAG-Anything's idea: an item is described with its context (caption, footnote, content, the page around it),
 # so the description names what the paper means by it and can be retrieved and linked like a passage.

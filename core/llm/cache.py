@@ -85,17 +85,42 @@ class CachedChatModel:
         self._log(purpose, reply)
         return reply
 
+    def has_cached_stream(self, messages: Sequence[Message], *, max_tokens: int | None = None,
+                          temperature: float | None = None) -> bool:
+        """Whether streaming these messages would be replayed from the cache (no call made)."""
+        key = cache_key(self.name, messages, {"stream": True}, max_tokens, temperature)
+        with self.db.connect() as conn:
+            return conn.execute("SELECT 1 FROM llm_cache WHERE key = ?", (key,)).fetchone() is not None
+
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:
-        """Not cached (an answer being read as it arrives is not replayed), but logged when it ends."""
-        started, error = time.monotonic(), ""
+        """The same prompt streamed again is replayed from the cache in one piece; a stream is stored only once
+        it has ended well, so an interrupted answer is never replayed as if complete."""
+        key = cache_key(self.name, messages, {"stream": True}, max_tokens, temperature)
+        started = time.monotonic()
+        with self.db.connect() as conn:
+            row = conn.execute("SELECT text FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            self._log(purpose, ChatReply(text=row["text"], model=self.name, latency_s=time.monotonic() - started,
+                                         cached=True), streamed=True)
+            yield row["text"]
+            return
+        error, pieces, finished = "", [], False
         try:
-            yield from self.inner.stream(messages, purpose=purpose, max_tokens=max_tokens, temperature=temperature)
+            for piece in self.inner.stream(messages, purpose=purpose, max_tokens=max_tokens, temperature=temperature):
+                pieces.append(piece)
+                yield piece
+            finished = True
         except Exception as exc:
             error = _error_text(exc)
             raise
         finally:
             self._log(purpose, None, latency_s=time.monotonic() - started, error=error, streamed=True)
+            if finished:
+                with self.db.transaction() as conn:
+                    conn.execute("INSERT OR REPLACE INTO llm_cache (key, model, text, prompt_tokens, "
+                                 "completion_tokens, created_at) VALUES (?, ?, ?, 0, 0, ?)",
+                                 (key, self.name, "".join(pieces), time.time()))
 
     def _log(self, purpose: str, reply: ChatReply | None, *, latency_s: float = 0.0, error: str = "",
              streamed: bool = False) -> None:

@@ -42,6 +42,9 @@ class VectorStore(Protocol):
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         """Change metadata without re-embedding."""
 
+    def fetch(self, ids: Sequence[str]) -> list[tuple[VectorMatch, np.ndarray]]:
+        """Stored records by id, with their vectors; ids that do not exist are skipped."""
+
     def doc_ids(self) -> set[str]: ...
 
     def count(self) -> int: ...

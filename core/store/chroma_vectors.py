@@ -111,6 +111,19 @@ class ChromaVectorStore:
         result = self.collection.get(ids=list(ids), include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(result["ids"], result["embeddings"])}
 
+    def fetch(self, ids: Sequence[str], batch_size: int = 2000) -> list[tuple[VectorMatch, np.ndarray]]:
+        """Stored records by id (missing ids are skipped), with their vectors; `score` is 0."""
+        out = []
+        ids = list(ids)
+        for start in range(0, len(ids), batch_size):
+            result = self.collection.get(ids=ids[start:start + batch_size],
+                                         include=["documents", "metadatas", "embeddings"])
+            for i, doc, meta, emb in zip(result["ids"], result["documents"], result["metadatas"],
+                                         result["embeddings"]):
+                out.append((VectorMatch(id=i, score=0.0, document=doc or "", metadata=meta or {}),
+                            np.asarray(emb, dtype=np.float32)))
+        return out
+
     def doc_ids(self) -> set[str]:
         result = self.collection.get(include=["metadatas"])
         return {m.get("doc_id") for m in result["metadatas"] if m}

@@ -1,0 +1,1 @@
+"""Asking the collection: retrieval modes, rerank, context assembly, cited answers, history."""

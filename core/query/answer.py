@@ -1,0 +1,135 @@
+"""Answers with citations: written by the LLM (streamed, told to cite [n]) or, without one, extractive — the
+sentences of the retrieved passages closest to the question, each with its citation.
+
+Either way the answer is split into sentences and every [n] is checked against the context's sources, so the
+UI can mark a sentence that cites nothing and a marker that points nowhere.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from core.llm.base import ChatModel
+from core.prompts import PROMPTS
+from core.query.records import Answer, AnswerSentence, Context
+from core.store.sqlite_fulltext import query_terms
+
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "fig.", "Eq.", "eq.", "Sec.", "Tab.", "No.",
+                  "approx.", "cf.", "resp.", "Dr.", "Mr.", "Ms.", "St.")
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(\"'“A-Z0-9])")
+MAX_SENTENCE_CHARS = 600
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of prose, not splitting after common abbreviations; markers after a full stop stay with the
+    sentence they close ("… in 2019. [3]")."""
+    text = " ".join((text or "").split())
+    if not text:
+        return []
+    protected = text
+    for abbr in _ABBREVIATIONS:
+        protected = protected.replace(abbr, abbr.replace(".", "\x00"))
+    parts = [p.replace("\x00", ".").strip() for p in _SPLIT.split(protected) if p.strip()]
+    out: list[str] = []
+    for part in parts:
+        lead = re.match(r"^((?:\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]\s*)+)(.*)$", part)
+        if lead and out:
+            out[-1] = f"{out[-1]} {lead.group(1).strip()}"
+            part = lead.group(2).strip()
+        if part:
+            out.append(part)
+    return out
+
+
+def citations_in(sentence: str) -> list[int]:
+    found: list[int] = []
+    for group in _MARKER.findall(sentence):
+        for number in re.split(r"\s*[,;]\s*", group):
+            if number.isdigit() and int(number) not in found:
+                found.append(int(number))
+    return found
+
+
+def parse_answer(text: str, context: Context, *, extractive: bool, model: str = "") -> Answer:
+    known = {s.n for s in context.sources}
+    sentences, unknown = [], []
+    for paragraph in re.split(r"\n\s*\n", text or ""):
+        for sentence in split_sentences(paragraph):
+            cited = citations_in(sentence)
+            unknown.extend(n for n in cited if n not in known and n not in unknown)
+            sentences.append(AnswerSentence(text=sentence, citations=[n for n in cited if n in known]))
+    return Answer(text=(text or "").strip(), sentences=sentences, extractive=extractive, model=model,
+                  unknown_citations=unknown)
+
+
+def answer_messages(question: str, context: Context, language: str = "English",
+                    response_type: str = "a few paragraphs at most") -> list[dict]:
+    system = PROMPTS["rag_response_system"].format(context=context.text, language=language,
+                                                   response_type=response_type)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": PROMPTS["rag_response_user"].format(question=question)}]
+
+
+def stream_llm_answer(llm: ChatModel, question: str, context: Context, max_tokens: int,
+                      language: str = "English") -> Iterator[str]:
+    """The answer's text as it arrives (cached by prompt: the same question on the same context replays)."""
+    yield from llm.stream(answer_messages(question, context, language), purpose="answer", max_tokens=max_tokens,
+                          temperature=0.0)
+
+
+NO_CONTEXT = "Nothing in the papers matched the question, so there is nothing to answer from."
+
+
+def extractive_answer(question: str, context: Context, embed_many: Callable[[list[str]], np.ndarray],
+                      qvec: np.ndarray, sentences: int = 4, per_source: int = 2) -> Answer:
+    """The passages' sentences most similar to the question (cosine, plus a small bonus per question term they
+    contain), at most `per_source` from one passage, each followed by its citation; in order of strength."""
+    if not context.sources:
+        return Answer(text=NO_CONTEXT, sentences=[AnswerSentence(NO_CONTEXT, [])], extractive=True)
+    candidates: list[tuple[int, str]] = []
+    for source in context.sources[:8]:
+        for sentence in split_sentences(source.text):
+            if 20 <= len(sentence) <= MAX_SENTENCE_CHARS and sum(ch.isalpha() for ch in sentence) > 12:
+                candidates.append((source.n, sentence))
+    if not candidates:
+        candidates = [(s.n, s.text[:MAX_SENTENCE_CHARS]) for s in context.sources[:sentences]]
+    vectors = embed_many([text for _, text in candidates])
+    sims = vectors @ np.asarray(qvec, dtype=np.float32)
+    terms = set(query_terms(question))
+    scored = []
+    for (n, text), sim in zip(candidates, sims):
+        overlap = len(terms & set(query_terms(text, limit=200))) / max(len(terms), 1)
+        # Ties go to the stronger source: n is its rank.
+        scored.append((float(sim) + 0.3 * overlap - 0.001 * n, n, text))
+    scored.sort(key=lambda s: -s[0])
+    picked: list[tuple[int, str]] = []
+    per: dict[int, int] = {}
+    for _, n, text in scored:
+        if per.get(n, 0) >= per_source or any(text == t for _, t in picked):
+            continue
+        picked.append((n, text))
+        per[n] = per.get(n, 0) + 1
+        if len(picked) == sentences:
+            break
+    answer_sentences = [AnswerSentence(text=f"{text} [{n}]", citations=[n]) for n, text in picked]
+    return Answer(text=" ".join(s.text for s in answer_sentences), sentences=answer_sentences, extractive=True,
+                  model="extractive (no LLM)")
+
+
+def cited_sources(answer: Answer, context: Context) -> list[int]:
+    """Source numbers the answer cites, in order of first citation."""
+    out: list[int] = []
+    for sentence in answer.sentences:
+        out.extend(n for n in sentence.citations if n not in out)
+    return out
+
+
+def strip_markers(text: str) -> str:
+    return " ".join(_MARKER.sub("", text).split())
+
+
+def sentences_of(texts: Sequence[str]) -> list[str]:
+    return [s for t in texts for s in split_sentences(t)]

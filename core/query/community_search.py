@@ -1,0 +1,119 @@
+"""Microsoft GraphRAG's global search, as an extra mode when community reports exist: rank the reports by the
+question, map over the best ones (one LLM call each: the points that help, scored), and hand the points — with
+passages from the communities' entities, so the answer can still cite pages — to the answer step (the reduce).
+Without an LLM the map is extractive: the report's findings closest to the question."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from core.library import Library
+from core.llm.base import ChatModel, LLMError
+from core.prompts import PROMPTS
+from core.query.records import QueryParams, Retrieval, RetrievedChunk
+from core.query.retrieve import RRF_K, resolve_hits, scope_of
+
+log = logging.getLogger(__name__)
+ENTITIES_PER_REPORT = 6
+_report_vectors: dict[tuple[str, str], tuple[list[dict], np.ndarray]] = {}
+_lock = threading.Lock()
+
+
+def report_text(report: dict) -> str:
+    findings = " ".join(report.get("findings") or [])
+    return f"{report.get('title', '')}: {report.get('summary', '')} {findings}".strip()
+
+
+def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float]]:
+    version = lib.graph_sources.meta("communities_version", "")
+    key = (str(lib.workspace.root), version)
+    with _lock:
+        cached = _report_vectors.get(key)
+    if cached is None:
+        reports = lib.graph_sources.community_reports()
+        vectors = lib.embedder().embed([report_text(r)[:2000] for r in reports]) if reports else np.zeros((0, 1))
+        cached = (reports, vectors)
+        with _lock:
+            _report_vectors[key] = cached
+    reports, vectors = cached
+    if not reports:
+        return []
+    sims = vectors @ np.asarray(qvec, dtype=np.float32)
+    order = np.argsort(-sims)
+    return [(reports[i], float(sims[i])) for i in order]
+
+
+def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[str, float]], int]:
+    body = report_text(report)
+    reply = llm.chat([{"role": "user", "content": PROMPTS["community_map"].format(report=body, question=question)}],
+                     purpose="community-map", response_format={"type": "json_object"}, max_tokens=500,
+                     temperature=0.0)
+    match = re.search(r"\{.*\}", reply.text or "", re.S)
+    points = []
+    if match:
+        try:
+            for p in json.loads(match.group()).get("points", []):
+                if isinstance(p, dict) and str(p.get("description", "")).strip():
+                    points.append((" ".join(str(p["description"]).split()), float(p.get("score", 50))))
+        except (ValueError, TypeError, AttributeError):
+            log.warning("community map reply could not be read: %r", reply.text[:120])
+    return points, 0 if reply.cached else 1
+
+
+def _map_extractive(lib: Library, question_vec: np.ndarray, report: dict, sim: float) -> list[tuple[str, float]]:
+    findings = [f for f in (report.get("findings") or []) if f.strip()] or [report.get("summary", "")]
+    vectors = lib.embedder().embed(findings)
+    sims = vectors @ np.asarray(question_vec, dtype=np.float32)
+    return [(f, round(100 * float(s), 1)) for f, s in sorted(zip(findings, sims), key=lambda x: -x[1])[:3]]
+
+
+def community_retrieve(lib: Library, question: str, params: QueryParams, llm: ChatModel | None, embed,
+                       reranker=None) -> tuple[Retrieval, str, int]:
+    """The retrieval (reports and passages), the points section for the context, and LLM calls made."""
+    result = Retrieval(mode=params.mode, keywords=None)
+    scope = scope_of(lib, params)
+    qvec = embed(question)
+    ranked = _ranked_reports(lib, qvec)
+    if not ranked:
+        result.notes.append("no community reports yet: they are built with the graph (or `python -m core graph "
+                            "communities`)")
+        return result, "", 0
+    top = ranked[:params.community_top]
+    calls = 0
+    points: list[tuple[str, float, str]] = []
+    if llm is not None:
+        with ThreadPoolExecutor(max_workers=min(4, len(top))) as pool:
+            futures = [(r, pool.submit(_map_llm, llm, question, r)) for r, _ in top]
+            for report, future in futures:
+                try:
+                    found, made = future.result()
+                except LLMError as exc:
+                    result.notes.append(f"the map over community {report.get('community')} failed: {exc}")
+                    continue
+                calls += made
+                points.extend((text, score, report.get("title", "")) for text, score in found)
+    else:
+        for report, sim in top:
+            points.extend((t, s, report.get("title", "")) for t, s in _map_extractive(lib, qvec, report, sim))
+    points.sort(key=lambda p: -p[1])
+    result.reports = [{**r, "similarity": round(s, 3)} for r, s in top]
+    section = "\n".join(f"- ({score:.0f}) {text} — from the report “{title}”" for text, score, title in points)
+    # Passages: the most connected entities of each community, so every claim can still cite a page.
+    chunk_ids: list[str] = []
+    keys = [k for r, _ in top for k in (r.get("entities") or [])[:ENTITIES_PER_REPORT]]
+    for node in lib.graph.get_nodes(keys).values():
+        chunk_ids.extend(c for c in node.source_chunks[:2] if scope.allows_chunk(c) and c not in chunk_ids)
+    hits = resolve_hits(lib, chunk_ids, qvec, scope)
+    chunks = [RetrievedChunk(hit=hits[c], score=1.0 / (RRF_K + i + 1), via=["community"])
+              for i, c in enumerate(chunk_ids) if c in hits]
+    if reranker is not None and chunks:
+        chunks = reranker.rerank(question, qvec, chunks)
+    else:
+        chunks.sort(key=lambda c: -c.hit.score)
+    result.chunks = chunks[:params.chunk_top_k]
+    return result, section, calls

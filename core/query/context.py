@@ -1,0 +1,105 @@
+"""The context a model reads: entities, relations and passages in separate sections, each within its token
+budget, de-duplicated, every passage numbered so an answer can cite it as [n].
+
+Passages are placed strongest first and last, weakest in the middle: models use the ends of a long context
+best (Liu et al., "Lost in the Middle"). Numbers follow strength, not position, so [1] is always the best.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from core.query.records import Context, QueryParams, Retrieval, RetrievedChunk, Source
+
+MIN_PARTIAL_TOKENS = 80  # a passage cut shorter than this tells the model too little to be worth its place
+
+
+def count_tokens(tokenizer, texts: Sequence[str]) -> list[int]:
+    if not texts:
+        return []
+    return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+
+
+def _cut(tokenizer, text: str, tokens: int) -> str:
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    if len(encoding.ids) <= tokens:
+        return text
+    end = encoding.offsets[tokens - 1][1]
+    return text[:end].rstrip() + " …"
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
+def ends_first(items: list) -> list:
+    """1, 3, 5, … 6, 4, 2: the strongest at both ends."""
+    return items[0::2] + items[1::2][::-1]
+
+
+def _budgeted(tokenizer, lines: list[str], budget: int) -> tuple[list[str], int, int]:
+    kept, used = [], 0
+    for line, n in zip(lines, count_tokens(tokenizer, lines)):
+        if used + n > budget:
+            break
+        kept.append(line)
+        used += n
+    return kept, used, len(lines) - len(kept)
+
+
+def source_of(n: int, chunk: RetrievedChunk, text: str) -> Source:
+    hit = chunk.hit
+    return Source(n=n, chunk_id=hit.chunk.id, doc_id=hit.chunk.doc_id, doc_title=hit.doc_title, page=hit.page,
+                  bbox=hit.bbox, kind=hit.chunk.kind, section=hit.chunk.section, text=text,
+                  item_indices=list(hit.chunk.item_indices))
+
+
+def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_sections: Sequence[tuple[str, str]] = ()
+                  ) -> Context:
+    tokens: dict[str, int] = {}
+    dropped: dict[str, int] = {}
+    sections: list[str] = []
+    for title, body in extra_sections:  # community reports, map points
+        sections.append(f"-----{title}-----\n{body}")
+        tokens[title.lower()] = count_tokens(tokenizer, [body])[0]
+
+    entity_lines = [f"- {_one_line(e.name)} ({e.type}): {_one_line(e.description)}"
+                    for e in _unique(retrieval.entities, lambda e: e.key)]
+    kept, tokens["entities"], dropped["entities"] = _budgeted(tokenizer, entity_lines, params.max_entity_tokens)
+    if kept:
+        sections.append("-----Knowledge graph entities-----\n" + "\n".join(kept))
+
+    relation_lines = [f"- {_one_line(r.source_name)} — {_one_line(r.target_name)} ({_one_line(r.keywords)}): "
+                      f"{_one_line(r.description)}" for r in _unique(retrieval.relations, lambda r: r.pair)]
+    kept, tokens["relations"], dropped["relations"] = _budgeted(tokenizer, relation_lines, params.max_relation_tokens)
+    if kept:
+        sections.append("-----Knowledge graph relations-----\n" + "\n".join(kept))
+
+    sources: list[Source] = []
+    used = 0
+    chunks = _unique(retrieval.chunks, lambda c: c.id)
+    for chunk, n in zip(chunks, count_tokens(tokenizer, [c.hit.chunk.text for c in chunks])):
+        left = params.max_chunk_tokens - used
+        text = chunk.hit.chunk.text
+        if n > left:
+            if left < MIN_PARTIAL_TOKENS:
+                break
+            text, n = _cut(tokenizer, text, left), left
+        sources.append(source_of(len(sources) + 1, chunk, text))
+        used += n
+    tokens["chunks"], dropped["chunks"] = used, len(chunks) - len(sources)
+    if sources:
+        blocks = [f"[{s.n}] {s.doc_title or s.doc_id[:12]}, page {s.page + 1}"
+                  f"{', ' + s.section if s.section else ''} ({s.kind})\n{s.text.strip()}" for s in ends_first(sources)]
+        sections.append("-----Sources (cite as [n])-----\n" + "\n\n".join(blocks))
+    return Context(text="\n\n".join(sections), sources=sources, tokens=tokens, dropped=dropped)
+
+
+def _unique(items, key) -> list:
+    seen, out = set(), []
+    for item in items:
+        k = key(item)
+        if k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out

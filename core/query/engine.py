@@ -1,0 +1,196 @@
+"""One question through one mode (`ask`), or through several at once (`compare`): keywords → retrieval →
+rerank → context → answer, with what each step cost and which steps ran without an LLM."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
+
+import numpy as np
+
+from core.library import Library
+from core.llm.base import LLMError
+from core.query.answer import extractive_answer, parse_answer, stream_llm_answer, answer_messages
+from core.query.community_search import community_retrieve
+from core.query.context import build_context, count_tokens
+from core.query.keywords import question_keywords
+from core.query.records import COMMUNITY_MODE, Keywords, QueryParams, QueryResult
+from core.query.rerank import make_reranker
+from core.query.retrieve import retrieve
+
+log = logging.getLogger(__name__)
+
+TokenFn = Callable[[str], None]  # receives the answer's text as it streams
+
+
+class QueryError(ValueError):
+    """A question that cannot be run as asked (empty, unknown mode): the message says why."""
+
+
+class Embeddings:
+    """Query embeddings memoised for one question, so modes run side by side embed each text once."""
+
+    def __init__(self, lib: Library):
+        self.lib = lib
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> np.ndarray:
+        with self._lock:
+            if text in self._cache:
+                return self._cache[text]
+        vector = self.lib.embedder().embed_query(text)
+        with self._lock:
+            self._cache[text] = vector
+        return vector
+
+    def many(self, texts: list[str]) -> np.ndarray:
+        return self.lib.embedder().embed(texts)
+
+
+def needs_keywords(mode: str) -> bool:
+    return mode not in ("naive", COMMUNITY_MODE)
+
+
+def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_token: TokenFn | None = None,
+        keywords: Keywords | None = None, embeddings: Embeddings | None = None, save: bool = True) -> QueryResult:
+    question = " ".join((question or "").split())
+    if not question:
+        raise QueryError("the question is empty")
+    params = params or QueryParams.from_config(lib.settings.query)
+    started = time.perf_counter()
+    llm = lib.chat_model() if params.use_llm else None
+    embeddings = embeddings or Embeddings(lib)
+    llm_free: list[str] = []
+    calls = 0
+    timings: dict[str, float] = {}
+
+    t = time.perf_counter()
+    if keywords is None and needs_keywords(params.mode):
+        keywords = question_keywords(question, llm)
+        calls += keywords.llm_calls
+    if keywords is not None and not keywords.source.startswith("llm:"):
+        llm_free.append("keywords")
+    timings["keywords_s"] = time.perf_counter() - t
+
+    reranker = make_reranker(lib, use_llm=params.use_llm) if params.rerank else None
+    extra_sections: list[tuple[str, str]] = []
+    if params.mode == COMMUNITY_MODE:
+        retrieval, points, map_calls = community_retrieve(lib, question, params, llm, embeddings, reranker)
+        calls += map_calls
+        if points:
+            extra_sections.append(("Community report points", points))
+        if llm is None:
+            llm_free.append("community map")
+    else:
+        retrieval = retrieve(lib, question, keywords if needs_keywords(params.mode) else None, params,
+                             reranker=reranker, embed=embeddings)
+    calls += getattr(reranker, "calls", 0)
+    if reranker is not None:
+        retrieval.notes.append(f"reranked by {reranker.name}")
+    timings["retrieve_s"] = time.perf_counter() - t
+
+    tokenizer = lib.tokenizer()
+    context = build_context(retrieval, params, tokenizer, extra_sections)
+    result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,
+                         llm_free=llm_free)
+    if not params.context_only:
+        t = time.perf_counter()
+        result.answer, answer_calls, cached = _answer(lib, question, context, params, llm, embeddings, on_token,
+                                                      result)
+        calls += answer_calls
+        result.llm_cached += cached
+        timings["generate_s"] = time.perf_counter() - t
+        if result.answer.extractive:
+            llm_free.append("answer")
+        if llm is not None and result.answer.text:
+            prompt = "\n".join(m["content"] for m in answer_messages(question, context))
+            prompt_n, completion_n = count_tokens(tokenizer, [prompt, result.answer.text])
+            result.tokens = {"prompt": prompt_n, "completion": completion_n} if not result.answer.extractive else {}
+    result.llm_calls = calls
+    timings["total_s"] = time.perf_counter() - started
+    result.timings = {**retrieval.timings, **timings}
+    if save:
+        from core.query.history import save_result
+
+        try:
+            save_result(lib, result)
+        except Exception:  # history is a convenience: never fail an answer because it could not be kept
+            log.exception("could not save the query to the history")
+    return result
+
+
+def _answer(lib: Library, question: str, context, params: QueryParams, llm, embeddings: Embeddings,
+            on_token: TokenFn | None, result: QueryResult):
+    q = lib.settings.query
+    if llm is not None and context.sources:
+        cached = _stream_is_cached(llm, question, context, q.answer_max_tokens)
+        pieces: list[str] = []
+        try:
+            for piece in stream_llm_answer(llm, question, context, q.answer_max_tokens, lib.settings.graph.language):
+                pieces.append(piece)
+                if on_token:
+                    on_token("".join(pieces))
+            answer = parse_answer("".join(pieces), context, extractive=False, model=llm.name)
+            return answer, 0 if cached else 1, int(cached)
+        except LLMError as exc:
+            result.error = f"the LLM could not answer ({exc}); showing the extractive answer instead"
+    answer = extractive_answer(question, context, embeddings.many, embeddings(question),
+                               sentences=q.extractive_sentences)
+    if on_token:
+        on_token(answer.text)
+    return answer, 0, 0
+
+
+def _stream_is_cached(llm, question, context, max_tokens) -> bool:
+    check = getattr(llm, "has_cached_stream", None)
+    return bool(check and check(answer_messages(question, context), max_tokens=max_tokens, temperature=0.0))
+
+
+def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,
+            on_done: Callable[[str, QueryResult], None] | None = None) -> dict[str, QueryResult]:
+    """The same question through several modes at once; keywords are extracted once and shared."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise QueryError("the question is empty")
+    if not modes:
+        raise QueryError("choose at least one mode")
+    base = params or QueryParams.from_config(lib.settings.query)
+    embeddings = Embeddings(lib)
+    keywords = None
+    shared_calls = 0
+    if any(needs_keywords(m) for m in modes):
+        keywords = question_keywords(question, lib.chat_model() if base.use_llm else None)
+        shared_calls = keywords.llm_calls
+    from dataclasses import replace
+
+    def run(mode: str) -> QueryResult:
+        result = ask(lib, question, replace(base, mode=mode), keywords=keywords if needs_keywords(mode) else None,
+                     embeddings=embeddings)
+        if on_done:
+            on_done(mode, result)
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(modes), 6))) as pool:
+        results = dict(zip(modes, pool.map(run, modes)))
+    # The one keyword call serves every mode: charge it to each, as each alone would have made it.
+    for mode, result in results.items():
+        if needs_keywords(mode):
+            result.llm_calls += shared_calls
+    return results
+
+
+def unique_to_each(results: dict[str, QueryResult]) -> dict[str, dict[str, set]]:
+    """Per mode: the entity keys, relation pairs and chunk ids no other compared mode retrieved."""
+    kinds = {"entities": lambda r: {e.key for e in r.retrieval.entities},
+             "relations": lambda r: {rel.pair for rel in r.retrieval.relations},
+             "chunks": lambda r: {c.id for c in r.retrieval.chunks}}
+    out: dict[str, dict[str, set]] = {}
+    for mode, result in results.items():
+        out[mode] = {}
+        for kind, of in kinds.items():
+            others = set().union(*(of(r) for m, r in results.items() if m != mode)) if len(results) > 1 else set()
+            out[mode][kind] = of(result) - others
+    return out

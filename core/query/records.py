@@ -1,0 +1,168 @@
+"""Records of one query: its parameters, what each step retrieved, the context, the answer and its citations."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.config import QUERY_MODES, QueryConfig
+from core.records import SearchHit
+
+COMMUNITY_MODE = "community"  # Microsoft GraphRAG's global search over community reports, when reports exist
+ALL_MODES = QUERY_MODES + (COMMUNITY_MODE,)
+
+
+@dataclass
+class QueryParams:
+    mode: str = "mix"
+    top_k: int = 40
+    chunk_top_k: int = 10
+    max_entity_tokens: int = 1500
+    max_relation_tokens: int = 1500
+    max_chunk_tokens: int = 3000
+    bm25: bool = True
+    rerank: bool = True
+    doc_ids: list[str] = field(default_factory=list)  # papers to search; empty = every ready paper
+    context_only: bool = False  # assemble the context and stop, as LightRAG's only_need_context
+    use_llm: bool = True  # False: the LLM-free path even when an LLM is configured
+    community_top: int = 5  # community mode: reports mapped over
+
+    @classmethod
+    def from_config(cls, config: QueryConfig, **overrides: Any) -> "QueryParams":
+        values = {k: getattr(config, k) for k in ("mode", "top_k", "chunk_top_k", "max_entity_tokens",
+                                                  "max_relation_tokens", "max_chunk_tokens", "bm25", "rerank")}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        params = cls(**values)
+        if params.mode not in ALL_MODES:
+            raise ValueError(f"unknown query mode {params.mode!r}: choose one of {', '.join(ALL_MODES)}")
+        return params
+
+
+@dataclass
+class Keywords:
+    high: list[str]  # themes: what global mode searches relations with
+    low: list[str]  # specific entities: what local mode searches entities with
+    source: str  # "llm:<model>" or "spacy"
+    llm_calls: int = 0
+
+
+@dataclass
+class RetrievedEntity:
+    key: str
+    name: str
+    type: str
+    description: str
+    score: float
+    degree: int = 0
+    source_chunks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RetrievedRelation:
+    source: str
+    target: str
+    source_name: str
+    target_name: str
+    keywords: str
+    description: str
+    weight: float
+    score: float
+    source_chunks: list[str] = field(default_factory=list)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.source, self.target
+
+
+@dataclass
+class RetrievedChunk:
+    hit: SearchHit  # the chunk, its best window, page and box: what a citation shows
+    score: float  # the ranking score of the mode (after rerank when on)
+    via: list[str] = field(default_factory=list)  # vector / bm25 / entity / relation
+
+    @property
+    def id(self) -> str:
+        return self.hit.chunk.id
+
+
+@dataclass
+class Retrieval:
+    mode: str
+    keywords: Keywords | None
+    entities: list[RetrievedEntity] = field(default_factory=list)
+    relations: list[RetrievedRelation] = field(default_factory=list)
+    chunks: list[RetrievedChunk] = field(default_factory=list)
+    reports: list[dict] = field(default_factory=list)  # community mode
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Source:
+    """One citable item of the context: `[n]` in the answer points here."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    doc_title: str
+    page: int  # 0-based
+    bbox: list[float] | None
+    kind: str  # text / table / image / equation
+    section: str
+    text: str  # the passage as given to the model
+    item_indices: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    text: str  # what the model reads
+    sources: list[Source]
+    tokens: dict[str, int]  # per section: entities / relations / chunks / reports
+    dropped: dict[str, int]  # items left out by the token budget, per section
+
+    def source(self, n: int) -> Source | None:
+        return next((s for s in self.sources if s.n == n), None)
+
+
+@dataclass
+class AnswerSentence:
+    text: str
+    citations: list[int]
+
+    @property
+    def cited(self) -> bool:
+        return bool(self.citations)
+
+
+@dataclass
+class Answer:
+    text: str
+    sentences: list[AnswerSentence]
+    extractive: bool  # True: sentences picked from the passages, no LLM wrote it
+    model: str = ""
+    unknown_citations: list[int] = field(default_factory=list)  # [n] markers that match no source
+
+    @property
+    def uncited(self) -> list[AnswerSentence]:
+        return [s for s in self.sentences if not s.cited]
+
+
+@dataclass
+class QueryResult:
+    question: str
+    params: QueryParams
+    retrieval: Retrieval
+    context: Context
+    answer: Answer | None  # None when context_only
+    timings: dict[str, float] = field(default_factory=dict)  # retrieve_s, generate_s, total_s
+    llm_calls: int = 0  # calls made (cache hits excluded)
+    llm_cached: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)  # prompt / completion
+    llm_free: list[str] = field(default_factory=list)  # which steps ran without an LLM, for the UI
+    error: str = ""
+
+    @property
+    def mode(self) -> str:
+        return self.params.mode
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

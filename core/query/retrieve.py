@@ -1,0 +1,329 @@
+"""The five retrieval modes, with LightRAG's meaning.
+
+- naive: chunk vectors (best embedding window per chunk), fused with BM25 over chunk text by reciprocal rank.
+- local: entity vectors searched with the low-level keywords → those entities → their one-hop relations → the
+  entities' source chunks, ranked by how many of the retrieved relations point to them.
+- global: relation vectors searched with the high-level keywords → those relations → their endpoint entities →
+  the relations' source chunks.
+- hybrid: local + global. mix: hybrid + naive.
+
+Every chunk that comes back is resolved to its best-matching embedding window against the question, so a
+citation can show the page and the box of the passage that matters, whatever route found the chunk.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.graph.records import RELATED
+from core.library import Library
+from core.query.records import (Keywords, QueryParams, RetrievedChunk, RetrievedEntity, RetrievedRelation,
+                                Retrieval)
+from core.records import DocStatus, SearchHit
+from core.search import OVERFETCH, _parse_bbox
+
+RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.): robust across very different score scales
+# Chunks a graph route may propose before rerank: enough for recall, few enough to resolve windows quickly.
+GRAPH_CHUNK_CANDIDATES = 3
+
+
+@dataclass
+class Scope:
+    """Which papers a query may see: the ready ones, narrowed by the paper filter."""
+
+    doc_ids: list[str]
+    titles: dict[str, str]
+
+    def allows_chunk(self, chunk_id: str) -> bool:
+        return chunk_id.split(":", 1)[0] in self._set
+
+    def __post_init__(self) -> None:
+        self._set = set(self.doc_ids)
+
+
+def scope_of(lib: Library, params: QueryParams) -> Scope:
+    docs = [d for d in lib.documents.list() if d.status == DocStatus.READY]
+    ids = [d.id for d in docs]
+    if params.doc_ids:
+        ids = [i for i in ids if i in set(params.doc_ids)]
+    return Scope(doc_ids=ids, titles={d.id: d.display_title for d in docs})
+
+
+def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def interleave(rankings: list[list[str]]) -> list[str]:
+    """Round-robin merge without duplicates: LightRAG's way of joining the chunk lists of two routes."""
+    out, seen = [], set()
+    for i in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if i < len(ranking) and ranking[i] not in seen:
+                seen.add(ranking[i])
+                out.append(ranking[i])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- chunks
+def vector_chunk_ids(lib: Library, qvec: np.ndarray, k: int, scope: Scope) -> list[str]:
+    where = {"doc_id": {"$in": scope.doc_ids}}
+    matches = lib.windows.query(qvec, k * OVERFETCH, where=where)
+    out: list[str] = []
+    for match in matches:
+        chunk_id = match.metadata.get("chunk_id")
+        if chunk_id and chunk_id not in out:
+            out.append(chunk_id)
+        if len(out) == k:
+            break
+    return out
+
+
+def bm25_chunk_ids(lib: Library, text: str, k: int, scope: Scope) -> list[str]:
+    return [cid for cid, _ in lib.fulltext.search(text, k, scope.doc_ids)]
+
+
+def _window_ids(chunk_id: str, tokens: int, lib: Library) -> list[str]:
+    c = lib.settings.chunking
+    stride = max(c.window_tokens - c.window_overlap, 1)
+    # Windows of a chunk are numbered 0..n-1; asking for a few more than its size allows is harmless.
+    n = max(tokens - c.window_overlap, 1) // stride + 3
+    return [f"{chunk_id}:{w}" for w in range(n)]
+
+
+def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Scope) -> dict[str, SearchHit]:
+    """Each chunk with its best embedding window against the question: score, passage, page and box."""
+    chunks = lib.chunks.get_many(chunk_ids)
+    ids = [wid for cid in chunk_ids if cid in chunks for wid in _window_ids(cid, chunks[cid].tokens, lib)]
+    best: dict[str, tuple[float, object]] = {}
+    records = lib.windows.fetch(ids)
+    if records:
+        matrix = np.stack([vec for _, vec in records])
+        sims = matrix @ np.asarray(qvec, dtype=np.float32)
+        for (match, _), sim in zip(records, sims):
+            cid = match.metadata.get("chunk_id", match.id.rsplit(":", 1)[0])
+            if cid not in best or sim > best[cid][0]:
+                best[cid] = (float(sim), match)
+    hits = {}
+    for cid in chunk_ids:
+        chunk = chunks.get(cid)
+        if chunk is None:
+            continue
+        if cid in best:
+            sim, match = best[cid]
+            meta = match.metadata
+            hit = SearchHit(chunk=chunk, score=sim, window_text=match.document,
+                            page=int(meta.get("page", chunk.pages[0] if chunk.pages else 0)),
+                            bbox=_parse_bbox(meta.get("bbox")), doc_title=scope.titles.get(chunk.doc_id, ""))
+        else:  # a chunk without windows (should not happen): still citable, by its first page
+            hit = SearchHit(chunk=chunk, score=0.0, window_text=chunk.text[:600],
+                            page=chunk.pages[0] if chunk.pages else 0, bbox=None,
+                            doc_title=scope.titles.get(chunk.doc_id, ""))
+        hits[cid] = hit
+    return hits
+
+
+# ---------------------------------------------------------------------------------------------- graph routes
+def _keyword_text(words: list[str]) -> str:
+    return ", ".join(words)
+
+
+def local_route(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
+                ) -> tuple[list[RetrievedEntity], list[RetrievedRelation], list[str]]:
+    if not keywords.low:
+        return [], [], []
+    qvec = embed(_keyword_text(keywords.low))
+    overfetch = 1 if not params.doc_ids else 4
+    matches = lib.entity_vectors.query(qvec, params.top_k * overfetch)
+    keys = [m.metadata.get("key") for m in matches if m.metadata.get("key")]
+    nodes = lib.graph.get_nodes(keys)
+    scores = {m.metadata.get("key"): m.score for m in matches}
+    entities: list[RetrievedEntity] = []
+    for key in keys:
+        node = nodes.get(key)
+        if node is None or node.is_paper:
+            continue
+        chunks = [c for c in node.source_chunks if scope.allows_chunk(c)]
+        if not chunks:
+            continue
+        entities.append(RetrievedEntity(key=key, name=node.name, type=node.type, description=node.description,
+                                        score=scores.get(key, 0.0), source_chunks=chunks))
+        if len(entities) == params.top_k:
+            break
+    degrees = lib.graph.degrees([e.key for e in entities])
+    for e in entities:
+        e.degree = degrees.get(e.key, 0)
+    # One-hop relations of the retrieved entities, strongest (by endpoint degree, then weight) first.
+    found: dict[tuple[str, str], object] = {}
+    for e in entities:
+        for edge in lib.graph.node_edges(e.key):
+            if edge.relation == RELATED and edge.pair not in found:
+                found[edge.pair] = edge
+    edges = list(found.values())
+    names = _names(lib, {k for edge in edges for k in edge.pair} - {e.key for e in entities}, entities)
+    edge_degrees = lib.graph.degrees({k for edge in edges for k in edge.pair})
+    edges.sort(key=lambda ed: (-(edge_degrees.get(ed.source, 0) + edge_degrees.get(ed.target, 0)), -ed.weight))
+    relations = [_relation(ed, names, 0.0, scope) for ed in edges]
+    relations = [r for r in relations if r.source_chunks][:params.top_k]
+    # Chunks: each entity's source chunks in entity order, those more retrieved relations point to first.
+    pointed = Counter(c for r in relations for c in r.source_chunks)
+    chunk_ids: list[str] = []
+    for e in entities:
+        ranked = sorted(e.source_chunks, key=lambda c: -pointed.get(c, 0))[:GRAPH_CHUNK_CANDIDATES]
+        chunk_ids.extend(c for c in ranked if c not in chunk_ids)
+    return entities, relations, chunk_ids
+
+
+def global_route(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
+                 ) -> tuple[list[RetrievedEntity], list[RetrievedRelation], list[str]]:
+    if not keywords.high:
+        return [], [], []
+    qvec = embed(_keyword_text(keywords.high))
+    overfetch = 1 if not params.doc_ids else 4
+    matches = lib.relation_vectors.query(qvec, params.top_k * overfetch)
+    pairs = [(m.metadata.get("source"), m.metadata.get("target")) for m in matches
+             if m.metadata.get("source") and m.metadata.get("target")]
+    scores = {(m.metadata.get("source"), m.metadata.get("target")): m.score for m in matches}
+    edges = lib.graph.get_edges(pairs)
+    endpoint_keys = list(dict.fromkeys(k for p in pairs if p in edges for k in p))
+    nodes = lib.graph.get_nodes(endpoint_keys)
+    names = {k: n.name for k, n in nodes.items()}
+    relations = []
+    for pair in pairs:
+        edge = edges.get(pair)
+        if edge is None:
+            continue
+        relation = _relation(edge, names, scores.get(pair, 0.0), scope)
+        if relation.source_chunks:
+            relations.append(relation)
+        if len(relations) == params.top_k:
+            break
+    degrees = lib.graph.degrees(endpoint_keys)
+    entities = []
+    for key in dict.fromkeys(k for r in relations for k in r.pair):
+        node = nodes.get(key)
+        if node is not None and not node.is_paper:
+            entities.append(RetrievedEntity(key=key, name=node.name, type=node.type, description=node.description,
+                                            score=0.0, degree=degrees.get(key, 0),
+                                            source_chunks=[c for c in node.source_chunks if scope.allows_chunk(c)]))
+    chunk_ids: list[str] = []
+    for r in relations:
+        chunk_ids.extend(c for c in r.source_chunks[:GRAPH_CHUNK_CANDIDATES] if c not in chunk_ids)
+    return entities, relations, chunk_ids
+
+
+def _names(lib: Library, keys: set[str], entities: list[RetrievedEntity]) -> dict[str, str]:
+    names = {e.key: e.name for e in entities}
+    names.update({k: n.name for k, n in lib.graph.get_nodes(keys).items()})
+    return names
+
+
+def _relation(edge, names: dict[str, str], score: float, scope: Scope) -> RetrievedRelation:
+    return RetrievedRelation(source=edge.source, target=edge.target, source_name=names.get(edge.source, edge.source),
+                             target_name=names.get(edge.target, edge.target), keywords=edge.keywords,
+                             description=edge.description, weight=edge.weight, score=score,
+                             source_chunks=[c for c in edge.source_chunks if scope.allows_chunk(c)])
+
+
+def _merge_entities(*lists: list[RetrievedEntity]) -> list[RetrievedEntity]:
+    seen, out = set(), []
+    for e in (e for pair in zip_longest_lists(lists) for e in pair):
+        if e.key not in seen:
+            seen.add(e.key)
+            out.append(e)
+    return out
+
+
+def _merge_relations(*lists: list[RetrievedRelation]) -> list[RetrievedRelation]:
+    seen, out = set(), []
+    for r in (r for pair in zip_longest_lists(lists) for r in pair):
+        if r.pair not in seen:
+            seen.add(r.pair)
+            out.append(r)
+    return out
+
+
+def zip_longest_lists(lists) -> list[list]:
+    return [[lst[i] for lst in lists if i < len(lst)] for i in range(max((len(x) for x in lists), default=0))]
+
+
+# ---------------------------------------------------------------------------------------------- the modes
+def retrieve(lib: Library, question: str, keywords: Keywords | None, params: QueryParams, reranker=None,
+             embed=None) -> Retrieval:
+    """Run one mode. `embed` embeds one query text (cached by the caller across modes); `reranker` reorders the
+    candidate chunks (None: keep the mode's own order)."""
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    scope = scope_of(lib, params)
+    result = Retrieval(mode=params.mode, keywords=keywords)
+    if not scope.doc_ids:
+        result.notes.append("no ready paper matches the filter: nothing to search")
+        return result
+    embed = embed or lib.embedder().embed_query
+    qvec = embed(question)
+    mode = params.mode
+    rankings: list[list[str]] = []
+    via: dict[str, list[str]] = {}
+
+    def route(name: str, ids: list[str]) -> None:
+        rankings.append(ids)
+        for cid in ids:
+            via.setdefault(cid, []).append(name)
+
+    if mode in ("naive", "mix"):
+        t = time.perf_counter()
+        vector_ids = vector_chunk_ids(lib, qvec, params.chunk_top_k * 2, scope)
+        bm25_ids = bm25_chunk_ids(lib, question, params.chunk_top_k * 2, scope) if params.bm25 else []
+        naive_ids = [cid for cid, _ in rrf([vector_ids, bm25_ids])] if bm25_ids else vector_ids
+        for cid in vector_ids:
+            via.setdefault(cid, []).append("vector")
+        for cid in bm25_ids:
+            via.setdefault(cid, []).append("bm25")
+        rankings.append(naive_ids)
+        timings["naive_s"] = time.perf_counter() - t
+    if mode in ("local", "hybrid", "mix") and keywords is not None:
+        t = time.perf_counter()
+        ents, rels, ids = local_route(lib, keywords, embed, params, scope)
+        result.entities, result.relations = ents, rels
+        route("entity", ids)
+        timings["local_s"] = time.perf_counter() - t
+    if mode in ("global", "hybrid", "mix") and keywords is not None:
+        t = time.perf_counter()
+        ents, rels, ids = global_route(lib, keywords, embed, params, scope)
+        result.entities = _merge_entities(result.entities, ents)
+        result.relations = _merge_relations(result.relations, rels)
+        route("relation", ids)
+        timings["global_s"] = time.perf_counter() - t
+    if mode in ("local", "global", "hybrid", "mix") and not result.entities and not result.relations:
+        result.notes.append("the graph gave nothing for this question (is the graph built?)")
+
+    # Naive ranks come first in mix because they are ranked against the question itself; graph routes add
+    # the chunks vector search cannot reach (the second hop).
+    candidates = interleave(rankings)
+    limit = params.chunk_top_k * (3 if reranker is not None else 1)
+    candidates = candidates[:max(limit, params.chunk_top_k)]
+    t = time.perf_counter()
+    hits = resolve_hits(lib, candidates, qvec, scope)
+    timings["resolve_s"] = time.perf_counter() - t
+    chunks = [RetrievedChunk(hit=hits[cid], score=1.0 / (RRF_K + rank + 1), via=via.get(cid, []))
+              for rank, cid in enumerate(candidates) if cid in hits]
+    if reranker is not None and chunks:
+        t = time.perf_counter()
+        chunks = reranker.rerank(question, qvec, chunks)
+        timings["rerank_s"] = time.perf_counter() - t
+    result.chunks = chunks[:params.chunk_top_k]
+    timings["retrieve_s"] = time.perf_counter() - started
+    result.timings = timings
+    return result
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / denom if denom and not math.isnan(denom) else 0.0
