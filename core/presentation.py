@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.config import (CHUNK_STRATEGIES, EXTRACTORS, GRAPH_BACKENDS, MINERU_TIERS, PARSER_BACKENDS,
-                         Settings)
+                         VLM_PROVIDERS, Settings)
 from core.library import Library
 from core.records import DocStatus, Document
 
@@ -132,7 +132,7 @@ def document_label(doc: Document) -> str:
 
 SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store",
                   "llm": "Language model (LLM)", "graph": "Knowledge graph",
-                  "explorer": "Graph explorer"}
+                  "explorer": "Graph explorer", "vlm": "Vision-language model (VLM)"}
 # Label, help and choices per field; fields not listed still get a widget from their type and name.
 FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
     "parsing": {
@@ -197,6 +197,19 @@ FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
                                 "drawn without physics, so the browser does not freeze.", None),
         "stabilization_iterations": ("Physics steps before showing a view", "Fewer: a view appears sooner but "
                                      "less settled.", None),
+    },
+    "vlm": {
+        "provider": ("VLM provider", "none: tables, figures and equations get offline descriptions (caption, table "
+                     "rows, text found in the figure). openai: an OpenAI-compatible endpoint with a vision model "
+                     "(Ollama llava / qwen2.5vl, vLLM Qwen2-VL, OpenAI gpt-4o-mini) describes each item from its "
+                     "image and context, in the graph stage.", VLM_PROVIDERS),
+        "base_url": ("VLM base URL", "Its own endpoint (it may be the LLM's). Its API key is looked up for this "
+                     "URL as the LLM's is: saved below, or PAPERGRAPH_LLM_API_KEY.", None),
+        "model": ("VLM model", "A model that reads images, as the server names it.", None),
+        "timeout_s": ("VLM timeout per call (s)", "", None),
+        "max_tokens": ("Longest description (tokens)", "", None),
+        "concurrency": ("VLM calls in flight at once", "", None),
+        "context_tokens": ("Context window (tokens)", "Page text around an item sent with its image.", None),
     },
 }
 

@@ -72,7 +72,7 @@ def show(entry) -> None:
             st.caption("Not described yet: the paper is indexed with an older version; retry it on the Library page.")
         else:
             st.caption(md_escape(current.note))
-            st.markdown(md_escape(current.text))
+            st.markdown("  \n".join(md_escape(line) for line in current.text.splitlines()))
             if current.entities:
                 st.caption("Entities: " + ", ".join(md_escape(e.name) for e in current.entities))
         if entry.vlm and not entry.vlm.text and entry.vlm.message:

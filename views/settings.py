@@ -17,6 +17,7 @@ from core.llm.factory import describe_llm
 from ui import state
 
 KEY_WIDGET = "setting_llm_api_key"
+VLM_KEY_WIDGET = "setting_vlm_api_key"
 PROVIDER_LABELS = {
     "none": "none: no LLM, everything runs on the LLM-free defaults (spaCy entities, extractive answers)",
     "openai": "openai: any OpenAI-compatible endpoint (OpenAI, Ollama /v1, vLLM, LM Studio)",
@@ -127,6 +128,7 @@ st.caption(f"Saved to {lib.workspace.settings_path.name} in the workspace; they 
 
 if st.session_state.pop("clear_api_key", False):
     st.session_state[KEY_WIDGET] = ""  # before the widget exists: the typed key is never drawn back
+    st.session_state[VLM_KEY_WIDGET] = ""
 if st.session_state.pop("settings_saved", False):
     st.success("Settings saved. Documents already indexed keep their old parse and index: retry them to redo.")
 
@@ -150,6 +152,11 @@ with st.form("settings_form"):
             with columns[n % 2]:
                 values[section.name][f.name] = generic_widget(section.name, f.name, getattr(config, f.name),
                                                               f"setting_{section.name}_{f.name}")
+        if section.name == "vlm":
+            st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
+                          placeholder="paste a key to save it for the VLM's endpoint",
+                          help=f"Kept in {secrets.credentials_path()} for the VLM base URL above, never in the "
+                               "workspace. Not needed when the VLM shares the LLM's endpoint and key.")
         if section.name == "parsing":
             st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
                        "already on disk.")
@@ -159,6 +166,14 @@ if submitted:
     notices: list[tuple[str, str]] = []
     if st.session_state.get(KEY_WIDGET):
         save_typed_key(values["llm"]["base_url"], notices)
+        st.session_state["clear_api_key"] = True
+    typed_vlm_key = (st.session_state.get(VLM_KEY_WIDGET) or "").strip()
+    if typed_vlm_key:
+        try:
+            secrets.save_api_key(values["vlm"]["base_url"], typed_vlm_key)
+            notices.append(("success", f"VLM API key saved for {secrets.endpoint_id(values['vlm']['base_url'])}."))
+        except secrets.SecretsError as exc:
+            notices.append(("error", f"VLM API key not saved: {exc}"))
         st.session_state["clear_api_key"] = True
     try:
         if not values["graph"]["entity_types"]:
