@@ -200,7 +200,7 @@ if edge_choice:
             st.markdown("**Passages**")
             for n, passage in enumerate(panel.passages, 1):
                 passage_block(passage, n)
-            if e.relation != "MENTIONED_IN" and st.button("Delete this relation", key="g_delete_edge"):
+            if not e.target.startswith(PAPER_PREFIX) and st.button("Delete this relation", key="g_delete_edge"):
                 run_edit(lambda: edits.delete_relation(lib, e.source, e.target),
                          f"Deleted the relation {panel.source_name} — {panel.target_name}.")
         if st.button("Close", key="g_close_edge"):

@@ -100,12 +100,10 @@ def delete_relation(lib: Library, source: str, target: str) -> None:
     """Remove a relation between two entities, now and whenever a paper states it again."""
     pair = tuple(sorted((source, target)))
     edge: GraphEdge | None = lib.graph.get_edge(*pair)
-    if edge is None:
-        if lib.graph.get_edge(source, target) is not None:  # an entity → paper mention, never sorted
-            raise EditError("a MENTIONED_IN edge records where the entity occurs; delete the entity instead")
+    if pair[0].startswith(PAPER_PREFIX) or pair[1].startswith(PAPER_PREFIX):
+        raise EditError("an edge to a paper records where the entity occurs; delete the entity instead")
+    if edge is None or edge.relation != RELATED:
         raise EditError("no relation between these two entities")
-    if edge.relation != RELATED or pair[1].startswith(PAPER_PREFIX):
-        raise EditError("a MENTIONED_IN edge records where the entity occurs; delete the entity instead")
     lib.graph_sources.put_override(Override("edge", pair[0], pair[1], DELETED, "1"), edges=[pair])
     rebuild_dirty(lib)
 

@@ -53,9 +53,10 @@ class GraphIndex:
 
     nodes: dict[str, IndexNode]
     related: dict[str, dict[str, float]]  # entity → neighbour → weight (RELATED, both directions)
-    mentions: dict[str, dict[str, float]]  # entity ↔ paper node → weight (MENTIONED_IN, both directions)
+    mentions: dict[str, dict[str, float]]  # entity ↔ paper node → weight (MENTIONED_IN..., both directions)
     aliases: dict[str, str]  # alias key → entity key (from merges and renames)
     paper_titles: dict[str, str]  # doc id → title
+    paper_relations: dict[tuple[str, str], str] = field(default_factory=dict)  # edges to papers not MENTIONED_IN
     version: tuple = ()
     _names: list[str] = field(default_factory=list, repr=False)
     _name_keys: list[str] = field(default_factory=list, repr=False)
@@ -157,12 +158,18 @@ def build_index(lib: Library) -> GraphIndex:
                                  years=tuple(sorted({year_of[d] for d in n.doc_ids if d in year_of})))
     related: dict[str, dict[str, float]] = {}
     mentions: dict[str, dict[str, float]] = {}
+    paper_relations: dict[tuple[str, str], str] = {}
     for e in lib.graph.all_edges():
-        table = mentions if e.relation == MENTIONED_IN else related
+        # Any edge to a paper node (MENTIONED_IN, a table's BELONGS_TO) is provenance, not a relation between
+        # entities: it is drawn only with the paper nodes and never walked by neighbourhoods or paths.
+        to_paper = e.target.startswith(PAPER_PREFIX) or e.source.startswith(PAPER_PREFIX)
+        table = mentions if to_paper else related
         table.setdefault(e.source, {})[e.target] = e.weight
         table.setdefault(e.target, {})[e.source] = e.weight
+        if to_paper and e.relation != MENTIONED_IN:
+            paper_relations[(e.source, e.target)] = e.relation
     return GraphIndex(nodes=nodes, related=related, mentions=mentions, aliases=lib.graph_sources.aliases(),
-                      paper_titles={d: p.title for d, p in papers.items()})
+                      paper_titles={d: p.title for d, p in papers.items()}, paper_relations=paper_relations)
 
 
 @dataclass
@@ -177,7 +184,7 @@ class ViewFilters:
     focus: str = ""  # entity key: the view is its neighbourhood
     depth: int = 1  # neighbourhood depth, 1-3
     max_nodes: int = 300
-    include_papers: bool = False  # paper nodes and MENTIONED_IN edges
+    include_papers: bool = False  # paper nodes and the edges to them
     color_by: str = "type"
 
     def validate(self, config: ExplorerConfig) -> "ViewFilters":
@@ -312,7 +319,8 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
         if f.include_papers and not key.startswith(PAPER_PREFIX):
             for paper, weight in index.mentions.get(key, {}).items():
                 if paper in keep:
-                    edges.append(ViewEdge(key, paper, MENTIONED_IN, weight))
+                    edges.append(ViewEdge(key, paper, index.paper_relations.get((key, paper), MENTIONED_IN),
+                                          weight))
     t_edges = time.perf_counter()
 
     nodes = [ViewNode(key=k, name=index.nodes[k].name, type=index.nodes[k].type, community=index.nodes[k].community,

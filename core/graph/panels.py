@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from core.graph.explorer import GraphIndex
 from core.graph.paths import Passage, chunk_passages
-from core.graph.records import MENTIONED_IN, RELATED, GraphEdge, GraphNode
+from core.graph.records import PAPER_PREFIX, RELATED, GraphEdge, GraphNode
 from core.library import Library
 
 MAX_PASSAGES = 8
@@ -71,8 +71,8 @@ def edge_panel(lib: Library, index: GraphIndex, source: str, target: str) -> Edg
     if edge is None:
         return None
     names = [index.nodes[k].name if k in index.nodes else k for k in (edge.source, edge.target)]
-    # A mention's passages are where the entity occurs in the paper; a relation's, where both ends do.
-    wanted = names[:1] if edge.relation == MENTIONED_IN else names
+    # An edge to a paper: where the entity occurs in it; a relation between entities: where both ends do.
+    wanted = names[:1] if edge.target.startswith(PAPER_PREFIX) else names
     passages = chunk_passages(lib, edge.source_chunks[:MAX_PASSAGES], wanted)
     return EdgePanel(edge=edge, source_name=names[0], target_name=names[1], papers=_papers(index, edge.doc_ids),
                      passages=passages)

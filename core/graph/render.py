@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from core.config import ExplorerConfig
 from core.graph.explorer import GraphView
-from core.graph.records import MENTIONED_IN
+from core.graph.records import PAPER_PREFIX
 
 PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
            "#86bcb6", "#d37295", "#8cd17d", "#b6992d", "#499894", "#a0cbe8", "#ffbe7d"]
@@ -105,7 +105,7 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
     net.node_map = {item["id"]: item for item in net.nodes}
     net.edges = []
     for i, edge in enumerate(view.edges):
-        mention = edge.relation == MENTIONED_IN
+        mention = edge.target.startswith(PAPER_PREFIX)  # MENTIONED_IN, or a table's BELONGS_TO
         net.edges.append({"id": f"e{i}", "from": edge.source, "to": edge.target, "value": edge.weight,
                           "color": {"color": "#c8c8c8" if mention else "#8a8a8a", "opacity": 0.6},
                           "dashes": mention,
