@@ -17,7 +17,9 @@ st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 page = st.navigation([
     st.Page("views/library.py", title="Library", icon=":material/library_books:", default=True),
     st.Page("views/document.py", title="Document", icon=":material/description:"),
-    st.Page("views/ask.py", title="Ask", icon=":material/search:"),
+    st.Page("views/ask.py", title="Ask", icon=":material/question_answer:"),
+    st.Page("views/compare.py", title="Compare", icon=":material/compare:"),
+    st.Page("views/search.py", title="Search", icon=":material/search:"),
     st.Page("views/graph.py", title="Graph", icon=":material/hub:"),
     st.Page("views/gallery.py", title="Gallery", icon=":material/photo_library:"),
     st.Page("views/settings.py", title="Settings", icon=":material/settings:"),

@@ -174,9 +174,9 @@ def test_document_link_from_a_search_hit_opens_the_pages_tab_at_its_page(monkeyp
     assert "search hit" in at.tabs[3].image[0].captions[0]
 
 
-def test_ask_finds_a_distinctive_sentence_with_its_paper_page_and_region(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "views/ask.py")
-    at.text_input(key="ask_query").input("purple walrus hypothesis for coherent lattices")
+def test_search_finds_a_distinctive_sentence_with_its_paper_page_and_region(monkeypatch, ready_workspace):
+    at = run_app(monkeypatch, ready_workspace.root, "views/search.py")
+    at.text_input(key="search_query").input("purple walrus hypothesis for coherent lattices")
     at.button[0].click()  # the form's Search button
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -191,10 +191,10 @@ def test_ask_finds_a_distinctive_sentence_with_its_paper_page_and_region(monkeyp
     assert f"doc={ready_workspace.doc_id}" in link.proto.query_string and "page=1" in link.proto.query_string
 
 
-def test_ask_filters_by_item_type(monkeypatch, ready_workspace):
-    at = run_app(monkeypatch, ready_workspace.root, "views/ask.py")
-    at.text_input(key="ask_query").input("accuracy of the lattice solvers on the benchmark")
-    at.multiselect(key="ask_kinds").set_value(["table"])
+def test_search_filters_by_item_type(monkeypatch, ready_workspace):
+    at = run_app(monkeypatch, ready_workspace.root, "views/search.py")
+    at.text_input(key="search_query").input("accuracy of the lattice solvers on the benchmark")
+    at.multiselect(key="search_kinds").set_value(["table"])
     at.button[0].click()
     at.run()
     assert not at.exception
@@ -342,8 +342,8 @@ def test_hostile_paper_content_is_never_rendered_as_markup(monkeypatch, tmp_path
     assert not _unescaped_markup(rendered), _unescaped_markup(rendered)
     assert "alert(4)" not in rendered and "evil.example" not in rendered
 
-    at.switch_page("views/ask.py").run()
-    at.text_input(key="ask_query").input("hostile body with a link")
+    at.switch_page("views/search.py").run()
+    at.text_input(key="search_query").input("hostile body with a link")
     at.button[0].click()
     at.run()
     assert not at.exception
@@ -384,7 +384,7 @@ for tab in ("Markdown", "Items", "Gallery", "Pages"):
     at.run()
     assert not at.exception, (tab, at.exception)
 assert at.image, "the Pages tab drew a page"
-for page in ("views/ask.py", "views/settings.py"):
+for page in ("views/search.py", "views/settings.py"):
     at.switch_page(page).run()
     assert not at.exception, (page, at.exception)
 print(sorted(m for m in ("sentence_transformers", "torch", "transformers") if m in sys.modules))

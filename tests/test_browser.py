@@ -1,5 +1,5 @@
 """The real app in a real browser: start `streamlit run app.py` on a fresh workspace, upload a generated paper
-through the file uploader, wait until it is ready, search one of its sentences on the Ask page and find it.
+through the file uploader, wait until it is ready, search one of its sentences on the Search page and find it.
 
 Drives Debian's Chromium through Playwright (never `playwright install`); skipped when Chromium is missing.
 A screenshot of the page is saved in the test's tmp dir when anything fails.
@@ -101,8 +101,8 @@ def test_upload_a_paper_wait_until_ready_and_find_it_on_the_ask_page(app_url, tm
             table = page.get_by_test_id("stDataFrame")
             expect(table).to_be_visible()
 
-            page.get_by_role("link", name="Ask").click()
-            expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+            page.get_by_role("link", name="Search").click()
+            expect(page.get_by_role("heading", name="Search")).to_be_visible(timeout=30_000)
             page.get_by_label("Question or phrase").fill("purple walrus hypothesis for coherent lattices")
             page.get_by_role("button", name="Search").click()
             first = page.get_by_text(f"1. {pdfs.DEFAULT_TITLE}")

@@ -1,78 +1,87 @@
-"""Ask: semantic search over the ready papers, each hit shown with the page region it came from."""
+"""Ask: one question, one retrieval mode, an answer whose every sentence cites paper, page and passage."""
 from __future__ import annotations
 
 import streamlit as st
 
-from core import page_view as pv
 from core import presentation as present
-from core import safe_markdown as safe_md
 from core.embedding import EmbeddingModelError
-from core.search import SearchFilters, search
+from core.llm.base import LLMError
+from core.query.engine import QueryError, ask
+from core.query.history import recent
+from core.query.records import ALL_MODES, COMMUNITY_MODE
+from core.safe_markdown import md_escape
 from core.store.chroma_vectors import VectorStoreUnavailable
+from ui import query_view as qv
 from ui import state
 
-KINDS = ["text", "table", "image", "equation"]
+MODE_HELP = {
+    "naive": "passages closest to the question (vectors + BM25)",
+    "local": "entities named in the question → their relations → their passages",
+    "global": "relations matching the question's themes → their entities → their passages",
+    "hybrid": "local + global",
+    "mix": "hybrid + naive: graph and vector passages together",
+    COMMUNITY_MODE: "community reports of the graph, mapped and reduced (GraphRAG global search)",
+}
 
 lib = state.library()
 st.title("Ask")
-st.caption("Semantic search for now: the passages closest in meaning to your question, with where they come "
-           "from. Answers written by an LLM will come later.")
-
 docs = lib.documents.list()
-ready = {d.id: d for d in docs if d.status.value == "ready"}
+ready = {d.id: present.document_label(d) for d in docs if d.status.value == "ready"}
 if not ready:
     st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
     st.stop()
+llm_note = "no LLM is set: keywords and answers are LLM-free (extractive)" if lib.chat_model() is None else \
+    f"answers are written by {lib.chat_model().name}"
+st.caption(f"Ask about your {len(ready)} ready paper(s); {llm_note}.")
 
 with st.form("ask_form"):
-    query = st.text_input("Question or phrase", key="ask_query",
-                          placeholder="e.g. which solver converges fastest on the benchmark?")
-    top_k = st.slider("Number of results", 1, 30, 8, key="ask_top_k")
-    with st.expander("Filters"):
-        papers = st.multiselect("Papers", list(ready), format_func=lambda i: present.document_label(ready[i]),
-                                key="ask_papers", placeholder="all papers")
-        kinds = st.multiselect("Item types", KINDS, key="ask_kinds", placeholder="all types")
-        sections = st.multiselect("Sections", lib.chunks.sections(), key="ask_sections",
-                                  placeholder="all sections")
-    st.form_submit_button("Search", type="primary")
+    question = st.text_input("Question", key="ask_question",
+                             placeholder="e.g. which datasets are used to evaluate the model?")
+    modes = list(ALL_MODES) if lib.graph_sources.community_reports() else list(ALL_MODES[:-1])
+    mode = st.radio("Mode", modes, index=modes.index(lib.settings.query.mode), horizontal=True, key="ask_mode",
+                    captions=None, help="\n".join(f"- **{m}**: {h}" for m, h in MODE_HELP.items()))
+    options = qv.params_form(lib, "ask", ready)
+    context_only = st.toggle("Context only (show what the model would read, do not answer)", key="ask_context_only")
+    submitted = st.form_submit_button("Ask", type="primary")
 
-if not (query or "").strip():
-    st.stop()
+question = (question or "").strip()
+if question and submitted:
+    answer_slot = st.empty()
 
-try:
-    if not present.model_status(lib).loaded:
-        with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
-            lib.embedder()
-    hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
-except (EmbeddingModelError, VectorStoreUnavailable) as exc:
-    st.error(f"Search is unavailable: {exc}. Check the Settings page.")
-    st.stop()
-if not hits:
-    st.warning("No results. Loosen the filters, or check that the papers you expect are ready.")
-    st.stop()
+    def stream(text: str) -> None:
+        answer_slot.markdown(md_escape(text) + " ▌")
 
-st.caption(f"{len(hits)} result(s)")
-for rank, hit in enumerate(hits, 1):
-    chunk = hit.chunk
-    with st.container(border=True):
-        text_col, image_col = st.columns([3, 2])
-        with text_col:
-            st.markdown(f"**{rank}. {safe_md.md_escape(hit.doc_title or chunk.doc_id[:12])}**")
-            st.caption(f"page {hit.page + 1} · {safe_md.md_escape(chunk.section) or '(no section)'} · "
-                       f"{safe_md.md_escape(chunk.kind)}"
-                       f" · score {hit.score:.3f}")
-            st.markdown(safe_md.md_escape(hit.window_text))
-            if chunk.text.strip() != hit.window_text.strip():
-                with st.expander("The whole chunk"):
-                    st.markdown(safe_md.md_escape(chunk.text, paragraphs=True))
-            boxes = pv.hit_boxes(lib, hit)
-            st.page_link("views/document.py", label=f"Open page {hit.page + 1} in the Document view",
-                         icon=":material/description:",
-                         query_params={"doc": chunk.doc_id, "tab": "Pages", "page": str(hit.page + 1),
-                                       "hl": pv.box_param(boxes)})
-        with image_col:
-            try:
-                st.image(pv.crop_hit(lib, chunk.doc_id, hit.page, boxes),
-                         caption=f"Page {hit.page + 1}: where the passage was found")
-            except pv.PageImageUnavailable as exc:
-                st.caption(str(exc).capitalize())
+    try:
+        with st.spinner(f"Retrieving ({mode})…"):
+            result = ask(lib, question, qv.make_params(lib, mode, options, context_only), on_token=stream)
+    except (QueryError, ValueError) as exc:
+        st.error(str(exc))
+        st.stop()
+    except (EmbeddingModelError, VectorStoreUnavailable, LLMError) as exc:
+        st.error(f"The question could not be answered: {exc}. Check the Settings page.")
+        st.stop()
+    answer_slot.empty()
+    st.session_state["ask_result"] = result
+
+result = st.session_state.get("ask_result")
+if result is not None:
+    st.subheader(md_escape(result.question))
+    st.caption(f"Mode **{result.mode}** · {qv.run_notes(result)}")
+    if result.error:
+        st.warning(result.error)
+    qv.show_answer(lib, result)
+    if not result.context.sources:
+        st.warning("Nothing matched. Loosen the paper filter, try another mode, or check that the graph is built.")
+    st.markdown("#### Sources")
+    qv.show_sources(lib, result)
+    with st.expander("What was retrieved"):
+        qv.show_retrieved(result)
+    with st.expander("The assembled context"):
+        st.caption(" · ".join(f"{k}: {v} tokens" for k, v in result.context.tokens.items()))
+        st.code(result.context.text or "(empty)", language=None, wrap_lines=True)
+
+history = recent(lib, 20)
+if history:
+    with st.expander(f"Recent questions ({len(history)})"):
+        for entry in history:
+            st.markdown(f"**{md_escape(entry.question)}** · {entry.mode}  \n{md_escape(entry.summary)}")

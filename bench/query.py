@@ -1,0 +1,302 @@
+"""Query benchmark: prints figures, asserts nothing.
+
+    .venv/bin/python bench/query.py hotpot    [--workspace DIR] [--questions N] [--modes naive,mix] [--variants]
+    .venv/bin/python bench/query.py latency   --workspace DIR   (e.g. a workspace bench/graph.py built)
+    .venv/bin/python bench/query.py synthetic [--workspace DIR] [--chunks 100000]
+
+hotpot: index ../shared/corpus/hotpotqa/corpus.jsonl (one document per paragraph, LLM-free graph), ask the
+questions in every mode and report complete-evidence recall@5/@10 (a question counts only when every gold
+evidence sentence is inside the top-K chunks), evidence-in-context (every gold sentence inside the context the
+mode assembled under the default token budget), extractive answer EM/F1, and retrieval latency.
+latency: retrieval p50/p95 per mode (no LLM) on an existing workspace.
+synthetic: a generated workspace of N chunks (random unit vectors, Zipf-distributed words, a random graph of
+N/2 entities and N relations), then retrieval p50/p95 per mode.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import statistics
+import string
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from core.config import Settings  # noqa: E402
+from core.library import Library, open_library  # noqa: E402
+from core.query.answer import strip_markers  # noqa: E402
+from core.query.engine import Embeddings, ask  # noqa: E402
+from core.query.keywords import question_keywords  # noqa: E402
+from core.query.records import QueryParams  # noqa: E402
+from core.query.rerank import FusionReranker  # noqa: E402
+from core.query.retrieve import retrieve  # noqa: E402
+from core.records import ContentItem, DocStatus, Document  # noqa: E402
+from core.workspace import Workspace  # noqa: E402
+
+MODES = ["naive", "local", "global", "hybrid", "mix"]
+HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
+
+
+def row(*cells) -> None:
+    print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+# ---------------------------------------------------------------------------------------------- text documents
+def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph: bool = True) -> None:
+    """Plain-text documents (title, text) through the same chunking, embedding, stores and graph stage as a
+    parsed PDF: each becomes a heading item and a paragraph item on page 1."""
+    from core.graph.stage import process_graph_queue
+    from core.ingest import StageReporter, _index
+
+    known = {d.id for d in lib.documents.list()}
+    started, done = time.perf_counter(), 0
+    for title, text in docs:
+        doc_id = hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()
+        if doc_id in known:
+            continue
+        lib.documents.insert(Document(id=doc_id, filename=f"{title[:80]}.txt", title=title, size_bytes=len(text)))
+        items = [ContentItem(type="text", page_idx=0, index=0, text=title, text_level=1),
+                 ContentItem(type="text", page_idx=0, index=1, text=text)]
+        doc = lib.documents.get(doc_id)
+        n_chunks, _, _ = _index(lib, doc, items, StageReporter(lib, doc_id, None))
+        lib.documents.set_status(doc_id, DocStatus.READY, "text", chunk_count=n_chunks, pages=1,
+                                 graph_status="pending" if build_graph else "")
+        done += 1
+        if done % 100 == 0:
+            print(f"  indexed {done} documents ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    if build_graph:
+        t = time.perf_counter()
+        process_graph_queue(lib)
+        print(f"  graph built in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------- SQuAD metrics
+def normalize_answer(text: str) -> str:
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, answers: list[str]) -> float:
+    return float(any(normalize_answer(prediction) == normalize_answer(a) for a in answers))
+
+
+def f1(prediction: str, answers: list[str]) -> float:
+    best = 0.0
+    pred = normalize_answer(prediction).split()
+    for answer in answers:
+        gold = normalize_answer(answer).split()
+        common = Counter(pred) & Counter(gold)
+        same = sum(common.values())
+        if same:
+            p, r = same / len(pred), same / len(gold)
+            best = max(best, 2 * p * r / (p + r))
+    return best
+
+
+def norm(text: str) -> str:
+    return " ".join(re.sub(r"-\s+", "", text).lower().split())
+
+
+def all_inside(evidence: list[str], texts: list[str]) -> bool:
+    blob = "\n".join(norm(t) for t in texts)
+    return all(norm(e) in blob for e in evidence)
+
+
+# ---------------------------------------------------------------------------------------------- hotpot
+def hotpot(args) -> int:
+    if not HOTPOT.exists():
+        print(f"{HOTPOT} is missing", file=sys.stderr)
+        return 2
+    root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-hotpot-"))
+    ws = Workspace(root).ensure()
+    if not ws.settings_path.exists():
+        ws.save_settings(Settings())
+    lib = open_library(ws)
+    corpus = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").read_text().splitlines() if line.strip()]
+    questions = [json.loads(line) for line in (HOTPOT / "qa.jsonl").read_text().splitlines() if line.strip()]
+    questions = questions[:args.questions]
+    t = time.perf_counter()
+    index_text_documents(lib, [(d["title"], d["text"]) for d in corpus])
+    print(f"workspace {root}: {len(corpus)} paragraphs, graph {lib.graph.counts()}, "
+          f"ready in {time.perf_counter() - t:.0f} s (0 when reused)")
+    modes = args.modes.split(",")
+    variants = [("", {})]
+    if args.variants:
+        variants = [("", {}), (" no-rerank", {"rerank": False}), (" no-bm25", {"bm25": False})]
+    print()
+    row("mode", "complete@5", "complete@10", "evidence-in-context", "EM", "F1", "retrieval p50 ms",
+        "retrieval p95 ms", "answer s/q")
+    row(*["---"] * 9)
+    lib.embedder()
+    for mode in modes:
+        for label, overrides in variants:
+            stats = {"c5": 0, "c10": 0, "ctx": 0, "em": 0.0, "f1": 0.0}
+            latencies, answer_s = [], []
+            for q in questions:
+                params = QueryParams.from_config(lib.settings.query, mode=mode, chunk_top_k=10, **overrides)
+                result = ask(lib, q["question"], params, save=False)
+                top = [c.hit.chunk.text for c in result.retrieval.chunks]
+                stats["c5"] += all_inside(q["evidence"], top[:5])
+                stats["c10"] += all_inside(q["evidence"], top[:10])
+                stats["ctx"] += all_inside(q["evidence"], [s.text for s in result.context.sources])
+                answer = strip_markers(result.answer.text)
+                stats["em"] += exact_match(answer, q["answers"])
+                stats["f1"] += f1(answer, q["answers"])
+                latencies.append(result.timings["retrieve_s"] * 1000)
+                answer_s.append(result.timings.get("generate_s", 0.0))
+            n = len(questions)
+            row(mode + label, f"{stats['c5'] / n:.2f}", f"{stats['c10'] / n:.2f}", f"{stats['ctx'] / n:.2f}",
+                f"{stats['em'] / n:.2f}", f"{stats['f1'] / n:.3f}", f"{pct(latencies, .5):.0f}",
+                f"{pct(latencies, .95):.0f}", f"{statistics.mean(answer_s):.2f}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- latency
+def retrieval_latency(lib: Library, questions: list[str], repeats: int = 1) -> None:
+    lib.embedder()
+    embeddings = Embeddings(lib)
+    reranker = FusionReranker(lib)
+    row("mode", "p50 ms", "p95 ms", "max ms", "queries")
+    row(*["---"] * 5)
+    for question in questions[:2]:  # warm: spaCy, FTS5 index creation, Chroma segments into memory
+        for mode in MODES:
+            retrieve(lib, question, question_keywords(question, None), QueryParams(mode=mode), reranker, embeddings)
+    for mode in MODES:
+        times = []
+        for _ in range(repeats):
+            for question in questions:
+                t = time.perf_counter()
+                keywords = question_keywords(question, None) if mode != "naive" else None
+                retrieve(lib, question, keywords, QueryParams(mode=mode), reranker, Embeddings(lib))
+                times.append((time.perf_counter() - t) * 1000)
+        row(mode, f"{pct(times, .5):.0f}", f"{pct(times, .95):.0f}", f"{max(times):.0f}", len(times))
+
+
+PAPER_QUESTIONS = [
+    "Which datasets are used to evaluate SPECTER?", "How does TableFormer encode table structure?",
+    "What is the training objective of the citation-informed transformer?", "Which metrics measure summarization?",
+    "What baselines are compared on the SciDocs benchmark?", "How are hard negatives chosen during training?",
+    "Which pretrained language model is used as the encoder?", "What does the ablation study show?",
+    "How are tables perturbed for data augmentation?", "What are the limitations of current evaluation practice?",
+    "Which tasks are part of the benchmark?", "How is the model fine-tuned?", "What is the size of the corpus?",
+    "Which attention biases are introduced?", "What results are reported on co-view and co-read?",
+    "How is human evaluation conducted?", "What is the role of citations in document representation?",
+    "Which languages are covered?", "What does the error analysis reveal?", "How large is the vocabulary?",
+]
+
+
+def latency(args) -> int:
+    lib = open_library(Workspace(Path(args.workspace)))
+    docs = [d for d in lib.documents.list() if d.status == DocStatus.READY]
+    print(f"workspace {args.workspace}: {len(docs)} ready papers, graph {lib.graph.counts()}, "
+          f"{lib.windows.count()} windows")
+    retrieval_latency(lib, PAPER_QUESTIONS, repeats=2)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- synthetic
+def synthetic(args) -> int:
+    import numpy as np
+
+    from core.graph.build import entity_vector_id, relation_vector_id
+    from core.graph.records import GraphEdge, GraphNode
+    from core.records import Chunk
+
+    root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-query-synth-"))
+    ws = Workspace(root).ensure()
+    if not ws.settings_path.exists():
+        ws.save_settings(Settings())
+    lib = open_library(ws)
+    n = args.chunks
+    rng = random.Random(7)
+    nprng = np.random.default_rng(7)
+    dim = lib.embedder().dim
+    vocab = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10))) for _ in range(30000)]
+    weights = [1 / (i + 1) for i in range(len(vocab))]
+
+    def unit(k: int) -> np.ndarray:
+        v = nprng.standard_normal((k, dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    per_doc = 100
+    if lib.windows.count() < n:
+        t = time.perf_counter()
+        for start in range(0, n, per_doc):
+            doc_id = f"synthetic{start // per_doc:06d}"
+            lib.documents.insert(Document(id=doc_id, filename=f"{doc_id}.pdf", title=doc_id))
+            chunks = [Chunk(id=f"{doc_id}:{i}", doc_id=doc_id, index=i, kind="text",
+                            text=" ".join(rng.choices(vocab, weights, k=80)), pages=[i // 5], item_indices=[i],
+                            tokens=100) for i in range(per_doc)]
+            lib.chunks.put_doc_chunks(doc_id, chunks)
+            lib.windows.upsert([f"{c.id}:0" for c in chunks], unit(len(chunks)), [c.text[:200] for c in chunks],
+                               [{"doc_id": doc_id, "chunk_id": c.id, "page": c.pages[0], "kind": "text"}
+                                for c in chunks])
+            lib.documents.set_status(doc_id, DocStatus.READY, "synthetic", chunk_count=len(chunks))
+            if (start // per_doc) % 100 == 0:
+                print(f"  {start + per_doc} chunks ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
+        n_entities = n // 2
+        keys = [f"entity {i} {rng.choice(vocab)}" for i in range(n_entities)]
+        nodes = [GraphNode(key=k, name=k, type="concept", description=" ".join(rng.choices(vocab, weights, k=20)),
+                           source_chunks=[f"synthetic{rng.randrange(n // per_doc):06d}:{rng.randrange(per_doc)}"
+                                          for _ in range(3)]) for k in keys]
+        for node in nodes:
+            node.doc_ids = sorted({c.split(":")[0] for c in node.source_chunks})
+        edges = {}
+        while len(edges) < n:
+            a, b = sorted(rng.sample(range(n_entities), 2))
+            edges[(keys[a], keys[b])] = GraphEdge(source=keys[a], target=keys[b], keywords=rng.choice(vocab),
+                                                  description=" ".join(rng.choices(vocab, weights, k=15)),
+                                                  source_chunks=nodes[a].source_chunks[:1], weight=1.0)
+        lib.graph.apply(upsert_nodes=nodes, upsert_edges=list(edges.values()))
+        lib.entity_vectors.upsert([entity_vector_id(k) for k in keys], unit(len(keys)), keys,
+                                  [{"key": k} for k in keys])
+        pairs = list(edges)
+        lib.relation_vectors.upsert([relation_vector_id(*p) for p in pairs], unit(len(pairs)),
+                                    [f"{a} — {b}" for a, b in pairs], [{"source": a, "target": b} for a, b in pairs])
+        print(f"  generated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    print(f"workspace {root}: {lib.windows.count()} chunks/windows, graph {lib.graph.counts()}")
+    questions = [" ".join(rng.choices(vocab[:3000], k=8)) + "?" for _ in range(30)]
+    retrieval_latency(lib, questions)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("hotpot")
+    p.add_argument("--workspace")
+    p.add_argument("--questions", type=int, default=100)
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--variants", action="store_true", help="also without rerank and without BM25")
+    p.set_defaults(func=hotpot)
+    p = sub.add_parser("latency")
+    p.add_argument("--workspace", required=True)
+    p.set_defaults(func=latency)
+    p = sub.add_parser("synthetic")
+    p.add_argument("--workspace")
+    p.add_argument("--chunks", type=int, default=100_000)
+    p.set_defaults(func=synthetic)
+    args = parser.parse_args()
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
