@@ -75,7 +75,7 @@ def app_url(tmp_path):
                 pass
 
 
-def test_upload_a_paper_wait_until_ready_and_find_it_on_the_ask_page(app_url, tmp_path):
+def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
@@ -111,6 +111,25 @@ def test_upload_a_paper_wait_until_ready_and_find_it_on_the_ask_page(app_url, tm
             expect(page.get_by_text("Page 1: where the passage was found").first).to_be_visible()
             link = page.get_by_role("link", name="Open page 1 in the Document view").first
             assert "doc=" in (link.get_attribute("href") or "")
+
+            # Ask: an extractive (LLM-free) answer whose citation links to the cited page with its region.
+            page.get_by_role("link", name="Ask", exact=True).click()
+            expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+            page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+            page.get_by_role("button", name="Ask").click()
+            expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
+            citation = page.get_by_role("link", name="[1]").first
+            expect(citation).to_be_visible()
+            assert "doc=" in (citation.get_attribute("href") or "") and "hl=" in (citation.get_attribute("href") or "")
+            expect(page.get_by_text("the cited passage highlighted").first).to_be_visible()
+
+            # Compare: the modes side by side.
+            page.get_by_role("link", name="Compare", exact=True).click()
+            expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
+            page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+            page.get_by_role("button", name="Compare").click()
+            for mode in ("naive", "local", "global", "hybrid", "mix"):
+                expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)
         except Exception:
             page.screenshot(path=str(shot), full_page=True)
             print(f"screenshot of the failure: {shot}")
