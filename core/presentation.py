@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.config import (CHUNK_STRATEGIES, EXTRACTORS, GRAPH_BACKENDS, MINERU_TIERS, PARSER_BACKENDS,
-                         VLM_PROVIDERS, Settings)
+                         QUERY_MODES, RERANKERS, VLM_PROVIDERS, Settings)
 from core.library import Library
 from core.records import DocStatus, Document
 
@@ -132,7 +132,8 @@ def document_label(doc: Document) -> str:
 
 SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store",
                   "llm": "Language model (LLM)", "graph": "Knowledge graph",
-                  "explorer": "Graph explorer", "vlm": "Vision-language model (VLM)"}
+                  "explorer": "Graph explorer", "vlm": "Vision-language model (VLM)",
+                  "query": "Asking (retrieval and answers)"}
 # Label, help and choices per field; fields not listed still get a widget from their type and name.
 FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
     "parsing": {
@@ -180,6 +181,25 @@ FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
                         None),
         "max_tokens": ("Longest reply (tokens)", "", None),
         "embedded_threads": ("Embedded model threads", "0: one per free core.", None),
+    },
+    "query": {
+        "mode": ("Default mode", "naive: passages by vectors and BM25; local: entities of the question → relations "
+                 "→ passages; global: relations matching its themes → entities → passages; hybrid: both; mix: "
+                 "hybrid + naive.", QUERY_MODES),
+        "top_k": ("Graph top-k", "Entities (local) or relations (global) taken from the vector search.", None),
+        "chunk_top_k": ("Passages kept", "After fusion and rerank.", None),
+        "max_entity_tokens": ("Context budget: entities (tokens)", "", None),
+        "max_relation_tokens": ("Context budget: relations (tokens)", "", None),
+        "max_chunk_tokens": ("Context budget: passages (tokens)", "", None),
+        "bm25": ("Fuse BM25 with the vectors (naive, mix)", "", None),
+        "rerank": ("Rerank passages", "", None),
+        "reranker": ("Reranker", "auto: a local cross-encoder if its folder is set, else the fusion of each "
+                     "passage's best embedding window with BM25; llm: the LLM scores passages (one more call per "
+                     "question).", RERANKERS),
+        "cross_encoder_path": ("Cross-encoder folder", "A sentence-transformers CrossEncoder on disk (none ships in "
+                               "a PyPI wheel, so nothing is downloaded). Empty: not used.", None),
+        "answer_max_tokens": ("Longest LLM answer (tokens)", "", None),
+        "extractive_sentences": ("Sentences in an LLM-free answer", "", None),
     },
     "graph": {
         "extractor": ("Entity extractor", "auto: the LLM when one is configured, else spaCy; llm: always the LLM; "
