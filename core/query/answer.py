@@ -7,7 +7,7 @@ UI can mark a sentence that cites nothing and a marker that points nowhere.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -119,17 +119,6 @@ def extractive_answer(question: str, context: Context, embed_many: Callable[[lis
                   model="extractive (no LLM)")
 
 
-def cited_sources(answer: Answer, context: Context) -> list[int]:
-    """Source numbers the answer cites, in order of first citation."""
-    out: list[int] = []
-    for sentence in answer.sentences:
-        out.extend(n for n in sentence.citations if n not in out)
-    return out
-
-
 def strip_markers(text: str) -> str:
     return " ".join(_MARKER.sub("", text).split())
 
-
-def sentences_of(texts: Sequence[str]) -> list[str]:
-    return [s for t in texts for s in split_sentences(t)]

@@ -12,7 +12,6 @@ citation can show the page and the box of the passage that matters, whatever rou
 """
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -59,17 +58,6 @@ def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
         for rank, item in enumerate(ranking):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
     return sorted(scores.items(), key=lambda kv: -kv[1])
-
-
-def interleave(rankings: list[list[str]]) -> list[str]:
-    """Round-robin merge without duplicates: LightRAG's way of joining the chunk lists of two routes."""
-    out, seen = [], set()
-    for i in range(max((len(r) for r in rankings), default=0)):
-        for ranking in rankings:
-            if i < len(ranking) and ranking[i] not in seen:
-                seen.add(ranking[i])
-                out.append(ranking[i])
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- chunks
@@ -232,26 +220,15 @@ def _relation(edge, names: dict[str, str], score: float, scope: Scope) -> Retrie
                              source_chunks=[c for c in edge.source_chunks if scope.allows_chunk(c)])
 
 
-def _merge_entities(*lists: list[RetrievedEntity]) -> list[RetrievedEntity]:
+def merge_routes(lists: list[list], key) -> list:
+    """Round-robin over the routes' lists, first occurrence kept: LightRAG's way of joining local and global."""
     seen, out = set(), []
-    for e in (e for pair in zip_longest_lists(lists) for e in pair):
-        if e.key not in seen:
-            seen.add(e.key)
-            out.append(e)
+    for i in range(max((len(x) for x in lists), default=0)):
+        for items in lists:
+            if i < len(items) and key(items[i]) not in seen:
+                seen.add(key(items[i]))
+                out.append(items[i])
     return out
-
-
-def _merge_relations(*lists: list[RetrievedRelation]) -> list[RetrievedRelation]:
-    seen, out = set(), []
-    for r in (r for pair in zip_longest_lists(lists) for r in pair):
-        if r.pair not in seen:
-            seen.add(r.pair)
-            out.append(r)
-    return out
-
-
-def zip_longest_lists(lists) -> list[list]:
-    return [[lst[i] for lst in lists if i < len(lst)] for i in range(max((len(x) for x in lists), default=0))]
 
 
 # ---------------------------------------------------------------------------------------------- the modes
@@ -297,8 +274,8 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
     if mode in ("global", "hybrid", "mix") and keywords is not None:
         t = time.perf_counter()
         ents, rels, ids = global_route(lib, keywords, embed, params, scope)
-        result.entities = _merge_entities(result.entities, ents)
-        result.relations = _merge_relations(result.relations, rels)
+        result.entities = merge_routes([result.entities, ents], lambda e: e.key)
+        result.relations = merge_routes([result.relations, rels], lambda r: r.pair)
         route("relation", ids)
         timings["global_s"] = time.perf_counter() - t
     if mode in ("local", "global", "hybrid", "mix") and not result.entities and not result.relations:
@@ -306,7 +283,7 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
 
     # Naive ranks come first in mix because they are ranked against the question itself; graph routes add
     # the chunks vector search cannot reach (the second hop).
-    candidates = interleave(rankings)
+    candidates = merge_routes(rankings, lambda cid: cid)
     limit = params.chunk_top_k * (3 if reranker is not None else 1)
     candidates = candidates[:max(limit, params.chunk_top_k)]
     t = time.perf_counter()
@@ -323,7 +300,3 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
     result.timings = timings
     return result
 
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    denom = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(a @ b) / denom if denom and not math.isnan(denom) else 0.0
