@@ -189,6 +189,10 @@ def _llm_reply(body):
             return Reply(content="Sure! Here are keywords: BERT, datasets")  # no JSON at all
         return Reply(content=json.dumps({"high_level_keywords": ["pre-training data"],
                                          "low_level_keywords": ["BERT", "BooksCorpus"]}))
+    if text.startswith("Rate how useful each passage"):  # the LLM reranker: prefers passages not naming RoBERTa
+        passages = re.findall(r"^\[(\d+)\] (.*)$", text, re.M)
+        return Reply(content=json.dumps({"scores": [{"id": int(i), "score": 1 if "RoBERTa" in body_ else 9}
+                                                    for i, body_ in passages]}))
     if "community report" in text and "JSON" in text:
         return Reply(content=json.dumps({"points": [{"description": "BERT is pre-trained on BooksCorpus.",
                                                      "score": 90}]}))
@@ -264,3 +268,23 @@ def test_community_mode_maps_over_reports_with_the_llm(llm_workspace):
     maps = [r for r in server.chat_requests[before:] if "community report" in last_user_message(r)]
     assert len(maps) == min(2, len(reports)) and result.llm_calls == len(maps) + 1
     assert "BERT is pre-trained on BooksCorpus." in result.context.text
+
+
+def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
+    ws, server = llm_workspace
+    settings = ws.settings()
+    settings.query.reranker = "llm"
+    ws.save_settings(settings)
+    try:
+        lib = open_library(Workspace(ws.root))
+        before = len(server.chat_requests)
+        result = ask(lib, "Which corpus is BERT pre-trained on, per the first paper?", QueryParams(mode="naive"))
+        rerank_calls = [r for r in server.chat_requests[before:]
+                        if last_user_message(r).startswith("Rate how useful each passage")]
+        assert len(rerank_calls) == 1 and result.llm_calls == 2  # rerank + answer (naive: no keywords)
+        # Without the LLM's scores the best passage for this question names RoBERTa (it is BERT's replication).
+        assert "RoBERTa" not in result.retrieval.chunks[0].hit.chunk.text
+        assert any(note.startswith("reranked by LLM") for note in result.retrieval.notes)
+    finally:
+        settings.query.reranker = "auto"
+        ws.save_settings(settings)
