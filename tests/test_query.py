@@ -190,7 +190,7 @@ def _llm_reply(body):
         return Reply(content=json.dumps({"high_level_keywords": ["pre-training data"],
                                          "low_level_keywords": ["BERT", "BooksCorpus"]}))
     if text.startswith("Rate how useful each passage"):  # the LLM reranker: prefers passages not naming RoBERTa
-        passages = re.findall(r"^\[(\d+)\] (.*)$", text, re.M)
+        passages = re.findall(r"^\[(\d+)\] (.*?)(?=\n\n\[\d+\] |\n\nJSON:)", text, re.M | re.S)
         return Reply(content=json.dumps({"scores": [{"id": int(i), "score": 1 if "RoBERTa" in body_ else 9}
                                                     for i, body_ in passages]}))
     if "community report" in text and "JSON" in text:
