@@ -96,3 +96,19 @@ def test_hostile_paper_text_in_answers_and_sources_stays_text(monkeypatch, tmp_p
     shown = texts(at.markdown) + texts(at.caption) + "\n".join(e.label for e in at.expander)
     assert "Hostile body" in shown and "Evil" in shown
     assert not _unescaped_markup(shown), _unescaped_markup(shown)
+
+
+def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_workspace):
+    question = "What accuracy do the three lattice solvers reach on the Okapi benchmark?"
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "views/ask.py"), question, mode="naive")
+    assert any("· table" in e.label for e in at.expander), [e.label for e in at.expander]
+    assert "The table as it appears in the paper" in [c for i in at.image for c in i.captions]
+    at.switch_page("views/compare.py").run()
+    at.text_input(key="compare_question").input(question)
+    at.multiselect(key="compare_modes").set_value(["naive", "mix"])
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    captions = [c for i in at.image for c in i.captions]
+    assert "The table as it appears in the paper" in captions
+    assert not any("highlighted" in c for c in captions)  # Compare shows item images, not page crops

@@ -288,3 +288,37 @@ def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
     finally:
         settings.query.reranker = "auto"
         ws.save_settings(settings)
+
+
+def test_the_vlm_enhanced_answer_sends_the_context_s_table_images(tmp_path):
+    from tests import pdfs
+
+    def vlm_reply(body):
+        user = body["messages"][-1]["content"]
+        if isinstance(user, list):  # the question with images
+            return Reply(content="The table reports the solvers' accuracy on the Okapi benchmark [1].")
+        return Reply(content="ok")
+
+    with OpenAIReplayServer(default=vlm_reply, model="replay-vision") as server:
+        ws = graph_papers.fast_workspace(tmp_path / "ws")
+        settings = ws.settings()
+        settings.vlm.provider, settings.vlm.base_url, settings.vlm.model = "openai", server.url, "replay-vision"
+        ws.save_settings(settings)
+        lib = open_library(ws)
+        pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+        process_queue(lib)
+        question = "What accuracy do the lattice solvers reach on the Okapi benchmark?"
+        result = ask(lib, question, QueryParams(mode="naive", vlm_images=True))
+        table_sources = [s for s in result.context.sources if s.kind == "table"]
+        assert table_sources, [s.kind for s in result.context.sources]
+        (request,) = server.chat_requests
+        parts = request["messages"][-1]["content"]
+        images = [p for p in parts if p["type"] == "image_url"]
+        assert images and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+        assert f"Image of source [{table_sources[0].n}]:" in [p.get("text") for p in parts]
+        assert result.answer.model == "openai:replay-vision" and not result.answer.extractive
+        assert result.answer.sentences[0].citations == [1] and result.llm_calls == 1
+
+        text_only = ask(lib, question, QueryParams(mode="naive"))  # the switch off: no LLM set, extractive
+        assert text_only.answer.extractive and len(server.chat_requests) == 1

@@ -70,7 +70,9 @@ def run_notes(result: QueryResult) -> str:
     return " · ".join(parts)
 
 
-def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, images: bool = True) -> None:
+def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, page_crops: bool = True) -> None:
+    """Each source with its passage and a link to its page; tables and figures with their image, text passages
+    with the highlighted page region (`page_crops`)."""
     cited = {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}
     for source in result.context.sources:
         if cited_only and source.n not in cited:
@@ -78,7 +80,7 @@ def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, im
         mark = "cited · " if source.n in cited else ""
         label = (f"\\[{source.n}\\] {md_escape(source.doc_title) or source.doc_id[:12]} — page {source.page + 1} · "
                  f"{mark}{md_escape(source.kind)}")
-        with st.expander(label, expanded=source.n in cited and images):
+        with st.expander(label, expanded=source.n in cited and page_crops):
             st.caption(md_escape(source.section) or "(no section)")
             st.markdown(md_escape(source.text, paragraphs=True))
             boxes = source_boxes(lib, result, source)
@@ -86,11 +88,10 @@ def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, im
                          icon=":material/description:",
                          query_params={"doc": source.doc_id, "tab": "Pages", "page": str(source.page + 1),
                                        "hl": pv.box_param(boxes)})
-            if images:
-                _source_image(lib, result, source, boxes)
+            _source_image(lib, source, boxes, page_crops)
 
 
-def _source_image(lib: Library, result: QueryResult, source: Source, boxes) -> None:
+def _source_image(lib: Library, source: Source, boxes, page_crops: bool) -> None:
     if source.kind in MEDIA_KINDS:
         from core.multimodal.images import item_image
 
@@ -99,6 +100,8 @@ def _source_image(lib: Library, result: QueryResult, source: Source, boxes) -> N
         if png:
             st.image(png, caption=f"The {source.kind} as it appears in the paper")
             return
+    if not page_crops:
+        return
     try:
         st.image(pv.crop_hit(lib, source.doc_id, source.page, boxes),
                  caption=f"Page {source.page + 1}: the cited passage highlighted")
@@ -150,11 +153,15 @@ def params_form(lib: Library, prefix: str, papers: dict[str, str]) -> dict:
         use_llm = c3.toggle("Use the LLM", lib.chat_model() is not None, key=f"{prefix}_use_llm",
                             disabled=lib.settings.llm.provider == "none",
                             help="Off: keywords and answer without an LLM even when one is set.")
+        vlm_images = st.toggle("Send the context's table and figure images to the VLM", False,
+                               key=f"{prefix}_vlm_images", disabled=lib.settings.vlm.provider == "none",
+                               help="RAG-Anything's VLM-enhanced query: the VLM set on the Settings page sees the "
+                                    "images and writes the answer. Needs a VLM.")
         doc_ids = st.multiselect("Papers", list(papers), format_func=lambda i: papers[i], key=f"{prefix}_papers",
                                  placeholder="all ready papers")
     return dict(top_k=int(top_k), chunk_top_k=int(chunk_top_k), max_entity_tokens=int(ent),
                 max_relation_tokens=int(rel), max_chunk_tokens=int(chk), rerank=rerank, bm25=bm25,
-                use_llm=use_llm, doc_ids=list(doc_ids))
+                use_llm=use_llm, doc_ids=list(doc_ids), vlm_images=vlm_images)
 
 
 def make_params(lib: Library, mode: str, options: dict, context_only: bool) -> QueryParams:

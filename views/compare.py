@@ -61,7 +61,7 @@ if results:
                 st.warning(result.error)
             qv.show_answer(lib, result)
             with st.expander("Sources", expanded=False):
-                qv.show_sources(lib, result, images=False)
+                qv.show_sources(lib, result, page_crops=False)
             qv.show_retrieved(result, unique[mode], limit=10)
             if result.answer is None:
                 with st.expander("Context"):

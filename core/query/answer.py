@@ -73,10 +73,27 @@ def answer_messages(question: str, context: Context, language: str = "English",
             {"role": "user", "content": PROMPTS["rag_response_user"].format(question=question)}]
 
 
+MAX_ANSWER_IMAGES = 4  # images cost the VLM far more tokens than text: the strongest few carry the answer
+
+
+def with_images(messages: list[dict], images: list[tuple[int, bytes]]) -> list[dict]:
+    """The answer messages with the images of the context's table/figure sources appended to the question,
+    each introduced by the marker of the source it belongs to so the model can cite it."""
+    from core.multimodal.vlm import image_part, text_part
+
+    parts = [text_part(messages[-1]["content"])]
+    for n, png in images[:MAX_ANSWER_IMAGES]:
+        parts += [text_part(f"Image of source [{n}]:"), image_part(png)]
+    return messages[:-1] + [{"role": "user", "content": parts}]
+
+
 def stream_llm_answer(llm: ChatModel, question: str, context: Context, max_tokens: int,
-                      language: str = "English") -> Iterator[str]:
+                      language: str = "English", images: list[tuple[int, bytes]] | None = None) -> Iterator[str]:
     """The answer's text as it arrives (cached by prompt: the same question on the same context replays)."""
-    yield from llm.stream(answer_messages(question, context, language), purpose="answer", max_tokens=max_tokens,
+    messages = answer_messages(question, context, language)
+    if images:
+        messages = with_images(messages, images)
+    yield from llm.stream(messages, purpose="answer-vlm" if images else "answer", max_tokens=max_tokens,
                           temperature=0.0)
 
 

@@ -12,13 +12,15 @@ import numpy as np
 
 from core.library import Library
 from core.llm.base import LLMError
-from core.query.answer import extractive_answer, parse_answer, stream_llm_answer, answer_messages
+from core.query.answer import (MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer,
+                               stream_llm_answer)
 from core.query.community_search import community_retrieve
 from core.query.context import build_context, count_tokens
 from core.query.keywords import question_keywords
 from core.query.records import COMMUNITY_MODE, Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
 from core.query.retrieve import retrieve
+from core.records import MEDIA_TYPES
 
 log = logging.getLogger(__name__)
 
@@ -122,14 +124,41 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     return result
 
 
+def _context_images(lib: Library, context) -> list[tuple[int, bytes]]:
+    from core.multimodal.images import item_image
+
+    media = [s for s in context.sources if s.kind in MEDIA_TYPES]
+    chunks = lib.chunks.get_many([s.chunk_id for s in media])
+    images = []
+    for source in media:
+        png = item_image(lib, chunks[source.chunk_id]) if source.chunk_id in chunks else None
+        if png:
+            images.append((source.n, png))
+    return images
+
+
 def _answer(lib: Library, question: str, context, params: QueryParams, llm, embeddings: Embeddings,
             on_token: TokenFn | None, result: QueryResult):
     q = lib.settings.query
+    images: list[tuple[int, bytes]] = []
+    if params.vlm_images and params.use_llm and context.sources:
+        from core.multimodal.vlm import vision_model
+
+        vlm = vision_model(lib)
+        images = _context_images(lib, context) if vlm is not None else []
+        if vlm is None:
+            result.retrieval.notes.append("no VLM is set: the answer was written without the images")
+        elif not images:
+            result.retrieval.notes.append("no table or figure in the context: the answer was written from text")
+        else:
+            llm = vlm
+            result.retrieval.notes.append(f"{min(len(images), MAX_ANSWER_IMAGES)} image(s) sent to {vlm.name}")
     if llm is not None and context.sources:
-        cached = _stream_is_cached(llm, question, context, q.answer_max_tokens)
+        cached = not images and _stream_is_cached(llm, question, context, q.answer_max_tokens)
         pieces: list[str] = []
         try:
-            for piece in stream_llm_answer(llm, question, context, q.answer_max_tokens, lib.settings.graph.language):
+            for piece in stream_llm_answer(llm, question, context, q.answer_max_tokens, lib.settings.graph.language,
+                                           images=images):
                 pieces.append(piece)
                 if on_token:
                     on_token("".join(pieces))

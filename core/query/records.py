@@ -25,6 +25,9 @@ class QueryParams:
     context_only: bool = False  # assemble the context and stop, as LightRAG's only_need_context
     use_llm: bool = True  # False: the LLM-free path even when an LLM is configured
     community_top: int = 5  # community mode: reports mapped over
+    # RAG-Anything's VLM-enhanced query: when a VLM is set and the context holds tables or figures, their images
+    # go to the VLM with the question, which then writes the answer.
+    vlm_images: bool = False
 
     @classmethod
     def from_config(cls, config: QueryConfig, **overrides: Any) -> "QueryParams":
