@@ -7,7 +7,7 @@ a <script> element, and the legend and note are HTML-escaped. The page is shown 
 origin (st.iframe), so a script slipping through would act as the user: hence no HTML from a paper at all.
 
 Clicking a node or an edge navigates the app's window to `?entity=<key>` or `?edge=<source>|<target>` (keeping
-the other query parameters); the Graph page reads them and opens the panel.
+the other query parameters, which hold the view); the Graph page reads them and opens the panel.
 """
 from __future__ import annotations
 
@@ -162,8 +162,12 @@ def _script(view: GraphView, options: RenderOptions) -> str:
   }
   nodes.update(nodes.get().map(function (n) { return {id: n.id, title: tip(n.tip)}; }));
   edges.update(edges.get().map(function (e) { return {id: e.id, title: tip(e.tip)}; }));
-  if (!S.static) {
-    network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); });
+  function settled() { document.body.setAttribute("data-graph-stable", "1"); }
+  if (S.static) {
+    settled();
+  } else {
+    network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); settled(); });
+    setTimeout(settled, 8000);  // never wait for ever on a view that will not settle
   }
   if (S.focus && nodes.get(S.focus)) { network.selectNodes([S.focus]); }
   network.on("click", function (params) {
@@ -177,7 +181,13 @@ def _script(view: GraphView, options: RenderOptions) -> str:
       var e = edges.get(params.edges[0]);
       target.searchParams.set("edge", e.from + S.sep + e.to);
     } else { return; }
-    window.parent.location.href = target.toString();
+    // The iframe may not navigate the app itself (its sandbox has no allow-top-navigation), but it shares the
+    // app's origin: a link made in the app's own document and clicked there navigates as the app.
+    var link = window.parent.document.createElement("a");
+    link.href = target.toString();
+    link.style.display = "none";
+    window.parent.document.body.appendChild(link);
+    link.click();
   });
   document.body.setAttribute("data-graph-nodes", String(nodes.length));
 })();
