@@ -27,6 +27,7 @@ MAX_DEPTH = 3
 FUZZY_CUTOFF = 80  # rapidfuzz ratio, 0-100: typos and word-order changes pass, unrelated names do not
 FUZZY_PARTIAL_CUTOFF = 88
 SEARCH_LIMIT = 200
+GRID_LAYOUT_ABOVE = 600  # nodes; below it the exact layout takes under half a second
 
 
 class ViewError(ValueError):
@@ -342,6 +343,8 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
                 f"(maximum {f.max_nodes:,}): {rule}.")
     else:
         note = f"Showing all {len(chosen):,} {what} that match the filters."
+    if len(searched) >= SEARCH_LIMIT:
+        note += f" The search keeps its {SEARCH_LIMIT} best matches: type more of the name to narrow it."
     if f.focus:
         note += f" Neighbourhood of {index.nodes[f.focus].name} at depth {f.depth}."
     if static:
@@ -363,8 +366,11 @@ def static_layout(keys: list[str], pairs: list[tuple[str, str]], seed: int = 7) 
     position = {k: i for i, k in enumerate(keys)}
     graph = igraph.Graph(n=len(keys), edges=[(position[a], position[b]) for a, b in pairs])
     rng = random.Random(seed)  # a seeded start: the same view is laid out the same way every time
-    start = [(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in keys]
-    coords = graph.layout_fruchterman_reingold(seed=start, niter=300, grid=len(keys) > 1000).coords
+    # igraph's grid variant only repels nodes in nearby cells: 0.4 s instead of 20 s at 5,000 nodes, but only
+    # when the start is spread over about sqrt(n) units (all nodes in one cell is the quadratic case again).
+    spread = len(keys) ** 0.5
+    start = [(rng.uniform(-spread, spread), rng.uniform(-spread, spread)) for _ in keys]
+    coords = graph.layout_fruchterman_reingold(seed=start, niter=300, grid=len(keys) > GRID_LAYOUT_ABOVE).coords
     xs, ys = [c[0] for c in coords], [c[1] for c in coords]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
     side = 90.0 * len(keys) ** 0.5  # ~90 px per node along each axis
