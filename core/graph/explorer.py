@@ -356,26 +356,47 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
 
 
 def static_layout(keys: list[str], pairs: list[tuple[str, str]], seed: int = 7) -> list[tuple[float, float]]:
-    """Positions in vis-network's pixel space, spread so that labels of neighbours rarely overlap."""
+    """Positions in vis-network's pixel space: connected nodes by force-directed layout, nodes without an edge in
+    the view on a grid below them (left to the forces they would fly to the edges and shrink everything else)."""
     import random
 
     import igraph
 
     if not keys:
         return []
-    position = {k: i for i, k in enumerate(keys)}
-    graph = igraph.Graph(n=len(keys), edges=[(position[a], position[b]) for a, b in pairs])
-    rng = random.Random(seed)  # a seeded start: the same view is laid out the same way every time
-    # igraph's grid variant only repels nodes in nearby cells: 0.4 s instead of 20 s at 5,000 nodes, but only
-    # when the start is spread over about sqrt(n) units (all nodes in one cell is the quadratic case again).
-    spread = len(keys) ** 0.5
-    start = [(rng.uniform(-spread, spread), rng.uniform(-spread, spread)) for _ in keys]
-    coords = graph.layout_fruchterman_reingold(seed=start, niter=300, grid=len(keys) > GRID_LAYOUT_ABOVE).coords
-    xs, ys = [c[0] for c in coords], [c[1] for c in coords]
-    span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
-    side = 90.0 * len(keys) ** 0.5  # ~90 px per node along each axis
-    cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
-    return [((x - cx) / span * side, (y - cy) / span * side) for x, y in coords]
+    ends = {k for pair in pairs for k in pair}
+    linked = [k for k in keys if k in ends]
+    position = {k: i for i, k in enumerate(linked)}
+    out: dict[str, tuple[float, float]] = {}
+    width = 90.0 * max(len(keys), 1) ** 0.5  # ~90 px per node along each axis
+    if linked:
+        graph = igraph.Graph(n=len(linked), edges=[(position[a], position[b]) for a, b in pairs])
+        rng = random.Random(seed)  # a seeded start: the same view is laid out the same way every time
+        # igraph's grid variant only repels nodes in nearby cells: 0.4 s instead of 20 s at 5,000 nodes, but only
+        # when the start is spread over about sqrt(n) units (all nodes in one cell is the quadratic case again).
+        spread = len(linked) ** 0.5
+        start = [(rng.uniform(-spread, spread), rng.uniform(-spread, spread)) for _ in linked]
+        coords = graph.layout_fruchterman_reingold(seed=start, niter=300,
+                                                   grid=len(linked) > GRID_LAYOUT_ABOVE).coords
+        # Scale by the bulk of the nodes, not by the few small components pushed far out, then pull those in.
+        xs, ys = sorted(c[0] for c in coords), sorted(c[1] for c in coords)
+        lo, hi = int(len(xs) * 0.02), max(int(len(xs) * 0.98) - 1, 0)
+        span = max(xs[hi] - xs[lo], ys[hi] - ys[lo], 1e-9)
+        cx, cy = (xs[hi] + xs[lo]) / 2, (ys[hi] + ys[lo]) / 2
+        side = 90.0 * len(linked) ** 0.5
+        limit = side * 0.6
+        for key, (x, y) in zip(linked, coords):
+            px, py = (x - cx) / span * side, (y - cy) / span * side
+            out[key] = (max(-limit, min(limit, px)), max(-limit, min(limit, py)))
+        width = side
+    alone = [k for k in keys if k not in out]
+    if alone:
+        columns = max(int(len(alone) ** 0.5 * 2), 1)
+        step = max(width / columns, 60.0)
+        top = (max(y for _, y in out.values()) + 150.0) if out else 0.0
+        for i, key in enumerate(alone):
+            out[key] = (-width / 2 + (i % columns) * step, top + (i // columns) * 60.0)
+    return [out[k] for k in keys]
 
 
 # The page keeps its filters in the URL (?view=…), so a click in the graph, which reloads the app at

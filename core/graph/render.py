@@ -162,7 +162,11 @@ def _script(view: GraphView, options: RenderOptions) -> str:
   }
   nodes.update(nodes.get().map(function (n) { return {id: n.id, title: tip(n.tip)}; }));
   edges.update(edges.get().map(function (e) { return {id: e.id, title: tip(e.tip)}; }));
-  function settled() { document.body.setAttribute("data-graph-stable", "1"); }
+  function settled() {
+    var bar = document.getElementById("loadingBar");  // pyvis's progress overlay fades slowly: gone at once
+    if (bar) { bar.style.display = "none"; }
+    document.body.setAttribute("data-graph-stable", "1");
+  }
   if (S.static) {
     settled();
   } else {
