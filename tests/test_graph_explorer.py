@@ -4,13 +4,17 @@ rebuilds (graph and vectors), exports, and rendering that keeps paper text inert
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
+from core.config import Settings, SettingsError, validate
 from core.documents import add_pdf, delete_document
 from core.graph import edits
 from core.graph.build import clear_graph, entity_vector_id, relation_vector_id
@@ -416,3 +420,28 @@ def test_index_is_reloaded_when_the_graph_changes(ws_copy):
     second = load_index(lib)
     assert second is not first and key("SQuAD") not in second.nodes
     assert isinstance(second, GraphIndex)
+
+
+def test_cli_exports_cypher_and_the_html_view(base_ws, tmp_path):
+    root, _, _ = base_ws
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root))
+    for fmt in ("cypher", "html"):
+        out = subprocess.run([sys.executable, "-m", "core", "graph", "export", "--format", fmt, "--out",
+                              str(tmp_path / f"g.{fmt}")], cwd=Path(__file__).resolve().parents[1], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert f"wrote {tmp_path / f'g.{fmt}'}" in out.stdout
+    assert "MERGE (n:Entity" in (tmp_path / "g.cypher").read_text()
+    assert "new vis.Network" in (tmp_path / "g.html").read_text()
+
+
+def test_explorer_settings_are_validated():
+    settings = Settings()
+    validate(settings)
+    settings.explorer.max_nodes = settings.explorer.max_nodes_limit + 1
+    with pytest.raises(SettingsError, match="explorer"):
+        validate(settings)
+    settings = Settings()
+    settings.explorer.stabilization_iterations = -1
+    with pytest.raises(SettingsError, match="explorer"):
+        validate(settings)

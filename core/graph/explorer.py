@@ -125,6 +125,7 @@ class GraphIndex:
 
 _cache_lock = threading.Lock()
 _cache: dict[str, GraphIndex] = {}
+_CACHED_WORKSPACES = 4
 
 
 def graph_version(lib: Library) -> tuple:
@@ -145,7 +146,10 @@ def load_index(lib: Library) -> GraphIndex:
     index = build_index(lib)
     index.version = version
     with _cache_lock:
+        _cache.pop(where, None)
         _cache[where] = index
+        while len(_cache) > _CACHED_WORKSPACES:  # the oldest first: dicts keep insertion order
+            _cache.pop(next(iter(_cache)))
     return index
 
 
