@@ -8,7 +8,9 @@ paper) is written to a real workspace's SQLite graph store. Then:
 2. views of 300, 1,000 and 5,000 nodes are built server side (filter, rank, edges, and the static layout above
    ExplorerConfig.static_layout_above nodes) — the target is under 2 s for 1,000 nodes — for the default view,
    a type + year filtered view and a search;
-3. each view is rendered to pyvis HTML (the page's other server-side cost) and its size reported.
+3. each view is rendered to pyvis HTML (the page's other server-side cost) and its size reported;
+4. with --browser, the Graph page is opened in Chromium for 300 / 1,000 / 5,000 nodes and the time the iframe
+   took to draw and settle the graph (physics for 300, static layout above) is read from the page.
 """
 from __future__ import annotations
 
@@ -74,6 +76,7 @@ def main() -> int:
     parser.add_argument("--edges", type=int, default=200_000)
     parser.add_argument("--workspace", help="default: a temporary folder (an existing graph there is reused)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--browser", action="store_true", help="also time drawing in Chromium (/usr/bin/chromium)")
     args = parser.parse_args()
     root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-graph-view-"))
     lib = open_library(Workspace(root).ensure())
@@ -122,8 +125,52 @@ def main() -> int:
     path_s, found = timed(lambda: shortest_paths(index, source, target), args.repeat)
     print(f"\n| up to 3 shortest paths between entities 4 hops apart | {len(found)} path(s) of "
           f"{[len(p) - 1 for p in found]} hops in **{path_s:.2f} s** |")
+    if args.browser:
+        browser_timings(root, (300, 1_000, 5_000))
     print(f"\nworkspace: {root}")
     return 0
+
+
+def browser_timings(root: Path, sizes) -> None:
+    """Open the Graph page of `root` in Chromium and read how long each view took to draw and settle."""
+    import json
+    import signal
+    import subprocess
+    import urllib.parse
+
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _wait_healthy
+
+    port, log = _free_port(), root / "bench-streamlit.log"
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root), PYTHONUNBUFFERED="1")
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                                 "--server.address", "127.0.0.1", "--server.headless", "true",
+                                 "--browser.gatherUsageStats", "false"], cwd=REPO, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    print("\n| view in Chromium | nodes drawn | page load to graph settled | in the iframe: load to settled |\n"
+          "|---|---|---|---|")
+    try:
+        _wait_healthy(url, proc, log)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            for size in sizes:
+                started = time.perf_counter()
+                page.goto(f"{url}/graph?view=" + urllib.parse.quote(json.dumps({"max_nodes": size})))
+                frame = page.locator("iframe").first.element_handle(timeout=120_000).content_frame()
+                frame.wait_for_function("() => document.body && document.body.getAttribute('data-graph-stable')",
+                                        timeout=120_000)
+                total = time.perf_counter() - started
+                drawn = frame.evaluate("() => nodes.length")
+                settled = int(frame.evaluate("() => document.body.getAttribute('data-graph-settled-ms')"))
+                print(f"| max {size:,} | {drawn:,} | {total:.1f} s | **{settled / 1000:.1f} s** |")
+            browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
 
 
 if __name__ == "__main__":

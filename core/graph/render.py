@@ -165,6 +165,9 @@ def _script(view: GraphView, options: RenderOptions) -> str:
   function settled() {
     var bar = document.getElementById("loadingBar");  // pyvis's progress overlay fades slowly: gone at once
     if (bar) { bar.style.display = "none"; }
+    if (!document.body.hasAttribute("data-graph-stable")) {  // how long the browser took, for the benchmark
+      document.body.setAttribute("data-graph-settled-ms", String(Math.round(performance.now())));
+    }
     document.body.setAttribute("data-graph-stable", "1");
   }
   if (S.static) {
