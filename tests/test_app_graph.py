@@ -13,7 +13,7 @@ from core.graph.explorer import encode_view_state, load_index
 from core.graph.merge import normalize_key
 from core.library import open_library
 from core.workspace import Workspace
-from tests.graph_papers import BERT_TITLE, fast_workspace, make_bert_pdf, make_roberta_pdf
+from tests.graph_papers import fast_workspace, make_bert_pdf, make_roberta_pdf
 from tests.test_app_pages import run_app, texts
 from tests.test_graph_explorer import ingest
 

@@ -109,7 +109,7 @@ def supporting_passage(text: str, names: list[str], limit: int = PASSAGE_CHARS) 
 
 
 def edge_passages(lib: Library, edge: GraphEdge, names: list[str], limit: int = 5) -> list[Passage]:
-    """The passages of the chunks an edge (or, given a node's chunks, an entity) comes from, best sentence each."""
+    """The passages of the chunks an edge comes from (the first `limit`), the best sentence of each."""
     return chunk_passages(lib, edge.source_chunks[:limit], names)
 
 
