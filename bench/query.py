@@ -73,6 +73,11 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
         lib.documents.insert(Document(id=doc_id, filename=f"{title[:80]}.txt", title=title, size_bytes=len(text)))
         items = [ContentItem(type="text", page_idx=0, index=0, text=title, text_level=1),
                  ContentItem(type="text", page_idx=0, index=1, text=text)]
+        parsed = lib.workspace.parsed_dir(doc_id)
+        parsed.mkdir(parents=True, exist_ok=True)
+        (parsed / "content_list.json").write_text(json.dumps(
+            [{"type": "text", "text": title, "text_level": 1, "page_idx": 0},
+             {"type": "text", "text": text, "page_idx": 0}]), encoding="utf-8")
         doc = lib.documents.get(doc_id)
         n_chunks, _, _ = _index(lib, doc, items, StageReporter(lib, doc_id, None))
         lib.documents.set_status(doc_id, DocStatus.READY, "text", chunk_count=n_chunks, pages=1,
@@ -80,6 +85,16 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
         done += 1
         if done % 100 == 0:
             print(f"  indexed {done} documents ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    for doc in lib.documents.list():  # documents an interrupted run left without their graph
+        parsed = lib.workspace.parsed_dir(doc.id) / "content_list.json"
+        if not parsed.exists():
+            parsed.parent.mkdir(parents=True, exist_ok=True)
+            chunks = lib.chunks.by_doc(doc.id)
+            body = chunks[0].text.split("\n", 1)[-1] if chunks else ""
+            parsed.write_text(json.dumps([{"type": "text", "text": doc.title, "text_level": 1, "page_idx": 0},
+                                          {"type": "text", "text": body, "page_idx": 0}]), encoding="utf-8")
+        if build_graph and doc.graph_status in ("failed", ""):
+            lib.documents.update(doc.id, graph_status="pending", graph_message="")
     if build_graph:
         t = time.perf_counter()
         process_graph_queue(lib)
