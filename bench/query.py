@@ -93,7 +93,7 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
             body = chunks[0].text.split("\n", 1)[-1] if chunks else ""
             parsed.write_text(json.dumps([{"type": "text", "text": doc.title, "text_level": 1, "page_idx": 0},
                                           {"type": "text", "text": body, "page_idx": 0}]), encoding="utf-8")
-        if build_graph and doc.graph_status in ("failed", ""):
+        if build_graph and doc.graph_status in ("failed", "", "extracting"):  # this bench is the only worker
             lib.documents.update(doc.id, graph_status="pending", graph_message="")
     if build_graph:
         t = time.perf_counter()

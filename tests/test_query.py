@@ -322,3 +322,32 @@ def test_the_vlm_enhanced_answer_sends_the_context_s_table_images(tmp_path):
 
         text_only = ask(lib, question, QueryParams(mode="naive"))  # the switch off: no LLM set, extractive
         assert text_only.answer.extractive and len(server.chat_requests) == 1
+
+
+def test_the_bm25_index_keeps_rare_terms_and_rebuilds_itself_from_an_older_schema(tmp_path):
+    import sqlite3
+
+    from core.store.sqlite_db import Database
+    from core.store.sqlite_fulltext import SQLiteFullText
+
+    lib = open_library(graph_papers.fast_workspace(tmp_path / "ws"))
+    for pdf in (graph_papers.make_bert_pdf(tmp_path), graph_papers.make_roberta_pdf(tmp_path)):
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+    process_queue(lib)
+    # "bert" is in every chunk of both papers: only the rare term decides, so BooksCorpus's chunk comes first.
+    assert lib.fulltext._match("BERT BooksCorpus") == '"bookscorpus"'
+    with sqlite3.connect(lib.db.path) as conn:  # an index made with another tokenizer
+        conn.execute("DROP TABLE chunks_fts")
+        conn.execute("DROP TABLE chunks_fts_vocab")
+        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='rowid', "
+                     "tokenize='porter unicode61')")
+    fresh = SQLiteFullText(Database(lib.db.path))
+    assert fresh.search("BooksCorpus", 5)  # rebuilt on first use, from the chunks
+    with sqlite3.connect(lib.db.path) as conn:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()[0]
+    assert "porter" not in sql
+    with sqlite3.connect(lib.db.path) as conn:
+        version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    SQLiteFullText(Database(lib.db.path))._ensure()
+    with sqlite3.connect(lib.db.path) as conn:  # a current index is kept as it is, not rebuilt on every open
+        assert conn.execute("PRAGMA schema_version").fetchone()[0] == version

@@ -1,5 +1,10 @@
 """BM25 over chunk text with SQLite's FTS5, kept in step with the chunks table by triggers.
 
+FTS5 scores every chunk that matches any query term, so a term found in most chunks ("model", "results") costs
+time at 100k chunks and adds almost nothing to the ranking. Queries therefore keep their rarest terms, by the
+document frequencies of the fts5vocab table; that is why the tokenizer does not stem (vocabulary terms are then
+the query's own lowercased words).
+
 Triggers rather than explicit writes: the index changes in the same transaction as the chunks it mirrors, so a
 crash can never leave one without the other, and no ingest code has to know the index exists. It is created on
 first use and then filled from the chunks already stored ('rebuild'), which is also how older workspaces gain it.
@@ -14,7 +19,8 @@ from core.store.sqlite_db import Database
 
 SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    text, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    text, content='chunks', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, text) VALUES (new.rowid, new.text);
 END;
@@ -36,6 +42,8 @@ on once only or other our ours ourselves out over own same she should so some su
 themselves then there these they this those through to too under until up very was we were what when where which while
 who whom why will with would you your yours yourself yourselves also et al""".split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+MAX_TERMS = 8
+COMMON_SHARE = 0.2  # a term in more than this share of chunks is dropped (unless every term is that common)
 
 
 def query_terms(text: str, limit: int = 32) -> list[str]:
@@ -59,20 +67,40 @@ class SQLiteFullText:
             if self._ready:
                 return
             with self.db.transaction() as conn:
-                existed = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()
-                for statement in _statements(SCHEMA):
+                row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()
+                statements = _statements(SCHEMA)
+                if row is not None and _definition(row[0]) != _definition(statements[0]):
+                    # Made by an older schema (another tokenizer): rebuilt from the chunks, which are the truth.
+                    for name in ("chunks_fts_vocab", "chunks_fts"):
+                        conn.execute(f"DROP TABLE IF EXISTS {name}")
+                    for trigger in ("insert", "delete", "update"):
+                        conn.execute(f"DROP TRIGGER IF EXISTS chunks_fts_{trigger}")
+                    row = None
+                for statement in statements:
                     conn.execute(statement)
-                if not existed:
+                if row is None:
                     conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
             self._ready = True
 
+    def _match(self, text: str) -> str:
+        """The FTS5 query: the question's rarest terms, OR-ed; '' when no term is in the index."""
+        terms = query_terms(text)
+        if not terms:
+            return ""
+        self._ensure()
+        marks = ",".join("?" * len(terms))
+        with self.db.connect() as conn:
+            df = dict(conn.execute(f"SELECT term, doc FROM chunks_fts_vocab WHERE term IN ({marks})", terms).fetchall())
+            total = conn.execute("SELECT MAX(rowid) FROM chunks").fetchone()[0] or 1
+        present = sorted((t for t in terms if df.get(t)), key=lambda t: df[t])
+        rare = [t for t in present if df[t] <= COMMON_SHARE * total] or present[:2]
+        return " OR ".join('"' + t.replace('"', '""') + '"' for t in rare[:MAX_TERMS])
+
     def search(self, text: str, top_k: int, doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """(chunk id, BM25 score, higher is better) of the best chunks, among `doc_ids` when given."""
-        terms = query_terms(text)
-        if not terms or top_k <= 0:
+        match = self._match(text) if top_k > 0 else ""
+        if not match:
             return []
-        self._ensure()
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         sql = ("SELECT c.id, c.doc_id, -bm25(chunks_fts) AS score FROM chunks_fts JOIN chunks c ON c.rowid = "
                "chunks_fts.rowid WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?")
         wanted = set(doc_ids) if doc_ids is not None else None
@@ -88,11 +116,9 @@ class SQLiteFullText:
 
     def scores(self, text: str, chunk_ids: Sequence[str]) -> dict[str, float]:
         """BM25 scores of the given chunks (with the whole collection's statistics); absent = no term matched."""
-        terms = query_terms(text)
-        if not terms or not chunk_ids:
+        match = self._match(text) if chunk_ids else ""
+        if not match:
             return {}
-        self._ensure()
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         out: dict[str, float] = {}
         with self.db.connect() as conn:
             for start in range(0, len(chunk_ids), 500):
@@ -104,6 +130,11 @@ class SQLiteFullText:
                     f"WHERE id IN ({marks}))", [match, *part]).fetchall()
                 out.update((r["id"], float(r["score"])) for r in rows)
         return out
+
+
+def _definition(create_sql: str) -> str:
+    """What a CREATE VIRTUAL TABLE says after USING, spaces normalised: SQLite stores it without IF NOT EXISTS."""
+    return " ".join(create_sql.split("USING", 1)[-1].split()).rstrip(";").strip()
 
 
 def _statements(script: str) -> list[str]:
