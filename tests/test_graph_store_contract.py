@@ -140,6 +140,11 @@ def test_edges_are_keyed_by_the_pair_as_given(abc):
     assert abc.counts() == (3, 3)
 
 
+def test_edges_of_returns_every_edge_touching_the_keys_once(abc):
+    assert sorted(e.pair for e in abc.edges_of(["a", "b", "missing"])) == [("a", "b"), ("b", "c")]
+    assert [e.pair for e in abc.edges_of(["c"])] == [("b", "c")] and abc.edges_of([]) == []
+
+
 def test_node_edges_returns_edges_in_both_directions(abc):
     assert {e.pair for e in abc.node_edges("b")} == {("a", "b"), ("b", "c")}
     assert [e.pair for e in abc.node_edges("a")] == [("a", "b")]

@@ -41,7 +41,7 @@ def _budgeted(tokenizer, lines: list[str], budget: int) -> tuple[list[str], int,
     kept, used = [], 0
     for line, n in zip(lines, count_tokens(tokenizer, lines)):
         if used + n > budget:
-            break
+            continue  # a long description gives its place to the next ones that fit
         kept.append(line)
         used += n
     return kept, used, len(lines) - len(kept)

@@ -48,6 +48,15 @@ class Embeddings:
             self._cache[text] = vector
         return vector
 
+    def prefetch(self, texts: list[str]) -> None:
+        """Embed several query texts in one batch (a mode's question and keywords): cheaper than one by one."""
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
+        if missing:
+            vectors = self.lib.embedder().embed(missing)
+            with self._lock:
+                self._cache.update(zip(missing, vectors))
+
     def many(self, texts: list[str]) -> np.ndarray:
         return self.lib.embedder().embed(texts)
 

@@ -156,12 +156,7 @@ def local_route(lib: Library, keywords: Keywords, embed, params: QueryParams, sc
     for e in entities:
         e.degree = degrees.get(e.key, 0)
     # One-hop relations of the retrieved entities, strongest (by endpoint degree, then weight) first.
-    found: dict[tuple[str, str], object] = {}
-    for e in entities:
-        for edge in lib.graph.node_edges(e.key):
-            if edge.relation == RELATED and edge.pair not in found:
-                found[edge.pair] = edge
-    edges = list(found.values())
+    edges = [edge for edge in lib.graph.edges_of([e.key for e in entities]) if edge.relation == RELATED]
     names = _names(lib, {k for edge in edges for k in edge.pair} - {e.key for e in entities}, entities)
     edge_degrees = lib.graph.degrees({k for edge in edges for k in edge.pair})
     edges.sort(key=lambda ed: (-(edge_degrees.get(ed.source, 0) + edge_degrees.get(ed.target, 0)), -ed.weight))
@@ -251,6 +246,8 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
         result.notes.append("no ready paper matches the filter: nothing to search")
         return result
     embed = embed or lib.embedder().embed_query
+    if keywords is not None and hasattr(embed, "prefetch"):  # one batch for the question and both keyword texts
+        embed.prefetch([question, _keyword_text(keywords.low), _keyword_text(keywords.high)])
     qvec = embed(question)
     mode = params.mode
     rankings: list[list[str]] = []

@@ -112,6 +112,9 @@ class GraphStore(Protocol):
 
     def node_edges(self, key: str) -> list[GraphEdge]: ...
 
+    def edges_of(self, keys: Iterable[str]) -> list[GraphEdge]:
+        """Every edge touching any of the keys, each once."""
+
     def degrees(self, keys: Iterable[str]) -> dict[str, int]: ...
 
     def apply(self, upsert_nodes: Sequence[GraphNode] = (), upsert_edges: Sequence[GraphEdge] = (),

@@ -162,6 +162,13 @@ class Neo4jGraphStore:
         with self._session() as session:
             return session.execute_read(read)
 
+    def edges_of(self, keys: Iterable[str]) -> list[GraphEdge]:
+        found: dict[tuple[str, str], GraphEdge] = {}
+        for key in dict.fromkeys(keys):
+            for edge in self.node_edges(key):
+                found.setdefault(edge.pair, edge)
+        return list(found.values())
+
     def degrees(self, keys: Iterable[str]) -> dict[str, int]:
         keys = list(dict.fromkeys(keys))
         out = dict.fromkeys(keys, 0)

@@ -96,6 +96,18 @@ class SQLiteGraphStore:
                                 "SELECT * FROM graph_edges WHERE target = ? AND source != ?", (key, key, key))
             return [_edge(r) for r in rows]
 
+    def edges_of(self, keys: Iterable[str]) -> list[GraphEdge]:
+        keys = list(dict.fromkeys(keys))
+        found: dict[tuple[str, str], GraphEdge] = {}
+        with self.db.connect() as conn:  # one connection for all: a query's 40 entities cost one round, not 40
+            for batch in _batches(keys):
+                marks = ",".join("?" * len(batch))
+                for row in conn.execute(f"SELECT * FROM graph_edges WHERE source IN ({marks}) UNION ALL "
+                                        f"SELECT * FROM graph_edges WHERE target IN ({marks})", batch + batch):
+                    edge = _edge(row)
+                    found.setdefault(edge.pair, edge)
+        return list(found.values())
+
     def degrees(self, keys: Iterable[str]) -> dict[str, int]:
         keys = list(dict.fromkeys(keys))
         out = dict.fromkeys(keys, 0)
