@@ -69,19 +69,23 @@ class Embedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        """One short text on one thread: measured here, 2 threads made a query 4-25x slower whenever the
-        other core was busy (p95 650 ms vs 25 ms), and a lone query gains nothing from a second thread."""
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """A few short texts (a question and its keywords) on one thread: measured here, 2 threads made a query
+        4-25x slower whenever the other core was busy (p95 650 ms vs 25 ms), and short texts gain nothing from
+        a second thread."""
         import torch
 
         with self._lock:
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
             try:
-                vector = self._model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
-                                            show_progress_bar=False)[0]
+                vectors = self._model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False)
             finally:
                 torch.set_num_threads(threads)
-        return vector.astype(np.float32)
+        return np.asarray(vectors, dtype=np.float32)
 
 
 _embedders: dict[str, Embedder] = {}

@@ -53,7 +53,7 @@ class Embeddings:
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
         if missing:
-            vectors = self.lib.embedder().embed(missing)
+            vectors = self.lib.embedder().embed_queries(missing)
             with self._lock:
                 self._cache.update(zip(missing, vectors))
 
