@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -49,13 +50,13 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
     raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def app_url(tmp_path):
+@contextmanager
+def serve_app(workspace: Path, log: Path):
+    """`streamlit run app.py` on a free port over `workspace`; yields its URL and stops it (and its mineru
+    children: it runs in a session of its own) afterwards."""
     port = _free_port()
-    log = tmp_path / "streamlit.log"
-    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(tmp_path / "workspace"), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1")
     with open(log, "wb") as out:
-        # A session of its own, so the app's mineru children are stopped with it.
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
@@ -73,6 +74,12 @@ def app_url(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log") as url:
+        yield url
 
 
 def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_path):

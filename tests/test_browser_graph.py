@@ -7,11 +7,6 @@ Skipped when Chromium is missing. A screenshot is saved in the test's tmp dir wh
 """
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-
 import pytest
 
 from core.graph import edits
@@ -20,7 +15,7 @@ from core.graph.merge import normalize_key
 from core.library import open_library
 from tests import pdfs
 from tests.graph_papers import fast_workspace, make_bert_pdf
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, REPO, _free_port, _wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
 from tests.test_graph_explorer import ingest
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
@@ -47,27 +42,8 @@ def graph_app(tmp_path_factory):
     ingest(lib, make_bert_pdf(folder), hostile)
     edits.rename_entity(lib, normalize_key("SQuAD"), SCRIPT)
     edits.rename_entity(lib, normalize_key("MultiNLI"), IMG)
-    log = folder / "streamlit.log"
-    port = _free_port()
-    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root), PYTHONUNBUFFERED="1")
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-             "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc, log)
+    with serve_app(root, folder / "streamlit.log") as url:
         yield url, lib
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def graph_frame(page):
