@@ -131,6 +131,8 @@ def test_edges_round_trip_every_field(store):
         ("bert", "multinli"): related}
     assert store.get_edges([]) == {}
     assert list(store.all_edges()) == [related, mention], "all edges, ordered by (source, target)"
+    assert [tuple(row) for row in store.edge_outline()] == [(e.source, e.target, e.relation, e.weight)
+                                                            for e in (related, mention)]
 
 
 def test_edges_are_keyed_by_the_pair_as_given(abc):

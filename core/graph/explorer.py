@@ -164,15 +164,15 @@ def build_index(lib: Library) -> GraphIndex:
     related: dict[str, dict[str, float]] = {}
     mentions: dict[str, dict[str, float]] = {}
     paper_relations: dict[tuple[str, str], str] = {}
-    for e in lib.graph.all_edges():
+    for source, target, relation, weight in lib.graph.edge_outline():
         # Any edge to a paper node (MENTIONED_IN, a table's BELONGS_TO) is provenance, not a relation between
         # entities: it is drawn only with the paper nodes and never walked by neighbourhoods or paths.
-        to_paper = e.target.startswith(PAPER_PREFIX) or e.source.startswith(PAPER_PREFIX)
+        to_paper = target.startswith(PAPER_PREFIX) or source.startswith(PAPER_PREFIX)
         table = mentions if to_paper else related
-        table.setdefault(e.source, {})[e.target] = e.weight
-        table.setdefault(e.target, {})[e.source] = e.weight
-        if to_paper and e.relation != MENTIONED_IN:
-            paper_relations[(e.source, e.target)] = e.relation
+        table.setdefault(source, {})[target] = weight
+        table.setdefault(target, {})[source] = weight
+        if to_paper and relation != MENTIONED_IN:
+            paper_relations[(source, target)] = relation
     return GraphIndex(nodes=nodes, related=related, mentions=mentions, aliases=lib.graph_sources.aliases(),
                       paper_titles={d: p.title for d, p in papers.items()}, paper_relations=paper_relations)
 

@@ -131,4 +131,8 @@ class GraphStore(Protocol):
 
     def all_edges(self) -> Iterator[GraphEdge]: ...
 
+    def edge_outline(self) -> Iterator[tuple[str, str, str, float]]:
+        """(source, target, relation, weight) of every edge: what a whole-graph view needs, without the
+        descriptions and provenance lists that make `all_edges` several times slower."""
+
     def clear(self) -> None: ...

@@ -207,6 +207,13 @@ class Neo4jGraphStore:
                                       f"ORDER BY source, target"):
                 yield _edge(record["source"], record["target"], record["relation"], record["props"])
 
+    def edge_outline(self) -> Iterator[tuple[str, str, str, float]]:
+        with self._session() as session:
+            for record in session.run("MATCH (a)-[r]->(b) WHERE a:Entity OR a:Paper RETURN a.key AS source, "
+                                      "b.key AS target, type(r) AS relation, r.weight AS weight "
+                                      "ORDER BY source, target"):
+                yield record["source"], record["target"], record["relation"], float(record["weight"] or 1.0)
+
     # --- writes -----------------------------------------------------------------------------------------------
 
     def apply(self, upsert_nodes: Sequence[GraphNode] = (), upsert_edges: Sequence[GraphEdge] = (),

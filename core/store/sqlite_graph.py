@@ -176,6 +176,10 @@ class SQLiteGraphStore:
             for row in conn.execute("SELECT * FROM graph_edges ORDER BY source, target"):
                 yield _edge(row)
 
+    def edge_outline(self) -> Iterator[tuple[str, str, str, float]]:
+        with self.db.connect() as conn:
+            yield from conn.execute("SELECT source, target, relation, weight FROM graph_edges ORDER BY source, target")
+
     def clear(self) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM graph_edges")
