@@ -3,17 +3,45 @@ page region each came from, and what a mode retrieved. Paper text is untrusted: 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from core import page_view as pv
+from core import presentation as present
+from core.embedding import EmbeddingModelError
+from core.llm.base import LLMError
+from core.query.engine import QueryError
+from core.store.chroma_vectors import VectorStoreUnavailable
 from core.library import Library
 from core.query.records import Answer, QueryParams, QueryResult, Source
 from core.safe_markdown import md_escape
 
 MEDIA_KINDS = ("table", "image", "equation")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
+
+
+def ready_papers_or_stop(lib: Library) -> dict[str, str]:
+    """Labels of the ready papers; the page stops with a hint when there are none."""
+    ready = {d.id: present.document_label(d) for d in lib.documents.list() if d.status.value == "ready"}
+    if not ready:
+        st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+        st.stop()
+    return ready
+
+
+@contextmanager
+def query_errors(what: str):
+    """A question that cannot run says why; a model or store that is down points to the Settings page."""
+    try:
+        yield
+    except (QueryError, ValueError) as exc:
+        st.error(str(exc))
+        st.stop()
+    except (EmbeddingModelError, VectorStoreUnavailable, LLMError) as exc:
+        st.error(f"{what}: {exc}. Check the Settings page.")
+        st.stop()
 
 
 def document_link(source: Source, boxes: list[list[float]]) -> str:

@@ -3,14 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import presentation as present
-from core.embedding import EmbeddingModelError
-from core.llm.base import LLMError
-from core.query.engine import QueryError, ask
+from core.query.engine import ask
 from core.query.history import recent
 from core.query.records import ALL_MODES, COMMUNITY_MODE
 from core.safe_markdown import md_escape
-from core.store.chroma_vectors import VectorStoreUnavailable
 from ui import query_view as qv
 from ui import state
 
@@ -25,11 +21,7 @@ MODE_HELP = {
 
 lib = state.library()
 st.title("Ask")
-docs = lib.documents.list()
-ready = {d.id: present.document_label(d) for d in docs if d.status.value == "ready"}
-if not ready:
-    st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
-    st.stop()
+ready = qv.ready_papers_or_stop(lib)
 llm_note = "no LLM is set: keywords and answers are LLM-free (extractive)" if lib.chat_model() is None else \
     f"answers are written by {lib.chat_model().name}"
 st.caption(f"Ask about your {len(ready)} ready paper(s); {llm_note}.")
@@ -51,15 +43,8 @@ if question and submitted:
     def stream(text: str) -> None:
         answer_slot.markdown(md_escape(text) + " ▌")
 
-    try:
-        with st.spinner(f"Retrieving ({mode})…"):
-            result = ask(lib, question, qv.make_params(lib, mode, options, context_only), on_token=stream)
-    except (QueryError, ValueError) as exc:
-        st.error(str(exc))
-        st.stop()
-    except (EmbeddingModelError, VectorStoreUnavailable, LLMError) as exc:
-        st.error(f"The question could not be answered: {exc}. Check the Settings page.")
-        st.stop()
+    with qv.query_errors("The question could not be answered"), st.spinner(f"Retrieving ({mode})…"):
+        result = ask(lib, question, qv.make_params(lib, mode, options, context_only), on_token=stream)
     answer_slot.empty()
     st.session_state["ask_result"] = result
 

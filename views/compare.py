@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import presentation as present
-from core.embedding import EmbeddingModelError
-from core.llm.base import LLMError
-from core.query.engine import QueryError, compare, unique_to_each
+from core.query.engine import compare, unique_to_each
 from core.query.records import ALL_MODES
 from core.safe_markdown import md_escape
-from core.store.chroma_vectors import VectorStoreUnavailable
 from ui import query_view as qv
 from ui import state
 
 lib = state.library()
 st.title("Compare modes")
-docs = lib.documents.list()
-ready = {d.id: present.document_label(d) for d in docs if d.status.value == "ready"}
-if not ready:
-    st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
-    st.stop()
+ready = qv.ready_papers_or_stop(lib)
 available = list(ALL_MODES) if lib.graph_sources.community_reports() else list(ALL_MODES[:-1])
 st.caption("The same question through each mode, run side by side. "
            + ("No LLM is set: keywords and answers are LLM-free." if lib.chat_model() is None else
@@ -36,16 +28,9 @@ with st.form("compare_form"):
 
 question = (question or "").strip()
 if submitted and question:
-    try:
-        with st.spinner(f"Running {len(modes)} mode(s)…"):
-            base = qv.make_params(lib, modes[0] if modes else "mix", options, context_only)
-            st.session_state["compare_results"] = compare(lib, question, modes, base)
-    except (QueryError, ValueError) as exc:
-        st.error(str(exc))
-        st.stop()
-    except (EmbeddingModelError, VectorStoreUnavailable, LLMError) as exc:
-        st.error(f"The comparison could not run: {exc}. Check the Settings page.")
-        st.stop()
+    with qv.query_errors("The comparison could not run"), st.spinner(f"Running {len(modes)} mode(s)…"):
+        base = qv.make_params(lib, modes[0] if modes else "mix", options, context_only)
+        st.session_state["compare_results"] = compare(lib, question, modes, base)
 
 results = st.session_state.get("compare_results")
 if results:
