@@ -119,9 +119,12 @@ def delete_document(lib: Library, doc_id: str) -> None:
     """Remove a document and everything derived from it. Safe to repeat after a crash half-way through."""
     from core.graph.build import remove_document
 
+    from core.multimodal.store import DescriptionStore
+
     remove_document(lib, doc_id)  # first: the graph is rebuilt from what remains while the record still exists
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
+    DescriptionStore(lib.db).delete_doc(doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)
     if doc_dir.exists():
         trash = lib.workspace.staging_dir / f"deleted-{uuid.uuid4().hex}"
