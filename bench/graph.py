@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -26,6 +25,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from bench.common import cpu, row  # noqa: E402
 from core.documents import add_pdf  # noqa: E402
 from core.graph.build import clear_graph  # noqa: E402
 from core.graph.stage import process_graph_queue, retry_graph  # noqa: E402
@@ -33,15 +33,6 @@ from core.graph.stats import graph_stats  # noqa: E402
 from core.ingest import process_queue  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
-
-
-def cpu() -> float:
-    self_, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return self_.ru_utime + self_.ru_stime + children.ru_utime + children.ru_stime
-
-
-def row(label: str, value) -> None:
-    print(f"| {label} | {value} |", flush=True)
 
 
 def main() -> int:

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from bench.common import cpu, row  # noqa: E402
 from core.documents import add_pdf  # noqa: E402
 from core.ingest import StageReporter, _index, process_queue  # noqa: E402
 from core.library import open_library  # noqa: E402
@@ -35,15 +35,6 @@ from core.multimodal.items import caption_label  # noqa: E402
 from core.search import search  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
 from tests.openai_server import OpenAIReplayServer, Reply  # noqa: E402
-
-
-def cpu() -> float:
-    self_, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return self_.ru_utime + self_.ru_stime + children.ru_utime + children.ru_stime
-
-
-def row(label: str, value) -> None:
-    print(f"| {label} | {value} |", flush=True)
 
 
 def caption_query(caption: str, words: int = 14) -> str:

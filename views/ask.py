@@ -29,7 +29,7 @@ st.caption(f"Ask about your {len(ready)} ready paper(s); {llm_note}.")
 with st.form("ask_form"):
     question = st.text_input("Question", key="ask_question",
                              placeholder="e.g. which datasets are used to evaluate the model?")
-    modes = list(ALL_MODES) if lib.graph_sources.community_reports() else list(ALL_MODES[:-1])
+    modes = list(ALL_MODES) if lib.graph_sources.has_community_reports() else list(ALL_MODES[:-1])
     mode = st.radio("Mode", modes, index=modes.index(lib.settings.query.mode), horizontal=True, key="ask_mode",
                     captions=None, help="\n".join(f"- **{m}**: {h}" for m, h in MODE_HELP.items()))
     options = qv.params_form(lib, "ask", ready)

@@ -13,7 +13,7 @@ from ui import state
 lib = state.library()
 st.title("Compare modes")
 ready = qv.ready_papers_or_stop(lib)
-available = list(ALL_MODES) if lib.graph_sources.community_reports() else list(ALL_MODES[:-1])
+available = list(ALL_MODES) if lib.graph_sources.has_community_reports() else list(ALL_MODES[:-1])
 st.caption("The same question through each mode, run side by side. "
            + ("No LLM is set: keywords and answers are LLM-free." if lib.chat_model() is None else
               f"Answers by {lib.chat_model().name}."))

@@ -31,7 +31,12 @@ class HistoryEntry:
     question: str
     mode: str
     summary: str
-    payload: dict
+    payload_json: str
+
+    @property
+    def payload(self) -> dict:
+        """The whole result, parsed only when asked for: the page lists questions on every rerun."""
+        return json.loads(self.payload_json)
 
 
 def _ensure(lib: Library) -> None:
@@ -58,7 +63,7 @@ def recent(lib: Library, limit: int = 50) -> list[HistoryEntry]:
     with lib.db.connect() as conn:
         rows = conn.execute("SELECT * FROM query_history ORDER BY ts DESC LIMIT ?", (limit,)).fetchall()
     return [HistoryEntry(id=r["id"], ts=r["ts"], question=r["question"], mode=r["mode"], summary=r["summary"],
-                         payload=json.loads(r["payload"])) for r in rows]
+                         payload_json=r["payload"]) for r in rows]
 
 
 def clear(lib: Library) -> None:

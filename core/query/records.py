@@ -1,7 +1,7 @@
 """Records of one query: its parameters, what each step retrieved, the context, the answer and its citations."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from core.config import QUERY_MODES, QueryConfig
@@ -13,14 +13,16 @@ ALL_MODES = QUERY_MODES + (COMMUNITY_MODE,)
 
 @dataclass
 class QueryParams:
-    mode: str = "mix"
-    top_k: int = 40
-    chunk_top_k: int = 10
-    max_entity_tokens: int = 1500
-    max_relation_tokens: int = 1500
-    max_chunk_tokens: int = 3000
-    bm25: bool = True
-    rerank: bool = True
+    """One query's knobs. Those shared with QueryConfig take its defaults, so the two never disagree."""
+
+    mode: str = QueryConfig.mode
+    top_k: int = QueryConfig.top_k
+    chunk_top_k: int = QueryConfig.chunk_top_k
+    max_entity_tokens: int = QueryConfig.max_entity_tokens
+    max_relation_tokens: int = QueryConfig.max_relation_tokens
+    max_chunk_tokens: int = QueryConfig.max_chunk_tokens
+    bm25: bool = QueryConfig.bm25
+    rerank: bool = QueryConfig.rerank
     doc_ids: list[str] = field(default_factory=list)  # papers to search; empty = every ready paper
     context_only: bool = False  # assemble the context and stop, as LightRAG's only_need_context
     use_llm: bool = True  # False: the LLM-free path even when an LLM is configured
@@ -31,8 +33,8 @@ class QueryParams:
 
     @classmethod
     def from_config(cls, config: QueryConfig, **overrides: Any) -> "QueryParams":
-        values = {k: getattr(config, k) for k in ("mode", "top_k", "chunk_top_k", "max_entity_tokens",
-                                                  "max_relation_tokens", "max_chunk_tokens", "bm25", "rerank")}
+        shared = {f.name for f in fields(cls)} & {f.name for f in fields(config)}
+        values = {name: getattr(config, name) for name in shared}
         values.update({k: v for k, v in overrides.items() if v is not None})
         params = cls(**values)
         if params.mode not in ALL_MODES:

@@ -282,6 +282,10 @@ class SQLiteGraphSources:
                              [(r["community"], json.dumps(r)) for r in reports])
             conn.execute("INSERT OR REPLACE INTO graph_meta VALUES ('communities_version', ?)", (version,))
 
+    def has_community_reports(self) -> bool:
+        with self.db.connect() as conn:
+            return conn.execute("SELECT 1 FROM graph_community_reports LIMIT 1").fetchone() is not None
+
     def community_reports(self) -> list[dict]:
         with self.db.connect() as conn:
             return [json.loads(r[0]) for r in conn.execute(
