@@ -97,6 +97,68 @@ def cmd_ask(lib: Library, args) -> int:
     return 0
 
 
+def cmd_eval(lib: Library, args) -> int:
+    from core.eval.questions import QuestionSetError, parse_question_set
+    from core.eval.report import dumps, run_json, summary_markdown
+    from core.eval.runner import EvalOptions, Progress, run_eval, summarise
+    from core.eval.store import EvalStore
+
+    path = Path(args.questions)
+    try:
+        questions = parse_question_set(path.read_bytes(), path.name)
+    except OSError as exc:
+        print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except QuestionSetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        for row_error in exc.errors:
+            print(f"  {row_error}", file=sys.stderr)
+        return 2
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    from core.query.records import ALL_MODES
+
+    unknown = [m for m in modes if m not in ALL_MODES]
+    if unknown or not modes:
+        print(f"error: unknown mode(s) {', '.join(unknown) or '(none)'}: choose from {', '.join(ALL_MODES)}",
+              file=sys.stderr)
+        return 2
+    if not any(d.status.value == "ready" for d in lib.documents.list()):
+        print("error: no paper is ready in this workspace: ingest some first (python -m core ingest …)",
+              file=sys.stderr)
+        return 2
+    store = EvalStore(lib.db)
+    qset = store.save_set(args.name or path.stem, questions, source=path.name)
+    options = EvalOptions(modes=modes, k=args.k, use_llm=not args.no_llm, ragas=not args.no_ragas,
+                          ragas_judge=not args.no_judge, rerank=False if args.no_rerank else None,
+                          limit=args.limit or 0)
+
+    def progress(p: Progress) -> None:
+        if not args.quiet:
+            eta = f", about {p.eta_s:.0f} s left" if p.eta_s is not None else ""
+            print(f"\r[{p.fraction:4.0%}] {p.message}{eta}   ", end="", file=sys.stderr, flush=True)
+
+    def started(run) -> None:
+        if not args.quiet:
+            print(f"run {run.id}: {len(questions)} questions × {len(modes)} modes "
+                  f"(cancel from the Evaluate page, or Ctrl-C)", file=sys.stderr)
+
+    try:
+        outcome = run_eval(lib, qset, options, on_progress=progress, on_start=started, label=args.label or "")
+    except KeyboardInterrupt:
+        print("\ninterrupted: the questions finished so far are saved; resume from the Evaluate page",
+              file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(file=sys.stderr)
+    if outcome.judge_note:
+        print(f"note: {outcome.judge_note}", file=sys.stderr)
+    print(summary_markdown(summarise(outcome.results)))
+    if args.out:
+        Path(args.out).write_text(dumps(run_json(store, outcome.run)), encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
 def cmd_docs(lib: Library, args) -> int:
     docs = lib.documents.list()
     if args.json:
@@ -239,6 +301,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)
+    p = sub.add_parser("eval", help="score retrieval modes on a question set (JSONL, JSON or CSV): EM, F1, "
+                                    "Recall@K, MRR, NDCG, evidence-in-context, RAGAS")
+    p.add_argument("questions", help="question set: question, answers, evidence, doc_id, id per row")
+    p.add_argument("--modes", default="naive,local,global,hybrid,mix", help="comma-separated")
+    p.add_argument("--out", help="write the run (summary, every question's answers and scores) as JSON")
+    p.add_argument("--k", type=int, default=10, help="K of Recall@K, complete@K and NDCG@K (Recall@5 too)")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--name", help="name the question set is kept under (default: the file's name)")
+    p.add_argument("--label", help="a label for the run on the leaderboard")
+    p.add_argument("--no-llm", action="store_true", help="extractive answers even when an LLM is configured")
+    p.add_argument("--no-ragas", action="store_true", help="skip RAGAS's non-LLM metrics")
+    p.add_argument("--no-judge", action="store_true", help="skip RAGAS's LLM-judged metrics")
+    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_eval)
     p = sub.add_parser("docs", help="one line per document with its status and message")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs)

@@ -188,7 +188,8 @@ def _stream_is_cached(llm, question, context, max_tokens) -> bool:
 
 
 def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,
-            on_done: Callable[[str, QueryResult], None] | None = None) -> dict[str, QueryResult]:
+            on_done: Callable[[str, QueryResult], None] | None = None,
+            save_history: bool = True) -> dict[str, QueryResult]:
     """The same question through several modes at once; keywords are extracted once and shared."""
     question = " ".join((question or "").split())
     if not question:
@@ -206,7 +207,7 @@ def compare(lib: Library, question: str, modes: Sequence[str], params: QueryPara
 
     def run(mode: str) -> QueryResult:
         result = ask(lib, question, replace(base, mode=mode), keywords=keywords if needs_keywords(mode) else None,
-                     embeddings=embeddings)
+                     embeddings=embeddings, save=save_history)
         if on_done:
             on_done(mode, result)
         return result

@@ -1,0 +1,158 @@
+"""Question sets: read from JSONL, JSON or CSV, checked row by row, so a bad file is refused with a message for
+each bad row instead of half-loaded.
+
+Accepted columns: `question` (required), `answers` (a list or one string; `answer` also works), `evidence`
+(reference passages: a list or one string), `doc_id` (a string or a list) and `id`. In CSV a cell holding
+several answers or passages is a JSON list (`["a", "b"]`) or values separated by ` | `.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from core.eval.records import EvalQuestion
+
+MAX_QUESTIONS = 5000  # a run asks each question in every mode: beyond this a set is a mistake, not a benchmark
+MAX_ROW_ERRORS = 50  # a file that is wrong everywhere: the first ones say enough
+
+
+@dataclass
+class RowError:
+    row: int  # 1-based line (JSONL, CSV counting the header as line 1) or item number (JSON)
+    message: str
+
+    def __str__(self) -> str:
+        return f"row {self.row}: {self.message}"
+
+
+class QuestionSetError(ValueError):
+    """The file cannot be used as a question set; `errors` holds one message per bad row."""
+
+    def __init__(self, message: str, errors: list[RowError] | None = None):
+        self.errors = errors or []
+        details = "; ".join(str(e) for e in self.errors[:5])
+        more = f" (and {len(self.errors) - 5} more)" if len(self.errors) > 5 else ""
+        super().__init__(f"{message}: {details}{more}" if details else message)
+
+
+def parse_question_set(data: bytes | str, filename: str = "questions.jsonl") -> list[EvalQuestion]:
+    """The questions of a JSONL, JSON or CSV file; raises QuestionSetError listing every bad row."""
+    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+    if not text.strip():
+        raise QuestionSetError("the file is empty")
+    name = filename.lower()
+    if name.endswith(".csv"):
+        rows = _csv_rows(text)
+    elif name.endswith(".json") or (not name.endswith(".jsonl") and text.lstrip().startswith("[")):
+        rows = _json_rows(text)
+    else:
+        rows = _jsonl_rows(text)
+    questions: list[EvalQuestion] = []
+    errors: list[RowError] = []
+    seen: dict[str, int] = {}
+    for number, row in rows:
+        if isinstance(row, RowError):
+            errors.append(row)
+            continue
+        try:
+            question = _question(row, default_id=f"q{len(questions) + len(errors) + 1}")
+        except ValueError as exc:
+            errors.append(RowError(number, str(exc)))
+            continue
+        if question.id in seen:
+            errors.append(RowError(number, f"id {question.id!r} is already used by row {seen[question.id]}"))
+            continue
+        seen[question.id] = number
+        questions.append(question)
+        if len(errors) >= MAX_ROW_ERRORS:
+            break
+    if errors:
+        raise QuestionSetError(f"{len(errors)} row(s) of {filename} cannot be used", errors)
+    if not questions:
+        raise QuestionSetError(f"{filename} holds no question")
+    if len(questions) > MAX_QUESTIONS:
+        raise QuestionSetError(f"{filename} holds {len(questions)} questions; the limit is {MAX_QUESTIONS}")
+    return questions
+
+
+def _jsonl_rows(text: str):
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield number, RowError(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        yield number, row
+
+
+def _json_rows(text: str):
+    try:
+        rows = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise QuestionSetError(f"the file is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(rows, dict) and isinstance(rows.get("questions"), list):
+        rows = rows["questions"]
+    if not isinstance(rows, list):
+        raise QuestionSetError("a JSON question set is a list of objects (or {\"questions\": [...]})")
+    yield from enumerate(rows, start=1)
+
+
+def _csv_rows(text: str):
+    reader = csv.DictReader(io.StringIO(text))
+    columns = [c.strip().lower() for c in reader.fieldnames or []]
+    if "question" not in columns:
+        raise QuestionSetError(f"a CSV question set needs a 'question' column; found {', '.join(columns) or 'none'}")
+    for row in reader:
+        cleaned = {(k or "").strip().lower(): v for k, v in row.items() if k is not None}
+        for column in ("answers", "answer", "evidence", "doc_id"):
+            if cleaned.get(column):
+                cleaned[column] = _split_cell(cleaned[column])
+        yield reader.line_num, cleaned
+
+
+def _split_cell(cell: str) -> list[str] | str:
+    cell = cell.strip()
+    if cell.startswith("["):
+        try:
+            value = json.loads(cell)
+            if isinstance(value, list):
+                return value
+        except json.JSONDecodeError:
+            pass
+    return [part.strip() for part in cell.split(" | ")] if " | " in cell else cell
+
+
+def _question(row: Any, default_id: str) -> EvalQuestion:
+    if not isinstance(row, dict):
+        raise ValueError(f"expected an object with a 'question', got {type(row).__name__}")
+    question = row.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("'question' is missing or empty")
+    answers = _strings(row.get("answers", row.get("answer")), "answers")
+    evidence = _strings(row.get("evidence"), "evidence")
+    doc_ids = _strings(row.get("doc_id"), "doc_id")
+    qid = row.get("id")
+    if qid is not None and not isinstance(qid, (str, int)):
+        raise ValueError("'id' must be a string or a number")
+    qid = str(qid).strip() if qid not in (None, "") else default_id
+    return EvalQuestion(id=qid, question=" ".join(question.split()), answers=answers, evidence=evidence,
+                        doc_id=" | ".join(doc_ids))
+
+
+def _strings(value: Any, name: str) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
+        raise ValueError(f"'{name}' must be a string or a list of strings")
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def questions_to_jsonl(questions: list[EvalQuestion]) -> str:
+    return "".join(json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in questions)

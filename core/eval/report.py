@@ -1,0 +1,74 @@
+"""A run as tables and files: the per-mode summary, the leaderboard across runs, CSV and JSON exports."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict
+from typing import Any
+
+from core.eval.records import QuestionResult
+from core.eval.runner import MetricSummary, metric_order, summarise
+from core.eval.store import EvalStore, RunRecord, run_to_dict
+
+def fmt(value: float | None, name: str = "") -> str:
+    if value is None:
+        return "—"
+    return f"{value:.2f} s" if name == "seconds" else f"{value:.3f}"
+
+
+def summary_rows(summary: dict[str, dict[str, MetricSummary]]) -> list[dict[str, Any]]:
+    """One row per mode, one column per metric (the mean; None where no question had a value)."""
+    order = metric_order(summary)
+    return [{"mode": mode, **{name: per[name].mean if name in per else None for name in order}}
+            for mode, per in summary.items()]
+
+
+def summary_markdown(summary: dict[str, dict[str, MetricSummary]]) -> str:
+    order = metric_order(summary)
+    lines = ["| mode | " + " | ".join(order) + " |", "|---" * (len(order) + 1) + "|"]
+    for mode, per in summary.items():
+        cells = [fmt(per[n].mean, n) + (f" ({per[n].missing} n/a)" if n in per and per[n].missing and per[n].n else "")
+                 if n in per else "—" for n in order]
+        lines.append(f"| {mode} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def leaderboard_rows(store: EvalStore, set_id: str | None = None) -> list[dict[str, Any]]:
+    """Every finished or partial run × mode with its headline metrics: runs on the same set compare directly."""
+    rows = []
+    for run in store.runs(set_id):
+        summary = summarise(store.results(run.id))
+        for mode, per in summary.items():
+            row = {"run": run.label or run.id, "run_id": run.id, "set": run.set_name, "status": run.shown_status,
+                   "mode": mode, "questions": per["seconds"].n}
+            row.update({name: per[name].mean for name in metric_order(summary) if name in per})
+            rows.append(row)
+    return rows
+
+
+def results_csv(results: list[QuestionResult]) -> str:
+    """One line per question × mode with every score; unreadable or missing scores are empty cells, with why."""
+    names = sorted({name for r in results for name in r.scores})
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["question_id", "mode", "answer", "seconds", "llm_calls", "error", *names,
+                     *(f"{n} (why missing)" for n in names)])
+    for r in results:
+        scores = [r.scores[n].value if n in r.scores and r.scores[n].value is not None else "" for n in names]
+        why = [r.scores[n].error if n in r.scores else "" for n in names]
+        writer.writerow([r.question_id, r.mode, r.answer, f"{r.seconds:.3f}", r.llm_calls, r.error, *scores, *why])
+    return out.getvalue()
+
+
+def run_json(store: EvalStore, run: RunRecord) -> dict[str, Any]:
+    results = store.results(run.id)
+    summary = summarise(results)
+    return {"run": run_to_dict(run),
+            "summary": {mode: {name: asdict(s) for name, s in per.items()} for mode, per in summary.items()},
+            "results": [r.to_dict() for r in results],
+            "pairwise": store.pairwise(run.id)}
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
