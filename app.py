@@ -22,6 +22,7 @@ page = st.navigation([
     st.Page("views/search.py", title="Search", icon=":material/search:"),
     st.Page("views/graph.py", title="Graph", icon=":material/hub:"),
     st.Page("views/gallery.py", title="Gallery", icon=":material/photo_library:"),
+    st.Page("views/evaluate.py", title="Evaluate", icon=":material/analytics:"),
     st.Page("views/settings.py", title="Settings", icon=":material/settings:"),
 ])
 

@@ -19,13 +19,11 @@ import hashlib
 import json
 import os
 import random
-import re
 import statistics
 import string
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,6 +32,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from core.config import Settings  # noqa: E402
+from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
+from core.eval.metrics import token_f1 as f1  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.query.answer import strip_markers  # noqa: E402
 from core.query.engine import Embeddings, ask  # noqa: E402
@@ -102,37 +102,8 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
 
 
 # ---------------------------------------------------------------------------------------------- SQuAD metrics
-def normalize_answer(text: str) -> str:
-    text = text.lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
-
-
-def exact_match(prediction: str, answers: list[str]) -> float:
-    return float(any(normalize_answer(prediction) == normalize_answer(a) for a in answers))
-
-
-def f1(prediction: str, answers: list[str]) -> float:
-    best = 0.0
-    pred = normalize_answer(prediction).split()
-    for answer in answers:
-        gold = normalize_answer(answer).split()
-        common = Counter(pred) & Counter(gold)
-        same = sum(common.values())
-        if same:
-            p, r = same / len(pred), same / len(gold)
-            best = max(best, 2 * p * r / (p + r))
-    return best
-
-
-def norm(text: str) -> str:
-    return " ".join(re.sub(r"-\s+", "", text).lower().split())
-
-
 def all_inside(evidence: list[str], texts: list[str]) -> bool:
-    blob = "\n".join(norm(t) for t in texts)
-    return all(norm(e) in blob for e in evidence)
+    return complete_at_k(passage_hits(evidence, texts), len(texts) or 1) == 1.0
 
 
 # ---------------------------------------------------------------------------------------------- hotpot

@@ -29,6 +29,18 @@ def _ingestor(root: str) -> BackgroundIngestor:
     return BackgroundIngestor(_library(root))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _eval_jobs(root: str):
+    from core.eval.background import EvalJobs
+
+    return EvalJobs(_library(root))
+
+
+def eval_jobs():
+    """The workspace's evaluation runs in progress (threads of this server process)."""
+    return _eval_jobs(workspace_root())
+
+
 def library() -> Library:
     return _library(workspace_root())
 
@@ -56,4 +68,5 @@ def reload_library() -> None:
         _ingestor(root).stop()
     finally:
         _ingestor.clear(root)
+        _eval_jobs.clear(root)
         _library.clear(root)

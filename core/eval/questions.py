@@ -50,6 +50,10 @@ def parse_question_set(data: bytes | str, filename: str = "questions.jsonl") -> 
         rows = _json_rows(text)
     else:
         rows = _jsonl_rows(text)
+    return _validated(rows, filename)
+
+
+def _validated(rows, filename: str) -> list[EvalQuestion]:
     questions: list[EvalQuestion] = []
     errors: list[RowError] = []
     seen: dict[str, int] = {}
@@ -152,6 +156,26 @@ def _strings(value: Any, name: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
         raise ValueError(f"'{name}' must be a string or a list of strings")
     return [str(v).strip() for v in value if str(v).strip()]
+
+
+def questions_from_table(rows: list[dict[str, Any]], source: str = "the table") -> list[EvalQuestion]:
+    """Questions edited in a table (the page's editor): list cells hold values separated by ` | `. Checked like
+    a file, so an edit cannot save a set a file could not."""
+    cleaned = []
+    for number, row in enumerate(rows, start=1):
+        if not any(str(v or "").strip() for v in row.values()):
+            continue  # the editor's empty new row
+        row = {k: v for k, v in row.items() if v is not None}
+        for column in ("answers", "evidence", "doc_id"):
+            if isinstance(row.get(column), str):
+                row[column] = _split_cell(row[column])
+        cleaned.append((number, row))
+    return _validated(cleaned, source)
+
+
+def questions_to_table(questions: list[EvalQuestion]) -> list[dict[str, str]]:
+    return [{"id": q.id, "question": q.question, "answers": " | ".join(q.answers),
+             "evidence": " | ".join(q.evidence), "doc_id": q.doc_id} for q in questions]
 
 
 def questions_to_jsonl(questions: list[EvalQuestion]) -> str:

@@ -17,13 +17,6 @@ def fmt(value: float | None, name: str = "") -> str:
     return f"{value:.2f} s" if name == "seconds" else f"{value:.3f}"
 
 
-def summary_rows(summary: dict[str, dict[str, MetricSummary]]) -> list[dict[str, Any]]:
-    """One row per mode, one column per metric (the mean; None where no question had a value)."""
-    order = metric_order(summary)
-    return [{"mode": mode, **{name: per[name].mean if name in per else None for name in order}}
-            for mode, per in summary.items()]
-
-
 def summary_markdown(summary: dict[str, dict[str, MetricSummary]]) -> str:
     order = metric_order(summary)
     lines = ["| mode | " + " | ".join(order) + " |", "|---" * (len(order) + 1) + "|"]

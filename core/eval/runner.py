@@ -43,6 +43,9 @@ class EvalOptions:
     top_k: int | None = None
     chunk_top_k: int | None = None  # None: at least k, so Recall@k sees k passages
     limit: int = 0  # only the first N questions (0: all)
+    # Modes of one question run concurrently (an LLM's latency overlaps); False times each mode alone, for
+    # seconds-per-question figures a benchmark can compare.
+    parallel_modes: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -170,7 +173,12 @@ def _evaluate_question(lib: Library, question: EvalQuestion, modes: list[str], p
                        options: EvalOptions, judge_note: str, cancel: threading.Event) -> list[QuestionResult]:
     t = time.perf_counter()
     try:
-        results = compare(lib, question.question, modes, params, save_history=False)
+        if options.parallel_modes:
+            results = compare(lib, question.question, modes, params, save_history=False)
+        else:
+            results = {}
+            for mode in modes:
+                results.update(compare(lib, question.question, [mode], params, save_history=False))
     except (QueryError, ValueError) as exc:
         return [QuestionResult(question.id, mode, "", [], [], {}, time.perf_counter() - t, error=str(exc))
                 for mode in modes]
