@@ -17,6 +17,7 @@ from core.eval.records import Score
 from core.eval.ragas_scores import (METRIC_NAMES_LLM, METRIC_NAMES_NON_LLM, RagasSample, ragas_judge_available,
                                     score_llm, score_non_llm)
 from core.library import open_library
+from core.llm.client import shared_limit
 from tests import graph_papers
 from tests.openai_server import OpenAIReplayServer, Reply
 
@@ -62,7 +63,7 @@ def _one(**fields) -> dict:
     sample = dict(question=QUESTION, answer=ANSWER, contexts=[MLM], references=[ANSWER], reference_contexts=[])
     sample.update(fields)
     (scores,) = score_non_llm([RagasSample(**sample)])
-    assert tuple(sorted(scores)) == tuple(sorted(METRIC_NAMES_NON_LLM))
+    assert tuple(scores) == METRIC_NAMES_NON_LLM
     return scores
 
 
@@ -249,7 +250,7 @@ def test_http_errors_timeouts_and_keys_in_messages(tmp_path, server, monkeypatch
                                                                    scores["context_recall"])
 
 
-def test_rows_run_concurrently_within_the_limit_and_cancel_stops_the_rest(tmp_path):
+def test_rows_run_concurrently_within_the_endpoint_limit_and_cancel_stops_the_rest(tmp_path):
     in_flight, peak, lock = [0], [0], threading.Lock()
 
     def slow_judge(body: dict) -> Reply:
@@ -269,6 +270,16 @@ def test_rows_run_concurrently_within_the_limit_and_cancel_stops_the_rest(tmp_pa
         results = score_llm(lib, samples)
         assert peak[0] == 2
         assert all(r["faithfulness"].value == 0.5 and r["context_recall"].ok for r in results)
+
+        # A slot of the endpoint's process-wide limit held elsewhere (the graph worker's call): one call at a time.
+        slots = shared_limit(server.url, MODEL, 2)
+        slots.acquire()
+        peak[0] = 0
+        try:
+            held = score_llm(lib, [RagasSample(f"Held {i}?", ANSWER, [MLM], [REFERENCE], []) for i in range(2)])
+        finally:
+            slots.release()
+        assert peak[0] == 1 and all(r["faithfulness"].value == 0.5 for r in held)
 
         cancel = threading.Event()
         fresh = [RagasSample(f"Another question {i}?", ANSWER, [MLM], [REFERENCE], []) for i in range(3)]

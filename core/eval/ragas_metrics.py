@@ -47,7 +47,7 @@ with warnings.catch_warnings():
 
 from core.config import LLMConfig  # noqa: E402
 from core.eval.records import Score  # noqa: E402
-from core.llm.client import network_failure, server_message  # noqa: E402
+from core.llm.client import network_failure, server_message, shared_limit  # noqa: E402
 from core.llm.secrets import NO_KEY, redact  # noqa: E402
 
 CANCELLED = "cancelled"
@@ -171,21 +171,35 @@ class WorkspaceEmbeddings(BaseRagasEmbedding):
 
 class CancellableJudge(InstructorBaseRagasLLM):
     """ragas' judge, checked for cancellation before each call and counted, so a cancelled run stops at the
-    next call rather than after the row's remaining metrics."""
+    next call rather than after the row's remaining metrics. Each call also takes a slot of the process-wide
+    limit of its endpoint and model (core.llm.client.shared_limit), which the graph extraction of the app's
+    worker shares: an evaluation beside it does not double the load on a local server."""
 
-    def __init__(self, inner: InstructorBaseRagasLLM, cancel: threading.Event | None):
+    def __init__(self, inner: InstructorBaseRagasLLM, cancel: threading.Event | None,
+                 slots: threading.BoundedSemaphore):
         self.inner = inner
         self.cancel = cancel
+        self.slots = slots
         self.calls = 0
 
     def generate(self, prompt: str, response_model: Any) -> Any:
         raise NotImplementedError("the evaluation calls the judge asynchronously only")
 
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
     async def agenerate(self, prompt: str, response_model: Any) -> Any:
-        if self.cancel is not None and self.cancel.is_set():
+        if self._cancelled():
             raise JudgeCancelled()
-        self.calls += 1
-        return await self.inner.agenerate(prompt, response_model)
+        # Waited for in a thread, in short steps, so the loop runs on and a cancel is noticed while waiting.
+        while not await asyncio.to_thread(self.slots.acquire, True, 0.25):
+            if self._cancelled():
+                raise JudgeCancelled()
+        try:
+            self.calls += 1
+            return await self.inner.agenerate(prompt, response_model)
+        finally:
+            self.slots.release()
 
 
 @dataclass
@@ -297,7 +311,7 @@ async def judge_rows(setup: JudgeSetup, samples: list[Any], pending: dict[int, l
     try:
         inner = llm_factory(llm.model, provider="openai", client=client, temperature=llm.temperature,
                             max_tokens=llm.max_tokens, max_retries=JUDGE_REASKS)
-        judge = CancellableJudge(inner, cancel)
+        judge = CancellableJudge(inner, cancel, shared_limit(llm.base_url, llm.model, llm.concurrency))
         metrics = LLMMetrics(judge, WorkspaceEmbeddings(setup.get_embedder))
         limit = asyncio.Semaphore(max(1, llm.concurrency))
 

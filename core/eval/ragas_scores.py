@@ -47,9 +47,18 @@ def score_non_llm(samples: list[RagasSample], on_progress: Progress | None = Non
     answer; non_llm_context_precision / _recall of the retrieved passages against the reference passages."""
     if not samples:
         return []
-    from core.eval import ragas_metrics
+    try:
+        from core.eval import ragas_metrics
+    except ImportError as exc:  # a broken install (langchain-community 0.4.2 breaks ragas 0.4.3's import)
+        reason = _not_loaded(exc)
+        return [{name: Score(None, reason) for name in METRIC_NAMES_NON_LLM} for _ in samples]
 
-    return run_sync(lambda: ragas_metrics.score_non_llm_rows(samples, on_progress))
+    rows = run_sync(lambda: ragas_metrics.score_non_llm_rows(samples, on_progress))
+    return [{name: row[name] for name in METRIC_NAMES_NON_LLM} for row in rows]
+
+
+def _not_loaded(exc: ImportError) -> str:
+    return f"ragas could not be loaded ({exc}): pip install -r requirements.txt"
 
 
 # ---------------------------------------------------------------------------------------------- judged
@@ -137,7 +146,12 @@ def score_llm(lib: "Library", samples: list[RagasSample], on_progress: Progress 
             results[i].update({name: Score(None, "cancelled") for name in names})
         return _ordered(results)
 
-    from core.eval import ragas_metrics
+    try:
+        from core.eval import ragas_metrics
+    except ImportError as exc:
+        for i, names in pending.items():
+            results[i].update({name: Score(None, _not_loaded(exc)) for name in names})
+        return _ordered(results)
     from core.llm.secrets import api_key_for
 
     llm = lib.settings.llm
