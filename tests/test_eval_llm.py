@@ -214,6 +214,8 @@ def test_the_sample_skips_short_and_non_text_chunks_and_narrows_to_chosen_papers
     assert {c.doc_id for c in sample_chunks(lib, [bert], 100)} == {bert}
     with pytest.raises(ValueError, match="not in the library or not ready"):
         generate_from_chunks(lib, lib.chat_model(), 3, doc_ids=["f" * 64])
+    with pytest.raises(ValueError, match="choose at least one paper"):
+        generate_from_chunks(lib, lib.chat_model(), 3, doc_ids=[])
     with pytest.raises(ValueError, match="at least 1"):
         generate_from_chunks(lib, lib.chat_model(), 0)
 

@@ -278,6 +278,8 @@ def _ready_papers(lib: Library, doc_ids: list[str] | None) -> list[tuple[str, st
     """(doc id, title) of the ready papers, narrowed to doc_ids when given; a clear error when none is left."""
     ready = set(lib.documents.ids_with_status(DocStatus.READY))
     if doc_ids is not None:
+        if not doc_ids:
+            raise ValueError("choose at least one paper (or none, for all of them)")
         unknown = [d for d in doc_ids if d not in ready]
         if unknown:
             raise ValueError(f"{len(unknown)} of the chosen papers are not in the library or not ready: "
