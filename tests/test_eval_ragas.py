@@ -318,3 +318,14 @@ def test_a_missing_answer_or_reference_is_not_sent_to_the_judge(tmp_path, server
         "faithfulness": "no answer to score", "answer_relevancy": "no answer to score",
         "context_precision": "no reference answer", "context_recall": "no reference answer"}
     assert server.chat_requests == []
+
+
+def test_an_unreadable_credentials_file_is_reported_not_skipped(tmp_path, server):
+    from core.llm import secrets
+
+    lib = _lib(tmp_path / "ws", server)
+    secrets.credentials_path().parent.mkdir(parents=True, exist_ok=True)
+    secrets.credentials_path().write_text("{ not json", encoding="utf-8")
+    (scores,) = score_llm(lib, [GOOD])
+    assert all(s.value is None and "credentials file" in s.error for s in scores.values())
+    assert server.chat_requests == []

@@ -46,11 +46,11 @@ with warnings.catch_warnings():
     from ragas.metrics import NonLLMContextPrecisionWithReference, NonLLMContextRecall  # noqa: E402
 
 from core.config import LLMConfig  # noqa: E402
+from core.eval.ragas_scores import CANCELLED  # noqa: E402
 from core.eval.records import Score  # noqa: E402
 from core.llm.client import network_failure, server_message, shared_limit  # noqa: E402
 from core.llm.secrets import NO_KEY, redact  # noqa: E402
 
-CANCELLED = "cancelled"
 # How often the judge may correct a reply that does not fit the metric's JSON schema (instructor re-asks with the
 # validation error). Once is enough for a model that can follow a schema; more only multiplies the calls.
 JUDGE_REASKS = 1

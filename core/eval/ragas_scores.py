@@ -26,6 +26,7 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before anything imports r
 
 METRIC_NAMES_NON_LLM = ("non_llm_context_precision", "non_llm_context_recall", "string_similarity", "bleu", "rouge")
 METRIC_NAMES_LLM = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
+CANCELLED = "cancelled"
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -143,7 +144,7 @@ def score_llm(lib: "Library", samples: list[RagasSample], on_progress: Progress 
         return _ordered(results)
     if cancel is not None and cancel.is_set():
         for i, names in pending.items():
-            results[i].update({name: Score(None, "cancelled") for name in names})
+            results[i].update({name: Score(None, CANCELLED) for name in names})
         return _ordered(results)
 
     try:
@@ -152,10 +153,16 @@ def score_llm(lib: "Library", samples: list[RagasSample], on_progress: Progress 
         for i, names in pending.items():
             results[i].update({name: Score(None, _not_loaded(exc)) for name in names})
         return _ordered(results)
-    from core.llm.secrets import api_key_for
+    from core.llm.secrets import SecretsError, api_key_for
 
     llm = lib.settings.llm
-    setup = ragas_metrics.JudgeSetup(llm=llm, api_key=api_key_for(llm.base_url), get_embedder=lib.embedder)
+    try:
+        api_key = api_key_for(llm.base_url)
+    except SecretsError as exc:  # an unreadable credentials file: say so rather than send no key
+        for i, names in pending.items():
+            results[i].update({name: Score(None, str(exc)) for name in names})
+        return _ordered(results)
+    setup = ragas_metrics.JudgeSetup(llm=llm, api_key=api_key, get_embedder=lib.embedder)
     finished = [done]
 
     def on_score(row: int, name: str, score: Score) -> None:
