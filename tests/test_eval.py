@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from core.eval import metrics as m
-from core.eval.questions import QuestionSetError, parse_question_set, questions_to_jsonl
+from core.eval.questions import MAX_ROW_ERRORS, QuestionSetError, parse_question_set, questions_to_jsonl
 from core.eval.records import EvalQuestion, QuestionResult, Score
 from core.eval.ragas_scores import METRIC_NAMES_LLM, METRIC_NAMES_NON_LLM
 from core.eval.report import leaderboard_rows, results_csv, run_json, summary_markdown
 from core.eval.runner import EvalOptions, metric_order, run_eval, summarise
 from core.eval.store import CANCELLED, DONE, RUNNING, STALE_AFTER_S, EvalStore, run_to_dict
+from core.cli import main as cli_main
 from core.library import open_library
 from core.query.answer import strip_markers
 from core.workspace import Workspace
@@ -189,6 +190,26 @@ def test_a_file_with_bad_rows_is_refused_with_every_row_number():
     message = str(caught.value)
     assert message.startswith("7 row(s) of bad.jsonl cannot be used")
     assert "row 2:" in message and "(and 2 more)" in message  # five shown, the count of the rest
+
+
+def test_a_file_wrong_everywhere_reports_only_its_first_bad_rows():
+    with pytest.raises(QuestionSetError) as caught:
+        parse_question_set("\n".join(["{not json"] * (MAX_ROW_ERRORS + 10)), "broken.jsonl")
+    assert [e.row for e in caught.value.errors] == list(range(1, MAX_ROW_ERRORS + 1))
+
+
+def test_rows_without_an_id_never_take_an_id_another_row_gives():
+    # Row 1 names itself "q2"; row 2 has no id. The file is valid: row 2 must get an id of its own, not be
+    # refused as a duplicate of a "q2" it never wrote.
+    text = "\n".join([json.dumps({"id": "q2", "question": "First?"}), json.dumps({"question": "Second?"})])
+    first, second = parse_question_set(text, "set.jsonl")
+    assert first.id == "q2" and second.id != "q2" and second.question == "Second?"
+
+
+def test_a_numeric_id_may_be_any_number():
+    # The message for a bad id says "a string or a number": 1.5 is a number (a JSON id, a pandas CSV export).
+    (question,) = parse_question_set(json.dumps({"id": 1.5, "question": "Which?"}), "set.jsonl")
+    assert question.id == "1.5"
 
 
 def test_csv_reads_pipe_separated_answers_and_json_list_cells():
@@ -548,6 +569,29 @@ def test_run_eval_refuses_no_modes(full_run):
     with pytest.raises(ValueError, match="choose at least one mode"):
         run_eval(lib, qset, EvalOptions(modes=[], **NO_RAGAS), store=store)
     assert len(store.runs()) == before  # no empty run left behind
+
+
+@pytest.mark.parametrize("bad", [dict(k=0), dict(k=-3), dict(limit=-1)], ids=["k=0", "k<0", "limit<0"])
+def test_run_eval_refuses_a_k_or_limit_that_means_nothing_before_creating_a_run(full_run, bad):
+    # k = 0 made NDCG divide by zero after the run was created (left "failed"); limit = -1 sliced the
+    # questions to all but the last, silently.
+    lib, store, qset, _, _ = full_run
+    small = store.save_set("bad options", qset.questions[:2])
+    with pytest.raises(ValueError, match="k|limit"):
+        run_eval(lib, small, EvalOptions(modes=["naive"], **bad, **NO_RAGAS), store=store)
+    assert store.runs(small.id) == []
+
+
+def test_cli_eval_refuses_k_below_one_with_exit_2(workspace, tmp_path, monkeypatch, capsys):
+    qfile = tmp_path / "qa.jsonl"
+    qfile.write_text(json.dumps({"question": "Which dataset is BERT pre-trained on?", "answers": ["BooksCorpus"],
+                                 "evidence": ["BooksCorpus"]}) + "\n", encoding="utf-8")
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
+    try:
+        code = cli_main(["eval", str(qfile), "--modes", "naive", "--k", "0", "--no-ragas", "--no-judge", "-q"])
+    except SystemExit as exc:  # refused by the argument parser: fine too
+        code = exc.code
+    assert code == 2 and "k" in capsys.readouterr().err
 
 
 # ===================================================================================================== CLI

@@ -58,6 +58,8 @@ def _validated(rows, filename: str) -> list[EvalQuestion]:
     errors: list[RowError] = []
     seen: dict[str, int] = {}
     for number, row in rows:
+        if len(errors) >= MAX_ROW_ERRORS:
+            break
         if isinstance(row, RowError):
             errors.append(row)
             continue
@@ -71,8 +73,6 @@ def _validated(rows, filename: str) -> list[EvalQuestion]:
             continue
         seen[question.id] = number
         questions.append(question)
-        if len(errors) >= MAX_ROW_ERRORS:
-            break
     if errors:
         raise QuestionSetError(f"{len(errors)} row(s) of {filename} cannot be used", errors)
     if not questions:
@@ -141,7 +141,7 @@ def _question(row: Any, default_id: str) -> EvalQuestion:
     evidence = _strings(row.get("evidence"), "evidence")
     doc_ids = _strings(row.get("doc_id"), "doc_id")
     qid = row.get("id")
-    if qid is not None and not isinstance(qid, (str, int)):
+    if qid is not None and not isinstance(qid, (str, int, float)):
         raise ValueError("'id' must be a string or a number")
     qid = str(qid).strip() if qid not in (None, "") else default_id
     return EvalQuestion(id=qid, question=" ".join(question.split()), answers=answers, evidence=evidence,
