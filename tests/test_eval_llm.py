@@ -274,6 +274,23 @@ def test_personas_yield_users_times_tasks_times_questions_high_level_questions(e
     assert "1. Survey objectives\n2. Pick a model" in last_user_message(server.chat_requests[1])
 
 
+def test_tasks_a_reply_left_without_questions_are_asked_again_one_by_one(env):
+    lib, server, _ = env
+    # What Qwen2.5-1.5B does: questions for the first task only.
+    server.then(Reply(json.dumps({"users": [{"user": "A PhD student", "tasks": ["Survey", "Compare", "Plan"]}]})),
+                Reply(json.dumps({"tasks": [{"task": 1, "questions": ["Which objectives exist?"]}]})),
+                Reply(json.dumps({"tasks": [{"task": 1, "questions": ["How do the models compare?"]}]})),
+                Reply("not JSON"))
+    questions = generate_personas(lib, lib.chat_model(), users=1, tasks=3, questions=1)
+
+    assert len(server.chat_requests) == 4
+    assert "---Their tasks---\n1. Compare\n\n" in last_user_message(server.chat_requests[2])  # one task a call
+    assert "---Their tasks---\n1. Plan\n\n" in last_user_message(server.chat_requests[3])
+    assert [(q.id, q.question) for q in questions] == [("persona-u1-t1-q1", "Which objectives exist?"),
+                                                       ("persona-u1-t2-q1", "How do the models compare?")]
+    assert questions.dropped == ["user 1 (A PhD student), task 3: no question"]
+
+
 def test_personas_report_an_unreadable_reply_instead_of_inventing_questions(env):
     lib, server, _ = env
     server.then(Reply("Here are some users: students and reviewers."))

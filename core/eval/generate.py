@@ -11,7 +11,6 @@ where each question came from.
 """
 from __future__ import annotations
 
-import logging
 import random
 from typing import Any, Callable, Iterable
 
@@ -21,8 +20,6 @@ from core.library import Library
 from core.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.records import Chunk, DocStatus
-
-log = logging.getLogger(__name__)
 
 NEEDS_LLM = "generating questions needs an LLM: set one on the Settings page"
 MIN_PASSAGE_WORDS = 25  # shorter chunks (a heading, a caption line) rarely hold a fact worth a question
@@ -163,30 +160,51 @@ def generate_personas(lib: Library, llm: ChatModel | None, users: int = 3, tasks
         return out
     total = 1 + len(personas)
     for u, (user, user_tasks) in enumerate(personas, start=1):
-        task_list = "\n".join(f"{t}. {task}" for t, task in enumerate(user_tasks, start=1))
         try:
-            reply = llm.chat([{"role": "user", "content": PROMPTS["eval_personas_questions"].format(
-                collection=collection, user=user, task_list=task_list, questions=questions)}],
-                purpose="eval_personas", response_format={"type": "json_object"},
-                max_tokens=200 + 60 * len(user_tasks) * questions, temperature=0.0)
-        except LLMError as exc:
-            out.dropped.append(f"user {u} ({user}): the call failed: {exc}")
-            continue
+            per_task, problem = _questions_for(llm, collection, user, user_tasks, questions)
         finally:
             if on_progress:
                 on_progress(1 + u, total)
-        per_task = _read_task_questions(reply.text, len(user_tasks), questions)
-        if per_task is None:
-            out.dropped.append(f"user {u} ({user}): the reply is not readable: {excerpt(reply.text)!r}")
-            continue
+        if problem:
+            out.dropped.append(f"user {u} ({user}): {problem}")
         for t, (task, asked) in enumerate(zip(user_tasks, per_task), start=1):
-            if not asked:
+            if not asked and not problem:
                 out.dropped.append(f"user {u} ({user}), task {t}: no question")
             for q, question in enumerate(asked, start=1):
                 qid = f"persona-u{u}-t{t}-q{q}"
                 out.append(EvalQuestion(id=qid, question=question, answers=[], evidence=[]))
                 out.origins[qid] = f"User: {user} / Task: {task}"
     return out
+
+
+def _questions_for(llm: ChatModel, collection: str, user: str, user_tasks: list[str], questions: int
+                   ) -> tuple[list[list[str]], str]:
+    """Questions per task of one user: one call for all the tasks, then one call for each task the reply left
+    without questions (small models often answer the first task only). The problem, if any, is returned."""
+    per_task: list[list[str]] = [[] for _ in user_tasks]
+    problem = ""
+    pending = list(range(len(user_tasks)))
+    for attempt in ("all", "each"):
+        groups = [pending] if attempt == "all" else [[t] for t in pending]
+        for group in groups:
+            task_list = "\n".join(f"{i}. {user_tasks[t]}" for i, t in enumerate(group, start=1))
+            try:
+                reply = llm.chat([{"role": "user", "content": PROMPTS["eval_personas_questions"].format(
+                    collection=collection, user=user, task_list=task_list, questions=questions)}],
+                    purpose="eval_personas", response_format={"type": "json_object"},
+                    max_tokens=200 + 60 * len(group) * questions, temperature=0.0)
+            except LLMError as exc:
+                return per_task, f"the call failed: {exc}"
+            read = _read_task_questions(reply.text, len(group), questions)
+            if read is None:
+                problem = f"the reply is not readable: {excerpt(reply.text)!r}"
+                continue
+            for t, asked in zip(group, read):
+                per_task[t] = per_task[t] or asked
+        pending = [t for t in pending if not per_task[t]]
+        if not pending or len(user_tasks) == 1:
+            break
+    return per_task, problem if not any(per_task) else ""
 
 
 def describe_collection(lib: Library, max_chars: int = MAX_COLLECTION_CHARS) -> str:
