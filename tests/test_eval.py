@@ -455,6 +455,17 @@ def test_cancel_from_the_progress_callback_stops_after_the_question_in_hand_and_
     assert not store.cancel_requested(run.id) and store.get_run(run.id).status == DONE
 
 
+def test_modes_run_one_after_another_retrieve_what_they_retrieve_together(full_run):
+    lib, store, qset, outcome, _ = full_run
+    one = store.save_set("sequential", qset.questions[1:2])  # "ccnews"
+    sequential = run_eval(lib, one, EvalOptions(modes=["naive", "global"], parallel_modes=False, **NO_RAGAS),
+                          store=store)
+    together = {(r.question_id, r.mode): r for r in outcome.results}
+    assert [(r.mode, r.retrieved_chunk_ids) for r in sequential.results] == [
+        (mode, together[("ccnews", mode)].retrieved_chunk_ids) for mode in ("naive", "global")]
+    assert [r.scores for r in sequential.results] == [together[("ccnews", m_)].scores for m_ in ("naive", "global")]
+
+
 def test_a_question_that_cannot_be_asked_is_saved_with_its_error_and_the_run_goes_on(full_run):
     lib, store, qset, _, _ = full_run
     blank = EvalQuestion("blank", "   ", ["x"], ["y"])  # possible from a hand-edited set in the store
