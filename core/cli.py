@@ -126,11 +126,16 @@ def cmd_eval(lib: Library, args) -> int:
         print("error: no paper is ready in this workspace: ingest some first (python -m core ingest …)",
               file=sys.stderr)
         return 2
-    store = EvalStore(lib.db)
-    qset = store.save_set(args.name or path.stem, questions, source=path.name)
     options = EvalOptions(modes=modes, k=args.k, use_llm=not args.no_llm, ragas=not args.no_ragas,
                           ragas_judge=not args.no_judge, rerank=False if args.no_rerank else None,
                           limit=args.limit or 0)
+    try:
+        options.check()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    store = EvalStore(lib.db)
+    qset = store.save_set(args.name or path.stem, questions, source=path.name)
 
     def progress(p: Progress) -> None:
         if not args.quiet:
@@ -144,6 +149,9 @@ def cmd_eval(lib: Library, args) -> int:
 
     try:
         outcome = run_eval(lib, qset, options, on_progress=progress, on_start=started, label=args.label or "")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("\ninterrupted: the questions finished so far are saved; resume from the Evaluate page",
               file=sys.stderr)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import asdict
-
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -254,6 +252,12 @@ def generation_panel(lib: Library, store: EvalStore, llm) -> None:
                 st.error(f"Generation failed: {md_escape(str(exc))}")
                 made = []
             bar.empty()
+            dropped, stopped = getattr(made, "dropped", []), getattr(made, "stopped", "")
+            if stopped:
+                st.warning(md_escape(stopped))
+            if dropped:
+                st.caption(f"{len(dropped)} repl(ies) left out: " + md_escape("; ".join(dropped[:5]))
+                           + (" …" if len(dropped) > 5 else ""))
             st.session_state["eval_generated"] = questions_table(made)
         generated = st.session_state.get("eval_generated")
         if generated:
@@ -324,7 +328,7 @@ def _judge(store: EvalStore, run: RunRecord, llm, mode_a: str, mode_b: str) -> N
         return
     finally:
         bar.empty()
-    store.save_pairwise(run.id, mode_a, mode_b, asdict(summary))
+    store.save_pairwise(run.id, mode_a, mode_b, summary.to_dict())
 
 
 def _show_verdicts(saved: dict) -> None:
@@ -334,7 +338,10 @@ def _show_verdicts(saved: dict) -> None:
              "tie": wins.get("tie", 0)} for criterion, wins in saved["wins"].items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(f"{saved['disagreements']} verdict(s) changed when the answers were swapped (counted as ties); "
-               f"{saved['unreadable']} judge repl(ies) could not be read.")
+               f"{saved['unreadable']} criterion verdict(s) had no winner (a judge reply could not be read or a "
+               f"call failed).")
+    if saved.get("stopped"):
+        st.warning(md_escape(saved["stopped"]))
     with st.expander("Per question"):
         for verdict in saved["verdicts"]:
             st.markdown(f"**{md_escape(verdict['question'])}**")

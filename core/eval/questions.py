@@ -64,22 +64,36 @@ def _validated(rows, filename: str) -> list[EvalQuestion]:
             errors.append(row)
             continue
         try:
-            question = _question(row, default_id=f"q{len(questions) + len(errors) + 1}")
+            question = _question(row, default_id="")  # rows without an id get one below, clear of given ids
         except ValueError as exc:
             errors.append(RowError(number, str(exc)))
             continue
-        if question.id in seen:
+        if question.id and question.id in seen:
             errors.append(RowError(number, f"id {question.id!r} is already used by row {seen[question.id]}"))
             continue
-        seen[question.id] = number
+        if question.id:
+            seen[question.id] = number
         questions.append(question)
     if errors:
         raise QuestionSetError(f"{len(errors)} row(s) of {filename} cannot be used", errors)
+    _number_unnamed(questions, set(seen))
     if not questions:
         raise QuestionSetError(f"{filename} holds no question")
     if len(questions) > MAX_QUESTIONS:
         raise QuestionSetError(f"{filename} holds {len(questions)} questions; the limit is {MAX_QUESTIONS}")
     return questions
+
+
+def _number_unnamed(questions: list[EvalQuestion], taken: set[str]) -> None:
+    """Rows without an id become q<position>, or the next free q<n> when the file already uses that one."""
+    for position, question in enumerate(questions, start=1):
+        if question.id:
+            continue
+        n = position
+        while f"q{n}" in taken:
+            n += 1
+        question.id = f"q{n}"
+        taken.add(question.id)
 
 
 def _jsonl_rows(text: str):

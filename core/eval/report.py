@@ -50,8 +50,14 @@ def results_csv(results: list[QuestionResult]) -> str:
     for r in results:
         scores = [r.scores[n].value if n in r.scores and r.scores[n].value is not None else "" for n in names]
         why = [r.scores[n].error if n in r.scores else "" for n in names]
-        writer.writerow([r.question_id, r.mode, r.answer, f"{r.seconds:.3f}", r.llm_calls, r.error, *scores, *why])
+        writer.writerow([_cell(r.question_id), r.mode, _cell(r.answer), f"{r.seconds:.3f}", r.llm_calls,
+                         _cell(r.error), *scores, *why])
     return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    """Paper-derived text that a spreadsheet would run as a formula (=, +, -, @) is quoted as text."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def run_json(store: EvalStore, run: RunRecord) -> dict[str, Any]:

@@ -47,6 +47,15 @@ class EvalOptions:
     # seconds-per-question figures a benchmark can compare.
     parallel_modes: bool = True
 
+    def check(self) -> None:
+        """Raises ValueError for options no run can use, before anything is saved."""
+        if not self.modes:
+            raise ValueError("choose at least one mode")
+        if self.k < 1:
+            raise ValueError(f"k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got {self.k})")
+        if self.limit < 0:
+            raise ValueError(f"the question limit cannot be negative (got {self.limit}); 0 asks every question")
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -115,8 +124,7 @@ def run_eval(lib: Library, qset: QuestionSet, options: EvalOptions, *, resume: R
              on_start: Callable[[RunRecord], None] | None = None) -> RunOutcome:
     """Runs (or resumes) an evaluation; returns when it is done, cancelled or failed — never half-saved."""
     store = store or EvalStore(lib.db)
-    if not options.modes:
-        raise ValueError("choose at least one mode")
+    options.check()
     questions = qset.questions[:options.limit] if options.limit else list(qset.questions)
     total = len(questions) * len(options.modes)
     if resume is not None:
@@ -187,7 +195,9 @@ def _evaluate_question(lib: Library, question: EvalQuestion, modes: list[str], p
         out.append(QuestionResult(
             question_id=question.id, mode=mode,
             answer=result.answer.text if result.answer else "",
-            contexts=[s.text for s in result.context.sources],
+            # In ranking order ([1] first), not the context's strongest-at-both-ends placement: RAGAS's context
+            # precision rates the ranking, and the drill-down numbers them as the answer cites them.
+            contexts=[s.text for s in sorted(result.context.sources, key=lambda s: s.n)],
             retrieved_chunk_ids=[c.id for c in result.retrieval.chunks],
             scores=score_answer(question, result, options.k),
             seconds=result.timings.get("total_s", 0.0), llm_calls=result.llm_calls,

@@ -159,6 +159,7 @@ class EvalStore:
 
     def save_result(self, run_id: str, result: QuestionResult, done: int) -> None:
         """One question's result and the run's progress, together: the count never runs ahead of the rows."""
+        self._ensure()
         with self.db.transaction() as conn:
             conn.execute("INSERT OR REPLACE INTO eval_results VALUES (?, ?, ?, ?)",
                          (run_id, result.question_id, result.mode, json.dumps(result.to_dict(), ensure_ascii=False)))
@@ -171,6 +172,7 @@ class EvalStore:
                          "WHERE id = ?", (status, message, time.time(), run_id))
 
     def touch(self, run_id: str, message: str = "") -> None:
+        self._ensure()
         with self.db.transaction() as conn:
             conn.execute("UPDATE eval_runs SET updated_at = ?, message = ? WHERE id = ?",
                          (time.time(), message, run_id))
@@ -182,6 +184,7 @@ class EvalStore:
             conn.execute("UPDATE eval_runs SET cancel_requested = 1 WHERE id = ? AND status = ?", (run_id, RUNNING))
 
     def cancel_requested(self, run_id: str) -> bool:
+        self._ensure()
         with self.db.connect() as conn:
             row = conn.execute("SELECT cancel_requested FROM eval_runs WHERE id = ?", (run_id,)).fetchone()
         return bool(row and row[0])
