@@ -33,6 +33,7 @@ from core.eval.runner import EvalOptions, run_eval, summarise  # noqa: E402
 from core.eval.store import EvalStore  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query.engine import ask  # noqa: E402
+from core.query.records import QueryParams  # noqa: E402
 from core.workspace import Workspace  # noqa: E402
 
 HEADLINE = ("em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context")
@@ -45,6 +46,9 @@ def main() -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--llm-url", help="an OpenAI-compatible endpoint for answers (default: LLM-free)")
     parser.add_argument("--llm-model", default="")
+    parser.add_argument("--embedded", action="store_true", help="answers by the opt-in embedded LLM (slow)")
+    parser.add_argument("--answer-style", default="short", choices=["short", "paragraphs"],
+                        help="with an LLM: short answers are what EM/F1 against HotpotQA's references can score")
     parser.add_argument("--judge", action="store_true", help="RAGAS judged metrics with that LLM")
     parser.add_argument("--no-ragas", action="store_true")
     args = parser.parse_args()
@@ -55,10 +59,16 @@ def main() -> int:
     ws = Workspace(root).ensure()
     if not ws.settings_path.exists():
         ws.save_settings(Settings())
+    settings = ws.settings(apply_environment=False)
     if args.llm_url:
-        settings = ws.settings(apply_environment=False)
         settings.llm.provider, settings.llm.base_url, settings.llm.model = "openai", args.llm_url, args.llm_model
-        ws.save_settings(settings)
+    elif args.embedded:
+        settings.llm.provider = "embedded"
+    else:
+        settings.llm.provider = "none"
+    settings.graph.extractor = "spacy"  # the graph stays the LLM-free one whatever answers the questions
+    ws.save_settings(settings)
+    use_llm = settings.llm.provider != "none"
     lib = open_library(ws)
     import json
 
@@ -71,15 +81,17 @@ def main() -> int:
     store = EvalStore(lib.db)
     qset = store.save_set("hotpotqa-bench", questions, source="qa.jsonl")
     modes = args.modes.split(",")
-    ask(lib, "warm-up: which models are compared?", save=False)  # load the models before the clock starts
-    options = EvalOptions(modes=modes, k=10, use_llm=bool(args.llm_url), ragas=not args.no_ragas,
-                          ragas_judge=args.judge, parallel_modes=False)
+    # Load the embedding model and indexes before the clock starts (an LLM, if any, loads with the first answer).
+    ask(lib, "warm-up: which models are compared?", QueryParams.from_config(lib.settings.query, use_llm=False),
+        save=False)
+    options = EvalOptions(modes=modes, k=10, use_llm=use_llm, ragas=not args.no_ragas, ragas_judge=args.judge,
+                          parallel_modes=False, answer_style=args.answer_style)
     t = time.perf_counter()
     outcome = run_eval(lib, qset, options, label="bench/eval.py")
     wall = time.perf_counter() - t
     summary = summarise(outcome.results)
     print(f"\n{len(questions)} questions × {len(modes)} modes in {wall:.0f} s; run {outcome.run.id} "
-          f"(answers: {'LLM ' + args.llm_model if args.llm_url else 'extractive, LLM-free'})"
+          f"(answers: {lib.chat_model().name + ', ' + args.answer_style if use_llm else 'extractive, LLM-free'})"
           + (f"; {outcome.judge_note}" if outcome.judge_note else ""))
     print()
     cols = [c for c in HEADLINE]

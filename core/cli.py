@@ -128,7 +128,7 @@ def cmd_eval(lib: Library, args) -> int:
         return 2
     options = EvalOptions(modes=modes, k=args.k, use_llm=not args.no_llm, ragas=not args.no_ragas,
                           ragas_judge=not args.no_judge, rerank=False if args.no_rerank else None,
-                          limit=args.limit or 0)
+                          limit=args.limit or 0, answer_style=args.answer_style)
     try:
         options.check()
     except ValueError as exc:
@@ -322,6 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-ragas", action="store_true", help="skip RAGAS's non-LLM metrics")
     p.add_argument("--no-judge", action="store_true", help="skip RAGAS's LLM-judged metrics")
     p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--answer-style", choices=["paragraphs", "short"], default="paragraphs",
+                   help="short: the LLM answers in a few words, what EM/F1 against short references can score")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("docs", help="one line per document with its status and message")

@@ -167,6 +167,7 @@ def test_with_an_llm_the_judged_metrics_show_and_an_unreadable_verdict_is_missin
                                                          ["86.7"], QUESTIONS[0].evidence)], source="test")
     at = run_app(monkeypatch, root, "views/evaluate.py")
     assert "RAGAS judged metrics use it as the judge" in texts(at.caption)
+    at.radio(key="eval_run_style").set_value("short")
     run_id = _start(at, ["naive", "mix"])
     _wait(store, run_id)
     at.run()
@@ -183,6 +184,9 @@ def test_with_an_llm_the_judged_metrics_show_and_an_unreadable_verdict_is_missin
     assert results[("broken", "naive")].scores["context_recall"].value is None
     assert "could not be read" in results[("broken", "naive")].scores["context_recall"].error
     assert results[("mnli", "naive")].answer == LLM_ANSWER
+    answer_requests = [r for r in server.chat_requests if r.get("stream")]
+    assert answer_requests and all("the shortest complete answer" in r["messages"][0]["content"]
+                                   for r in answer_requests)  # the run's short answer style reached the LLM
     assert results[("mnli", "mix")].answer.startswith(LLM_ANSWER + " It is")
 
 

@@ -91,6 +91,9 @@ with run_tab:
             k = c1.number_input("K (Recall@K, complete@K, NDCG@K)", 1, 100, 10, key="eval_run_k")
             limit = c2.number_input("Only the first N questions (0: all)", 0, 5000, 0, key="eval_run_limit")
             label = c3.text_input("Label for the leaderboard", key="eval_run_label")
+            style = st.radio("LLM answer style", ["paragraphs", "short"], horizontal=True, key="eval_run_style",
+                             help="short: the answer alone (a few words), which EM and F1 against short reference "
+                                  "answers can score; paragraphs: the Ask page's cited answer")
             c1, c2, c3, c4 = st.columns(4)
             use_llm = c1.toggle("Answer with the LLM", value=llm is not None, disabled=llm is None,
                                 key="eval_run_use_llm")
@@ -105,7 +108,8 @@ with run_tab:
                 st.error("Choose at least one mode.")
             else:
                 options = EvalOptions(modes=modes, k=int(k), use_llm=use_llm and llm is not None, ragas=ragas_on,
-                                      ragas_judge=judge_on and not judge_reason, rerank=rerank, limit=int(limit))
+                                      ragas_judge=judge_on and not judge_reason, rerank=rerank, limit=int(limit),
+                                      answer_style=style)
                 try:
                     st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
                 except RuntimeError as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Iterable
 
-from core.eval.llm_json import excerpt, key_lookup, read_json_object
+from core.llm.json_reply import excerpt, key_lookup, read_json_object
 from core.eval.records import EvalQuestion
 from core.library import Library
 from core.llm.base import ChatModel, LLMError

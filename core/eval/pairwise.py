@@ -14,7 +14,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
-from core.eval.llm_json import excerpt, key_lookup, read_json_object
+from core.llm.json_reply import excerpt, key_lookup, read_json_object
 from core.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 

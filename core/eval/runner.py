@@ -17,7 +17,7 @@ from core.eval import metrics as m
 from core.eval.records import EvalQuestion, QuestionResult, Score
 from core.eval.store import CANCELLED, DONE, FAILED, EvalStore, QuestionSet, RunRecord
 from core.library import Library
-from core.query.answer import strip_markers
+from core.query.answer import ANSWER_STYLES, strip_markers
 from core.query.engine import QueryError, compare
 from core.query.records import QueryParams, QueryResult
 
@@ -43,6 +43,9 @@ class EvalOptions:
     top_k: int | None = None
     chunk_top_k: int | None = None  # None: at least k, so Recall@k sees k passages
     limit: int = 0  # only the first N questions (0: all)
+    # "short" asks the LLM for the answer alone (a few words), what EM/F1 against short references can score;
+    # "paragraphs" is the Ask page's answer. The extractive (LLM-free) answer is the same either way.
+    answer_style: str = "paragraphs"
     # Modes of one question run concurrently (an LLM's latency overlaps); False times each mode alone, for
     # seconds-per-question figures a benchmark can compare.
     parallel_modes: bool = True
@@ -53,6 +56,8 @@ class EvalOptions:
             raise ValueError("choose at least one mode")
         if self.k < 1:
             raise ValueError(f"k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got {self.k})")
+        if self.answer_style not in ANSWER_STYLES:
+            raise ValueError(f"answer style must be one of {', '.join(ANSWER_STYLES)}, not {self.answer_style!r}")
         if self.limit < 0:
             raise ValueError(f"the question limit cannot be negative (got {self.limit}); 0 asks every question")
 
@@ -95,7 +100,8 @@ class RunOutcome:
 def query_params(lib: Library, options: EvalOptions) -> QueryParams:
     chunk_top_k = options.chunk_top_k or max(lib.settings.query.chunk_top_k, options.k)
     return QueryParams.from_config(lib.settings.query, top_k=options.top_k, chunk_top_k=chunk_top_k,
-                                   rerank=options.rerank, bm25=options.bm25, use_llm=options.use_llm)
+                                   rerank=options.rerank, bm25=options.bm25, use_llm=options.use_llm,
+                                   answer_style=options.answer_style)
 
 
 def score_answer(question: EvalQuestion, result: QueryResult, k: int) -> dict[str, Score]:

@@ -7,7 +7,6 @@ communities whatever order it was built in.
 """
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
@@ -21,6 +20,7 @@ from typing import Any, Sequence
 import networkx as nx
 
 from core.llm.base import ChatModel, LLMError
+from core.llm.json_reply import read_json_object
 from core.prompts import PROMPTS
 
 log = logging.getLogger(__name__)
@@ -279,25 +279,10 @@ def community_prompt(graph: nx.Graph, ranked: Sequence[str], language: str, toke
                            relations="\n".join(relation_lines))
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
-
 def parse_report(text: str) -> dict[str, Any] | None:
     """{title, summary, rating, findings} from a reply, or None when it has no usable title and summary.
     Accepts code fences, chatter around the JSON, a rating written as text, findings as strings or objects."""
-    data = None
-    candidates = [m.group(1) for m in _FENCE.finditer(text or "")] + [text or ""]
-    for candidate in candidates:
-        start, end = candidate.find("{"), candidate.rfind("}")
-        if start < 0 or end <= start:
-            continue
-        try:
-            data = json.loads(candidate[start:end + 1])
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            break
-        data = None
+    data = read_json_object(text)
     if not isinstance(data, dict):
         return None
     title = " ".join(str(data.get("title") or "").split())

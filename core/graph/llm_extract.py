@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from core.config import GraphConfig
 from core.graph.records import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from core.llm.base import ChatModel, LLMError, Message
+from core.llm.json_reply import json_candidates
 from core.prompts import PROMPTS
 from core.records import Chunk
 
@@ -148,7 +149,6 @@ _ENTITY_KINDS = {"entity", "entities", "node"}
 _RELATION_KINDS = {"relationship", "relationships", "relation", "relations", "edge", "rel"}
 _IGNORED_KINDS = {"content_keywords", "high_level_keywords", "keywords"}  # LightRAG's summary record
 _COMPLETION = re.compile(r"<\s*\|?\s*COMPLETE\s*\|?\s*>?", re.IGNORECASE)
-_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
 # A record that starts in the middle of a line: `...)("entity"<|>...`
 _RECORD_START = re.compile(r"(?=\(\s*[\"'“]?(?:entity|relationship|relation)[\"'”]?\s*(?:<|\||\t|,))", re.IGNORECASE)
 # Delimiters, tried in order: the first found in a record is the one it uses.
@@ -324,7 +324,7 @@ def _looks_like_json(text: str) -> bool:
 
 
 def _parse_json(text: str, types: _TypeMap) -> ParsedExtraction:
-    for candidate in _json_candidates(text):
+    for candidate in json_candidates(text):
         try:
             data = json.loads(candidate)
         except (json.JSONDecodeError, ValueError):
@@ -342,15 +342,6 @@ def _parse_json(text: str, types: _TypeMap) -> ParsedExtraction:
     if objects:
         parsed.note("the JSON reply was not complete; its complete records were kept")
     return parsed
-
-
-def _json_candidates(text: str) -> Iterator[str]:
-    for match in _FENCE.finditer(text):
-        yield match.group(1).strip()
-    yield text.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        yield text[start:end + 1]
 
 
 def _get(item: dict[str, Any], *keys: str) -> Any:

@@ -65,8 +65,17 @@ def parse_answer(text: str, context: Context, *, extractive: bool, model: str = 
                   unknown_citations=unknown)
 
 
-def answer_messages(question: str, context: Context, language: str = "English",
-                    response_type: str = "a few paragraphs at most") -> list[dict]:
+# LightRAG's response_type: how long an answer the model is asked for. "short" is for scoring against short
+# reference answers (EM/F1 on HotpotQA-style sets), where a paragraph can never match exactly.
+ANSWER_STYLES = {
+    "paragraphs": "a few paragraphs at most",
+    "short": "the shortest complete answer: a few words, a name or a number, not a sentence, then its citation",
+}
+
+
+def answer_messages(question: str, context: Context, language: str = "English", style: str = "paragraphs"
+                    ) -> list[dict]:
+    response_type = ANSWER_STYLES.get(style, ANSWER_STYLES["paragraphs"])
     system = PROMPTS["rag_response_system"].format(context=context.text, language=language,
                                                    response_type=response_type)
     return [{"role": "system", "content": system},
@@ -88,9 +97,10 @@ def with_images(messages: list[dict], images: list[tuple[int, bytes]]) -> list[d
 
 
 def stream_llm_answer(llm: ChatModel, question: str, context: Context, max_tokens: int,
-                      language: str = "English", images: list[tuple[int, bytes]] | None = None) -> Iterator[str]:
+                      language: str = "English", images: list[tuple[int, bytes]] | None = None,
+                      style: str = "paragraphs") -> Iterator[str]:
     """The answer's text as it arrives (cached by prompt: the same question on the same context replays)."""
-    messages = answer_messages(question, context, language)
+    messages = answer_messages(question, context, language, style)
     if images:
         messages = with_images(messages, images)
     yield from llm.stream(messages, purpose="answer-vlm" if images else "answer", max_tokens=max_tokens,

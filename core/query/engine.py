@@ -117,7 +117,8 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
         if result.answer.extractive:
             llm_free.append("answer")
         if llm is not None and result.answer.text:
-            prompt = "\n".join(m["content"] for m in answer_messages(question, context))
+            prompt = "\n".join(m["content"] for m in answer_messages(question, context, lib.settings.graph.language,
+                                                                    params.answer_style))
             prompt_n, completion_n = count_tokens(tokenizer, [prompt, result.answer.text])
             result.tokens = {"prompt": prompt_n, "completion": completion_n} if not result.answer.extractive else {}
     result.llm_calls = calls
@@ -163,11 +164,12 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
             llm = vlm
             result.retrieval.notes.append(f"{min(len(images), MAX_ANSWER_IMAGES)} image(s) sent to {vlm.name}")
     if llm is not None and context.sources:
-        cached = not images and _stream_is_cached(llm, question, context, q.answer_max_tokens)
+        messages = answer_messages(question, context, lib.settings.graph.language, params.answer_style)
+        cached = not images and _stream_is_cached(llm, messages, q.answer_max_tokens)
         pieces: list[str] = []
         try:
             for piece in stream_llm_answer(llm, question, context, q.answer_max_tokens, lib.settings.graph.language,
-                                           images=images):
+                                           images=images, style=params.answer_style):
                 pieces.append(piece)
                 if on_token:
                     on_token("".join(pieces))
@@ -182,9 +184,9 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
     return answer, 0, 0
 
 
-def _stream_is_cached(llm, question, context, max_tokens) -> bool:
+def _stream_is_cached(llm, messages, max_tokens) -> bool:
     check = getattr(llm, "has_cached_stream", None)
-    return bool(check and check(answer_messages(question, context), max_tokens=max_tokens, temperature=0.0))
+    return bool(check and check(messages, max_tokens=max_tokens, temperature=0.0))
 
 
 def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,

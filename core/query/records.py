@@ -30,6 +30,7 @@ class QueryParams:
     # RAG-Anything's VLM-enhanced query: when a VLM is set and the context holds tables or figures, their images
     # go to the VLM with the question, which then writes the answer.
     vlm_images: bool = False
+    answer_style: str = "paragraphs"  # or "short": see core.query.answer.ANSWER_STYLES
 
     @classmethod
     def from_config(cls, config: QueryConfig, **overrides: Any) -> "QueryParams":

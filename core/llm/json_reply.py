@@ -1,18 +1,19 @@
-"""Reading the JSON object an evaluation prompt asks for out of a reply that may wrap it in a code fence or
-prose, or leave a trailing comma: what small local models and chatty API models both do."""
+"""Reading the JSON a prompt asks for out of a reply that may wrap it in a code fence (closed or cut off) or
+prose, or leave a trailing comma: what small local models and chatty API models both do. Shared by graph
+extraction, community reports and evaluation."""
 from __future__ import annotations
 
 import json
 import re
 from typing import Any, Iterator
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
+_FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)(?:```|$)", re.S)  # a fence cut off by the token limit still counts
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
 def read_json_object(text: str) -> dict[str, Any] | None:
     """The first candidate that parses as a JSON object, or None when there is none."""
-    for candidate in _candidates(text or ""):
+    for candidate in json_candidates(text or ""):
         for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
             try:
                 data = json.loads(attempt)
@@ -23,7 +24,8 @@ def read_json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _candidates(text: str) -> Iterator[str]:
+def json_candidates(text: str) -> Iterator[str]:
+    """Where the JSON may be, most likely first: inside fences, the whole reply, the outermost braces."""
     for match in _FENCE.finditer(text):
         yield match.group(1).strip()
     yield text.strip()
