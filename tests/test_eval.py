@@ -651,3 +651,16 @@ def test_cli_eval_refuses_bad_rows_and_unknown_modes_with_exit_2(workspace, tmp_
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     empty_ws = run_cli(tmp_path / "empty-ws", "eval", str(good), "--modes", "naive", "--no-ragas", "--no-judge")
     assert empty_ws.returncode == 2 and "no paper is ready" in empty_ws.stderr
+
+
+def test_saving_the_same_set_twice_keeps_one_set_and_a_changed_one_is_new(tmp_path):
+    from core.store.sqlite_db import Database
+
+    store = EvalStore(Database(tmp_path / "eval.sqlite"))
+    questions = [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])]
+    first = store.save_set("bert", questions, source="bert.jsonl")
+    again = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])])
+    assert again.id == first.id and len(store.sets()) == 1  # an upload or `core eval` of the same file again
+    changed = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["an encoder"], ["BERT is a model."])])
+    renamed = store.save_set("bert v2", questions)
+    assert len({first.id, changed.id, renamed.id}) == 3 and len(store.sets()) == 3

@@ -268,13 +268,20 @@ def generation_panel(lib: Library, store: EvalStore, llm) -> None:
                 from core.eval.questions import QuestionSetError, questions_from_table
 
                 try:
-                    saved = store.save_set(name, questions_from_table(list(edited), "the generated questions"),
+                    saved = store.save_set(name, questions_from_table(edited_rows(edited), "the generated questions"),
                                            source="generated")
                 except QuestionSetError as exc:
                     st.error(str(exc))
                 else:
                     st.session_state.pop("eval_generated", None)
                     st.success(f"Saved {md_escape(saved.name)}: {len(saved.questions)} questions.")
+
+
+def edited_rows(edited) -> list[dict]:
+    """st.data_editor's value as rows, whether it handed back a DataFrame or the list it was given."""
+    if isinstance(edited, pd.DataFrame):
+        return edited.to_dict("records")
+    return [dict(row) for row in edited]
 
 
 def questions_table(questions) -> list[dict]:

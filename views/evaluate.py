@@ -42,15 +42,26 @@ with sets_tab:
     with st.form("eval_upload_form", clear_on_submit=False):
         upload = st.file_uploader("Question set", type=["jsonl", "json", "csv"], key="eval_upload")
         name = st.text_input("Name", key="eval_upload_name", placeholder="defaults to the file's name")
-        if st.form_submit_button("Add the question set", type="primary") and upload is not None:
+        submitted = st.form_submit_button("Add the question set", type="primary")
+        if submitted and upload is None:
+            st.warning("Choose a file first.")
+        elif submitted:
             try:
                 questions = parse_question_set(upload.getvalue(), upload.name)
             except QuestionSetError as exc:
-                st.error(f"{md_escape(str(exc).split(':')[0])}. Nothing was saved; fix these rows and upload again:")
-                st.dataframe([{"row": e.row, "problem": e.message} for e in exc.errors], hide_index=True)
+                if exc.errors:
+                    st.error(f"{md_escape(str(exc).split(': row')[0])}. Nothing was saved; fix these rows and "
+                             "upload again:")
+                    st.dataframe([{"row": e.row, "problem": e.message} for e in exc.errors], hide_index=True)
+                else:
+                    st.error(f"{md_escape(str(exc))}. Nothing was saved.")
             else:
+                before = {s.id for s in store.sets()}
                 saved = store.save_set(name or safe_filename(upload.name).rsplit(".", 1)[0], questions, upload.name)
-                st.success(f"Saved **{md_escape(saved.name)}**: {len(questions)} questions.")
+                if saved.id in before:
+                    st.info(f"**{md_escape(saved.name)}** is already here with the same {len(questions)} questions.")
+                else:
+                    st.success(f"Saved **{md_escape(saved.name)}**: {len(questions)} questions.")
 
     ev.generation_panel(lib, store, llm)
 
@@ -62,7 +73,7 @@ with sets_tab:
         left, middle, right = st.columns(3)
         if left.button("Save the edits", key="eval_save_edits"):
             try:
-                store.update_set(chosen.id, questions_from_table(list(edited), chosen.name))
+                store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
                 st.success("Saved.")
             except QuestionSetError as exc:
                 st.error(str(exc))

@@ -106,12 +106,19 @@ class EvalStore:
 
     # ---- question sets
     def save_set(self, name: str, questions: list[EvalQuestion], source: str = "") -> QuestionSet:
+        """Saves a set; the same name with the same questions again is the set already saved (uploading a file
+        twice, or `core eval` on the same file, adds runs to one set's leaderboard instead of new sets)."""
         self._ensure()
-        record = QuestionSet(uuid.uuid4().hex[:12], name.strip() or "questions", source, time.time(), questions)
+        name = name.strip() or "questions"
+        payload = json.dumps([q.to_dict() for q in questions], ensure_ascii=False)
         with self.db.transaction() as conn:
+            row = conn.execute("SELECT * FROM eval_sets WHERE name = ? AND questions = ? ORDER BY created_at LIMIT 1",
+                               (name, payload)).fetchone()
+            if row:
+                return self._set(row)
+            record = QuestionSet(uuid.uuid4().hex[:12], name, source, time.time(), questions)
             conn.execute("INSERT INTO eval_sets VALUES (?, ?, ?, ?, ?)",
-                         (record.id, record.name, source, record.created_at,
-                          json.dumps([q.to_dict() for q in questions], ensure_ascii=False)))
+                         (record.id, record.name, source, record.created_at, payload))
         return record
 
     def update_set(self, set_id: str, questions: list[EvalQuestion], name: str | None = None) -> None:
