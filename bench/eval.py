@@ -87,7 +87,12 @@ def main() -> int:
     options = EvalOptions(modes=modes, k=10, use_llm=use_llm, ragas=not args.no_ragas, ragas_judge=args.judge,
                           parallel_modes=False, answer_style=args.answer_style)
     t = time.perf_counter()
-    outcome = run_eval(lib, qset, options, label="bench/eval.py")
+    def progress(p) -> None:
+        eta = f", about {p.eta_s:.0f} s left" if p.eta_s is not None else ""
+        print(f"\r[{p.fraction:4.0%}] {p.message}{eta}   ", end="", file=sys.stderr, flush=True)
+
+    outcome = run_eval(lib, qset, options, label="bench/eval.py", on_progress=progress)
+    print(file=sys.stderr)
     wall = time.perf_counter() - t
     summary = summarise(outcome.results)
     print(f"\n{len(questions)} questions × {len(modes)} modes in {wall:.0f} s; run {outcome.run.id} "
