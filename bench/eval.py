@@ -95,7 +95,8 @@ def main() -> int:
     print(file=sys.stderr)
     wall = time.perf_counter() - t
     summary = summarise(outcome.results)
-    print(f"\n{len(questions)} questions × {len(modes)} modes in {wall:.0f} s; run {outcome.run.id} "
+    print(f"\n{outcome.run.done} of {outcome.run.total} answers ({len(questions)} questions × {len(modes)} modes, "
+          f"{outcome.run.status}) in {wall:.0f} s; run {outcome.run.id} "
           f"(answers: {lib.chat_model().name + ', ' + args.answer_style if use_llm else 'extractive, LLM-free'})"
           + (f"; {outcome.judge_note}" if outcome.judge_note else ""))
     print()
