@@ -271,7 +271,7 @@ def generation_panel(lib: Library, store: EvalStore, llm) -> None:
                     saved = store.save_set(name, questions_from_table(edited_rows(edited), "the generated questions"),
                                            source="generated")
                 except QuestionSetError as exc:
-                    st.error(str(exc))
+                    st.error(md_escape(str(exc)))
                 else:
                     st.session_state.pop("eval_generated", None)
                     st.success(f"Saved {md_escape(saved.name)}: {len(saved.questions)} questions.")

@@ -76,7 +76,7 @@ with sets_tab:
                 store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
                 st.success("Saved.")
             except QuestionSetError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
         middle.download_button("Download as JSONL", questions_to_jsonl(chosen.questions),
                                file_name=f"{safe_filename(chosen.name)}.jsonl", key="eval_download_set")
         if right.button("Delete this set", key="eval_delete_set"):
@@ -124,7 +124,7 @@ with run_tab:
                 try:
                     st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
                 except RuntimeError as exc:
-                    st.error(str(exc))
+                    st.error(md_escape(str(exc)))
     ev.active_runs(store, jobs)
 
 # ------------------------------------------------------------------------------------------------ results
