@@ -1,7 +1,22 @@
-"""What the benchmark scripts share: CPU time of this process and its children, and a table row."""
+"""What the benchmark scripts share: a workspace to work in, CPU time of this process and its children, and a
+table row."""
 from __future__ import annotations
 
 import resource
+import tempfile
+from pathlib import Path
+
+
+def bench_workspace(path: str | None, prefix: str):
+    """The workspace at `path` (reused: what it already indexed is not redone), or a new temporary one; with
+    default settings when it has none yet."""
+    from core.config import Settings
+    from core.workspace import Workspace
+
+    ws = Workspace(Path(path or tempfile.mkdtemp(prefix=prefix))).ensure()
+    if not ws.settings_path.exists():
+        ws.save_settings(Settings())
+    return ws
 
 
 def cpu() -> float:

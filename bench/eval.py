@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +25,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.query import HOTPOT, MODES, index_text_documents  # noqa: E402
-from core.config import Settings  # noqa: E402
+from bench.common import bench_workspace  # noqa: E402
 from core.eval.questions import parse_question_set  # noqa: E402
 from core.eval.report import summary_markdown  # noqa: E402
 from core.eval.runner import EvalOptions, run_eval, summarise  # noqa: E402
@@ -34,7 +33,6 @@ from core.eval.store import EvalStore  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
 
 HEADLINE = ("em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context")
 
@@ -55,10 +53,8 @@ def main() -> int:
     if not HOTPOT.exists():
         print(f"{HOTPOT} is missing", file=sys.stderr)
         return 2
-    root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-eval-"))
-    ws = Workspace(root).ensure()
-    if not ws.settings_path.exists():
-        ws.save_settings(Settings())
+    ws = bench_workspace(args.workspace, "bench-eval-")
+    root = ws.root
     settings = ws.settings(apply_environment=False)
     if args.llm_url:
         settings.llm.provider, settings.llm.base_url, settings.llm.model = "openai", args.llm_url, args.llm_model

@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from bench.common import bench_workspace  # noqa: E402
 from core.config import Settings  # noqa: E402
 from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
 from core.eval.metrics import token_f1 as f1  # noqa: E402
@@ -111,10 +112,8 @@ def hotpot(args) -> int:
     if not HOTPOT.exists():
         print(f"{HOTPOT} is missing", file=sys.stderr)
         return 2
-    root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-hotpot-"))
-    ws = Workspace(root).ensure()
-    if not ws.settings_path.exists():
-        ws.save_settings(Settings())
+    ws = bench_workspace(args.workspace, "bench-hotpot-")
+    root = ws.root
     lib = open_library(ws)
     corpus = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").read_text().splitlines() if line.strip()]
     questions = [json.loads(line) for line in (HOTPOT / "qa.jsonl").read_text().splitlines() if line.strip()]

@@ -76,6 +76,24 @@ def serve_app(workspace: Path, log: Path):
                 pass
 
 
+@contextmanager
+def browser_page(shot: Path, width: int = 1400, height: int = 1000):
+    """A Chromium page; when anything inside fails, a full-page screenshot is saved to `shot` first."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            yield page
+        except Exception:
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def app_url(tmp_path):
     with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log") as url:
@@ -83,63 +101,54 @@ def app_url(tmp_path):
 
 
 def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
     shot = tmp_path / "failure.png"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        try:
-            # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).
-            page.goto(f"{app_url}/settings")
-            expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
-            expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+    with browser_page(shot) as page:
+        # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).
+        page.goto(f"{app_url}/settings")
+        expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
 
-            page.goto(app_url)
-            expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
-            expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)
+        page.goto(app_url)
+        expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)
 
-            page.locator('input[type="file"]').first.set_input_files(str(pdf))
-            expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=30_000)
+        page.locator('input[type="file"]').first.set_input_files(str(pdf))
+        expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=30_000)
 
-            sidebar = page.get_by_test_id("stSidebar")
-            expect(sidebar.get_by_text("1 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
-            table = page.get_by_test_id("stDataFrame")
-            expect(table).to_be_visible()
+        sidebar = page.get_by_test_id("stSidebar")
+        expect(sidebar.get_by_text("1 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
+        table = page.get_by_test_id("stDataFrame")
+        expect(table).to_be_visible()
 
-            page.get_by_role("link", name="Search").click()
-            expect(page.get_by_role("heading", name="Search")).to_be_visible(timeout=30_000)
-            page.get_by_label("Question or phrase").fill("purple walrus hypothesis for coherent lattices")
-            page.get_by_role("button", name="Search").click()
-            first = page.get_by_text(f"1. {pdfs.DEFAULT_TITLE}")
-            expect(first).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("purple walrus hypothesis predicts exactly this behaviour").first).to_be_visible()
-            expect(page.get_by_text("Page 1: where the passage was found").first).to_be_visible()
-            link = page.get_by_role("link", name="Open page 1 in the Document view").first
-            assert "doc=" in (link.get_attribute("href") or "")
+        page.get_by_role("link", name="Search").click()
+        expect(page.get_by_role("heading", name="Search")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question or phrase").fill("purple walrus hypothesis for coherent lattices")
+        page.get_by_role("button", name="Search").click()
+        first = page.get_by_text(f"1. {pdfs.DEFAULT_TITLE}")
+        expect(first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("purple walrus hypothesis predicts exactly this behaviour").first).to_be_visible()
+        expect(page.get_by_text("Page 1: where the passage was found").first).to_be_visible()
+        link = page.get_by_role("link", name="Open page 1 in the Document view").first
+        assert "doc=" in (link.get_attribute("href") or "")
 
-            # Ask: an extractive (LLM-free) answer whose citation links to the cited page with its region.
-            page.get_by_role("link", name="Ask", exact=True).click()
-            expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
-            page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
-            page.get_by_role("button", name="Ask").click()
-            expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
-            citation = page.get_by_role("link", name="[1]").first
-            expect(citation).to_be_visible()
-            assert "doc=" in (citation.get_attribute("href") or "") and "hl=" in (citation.get_attribute("href") or "")
-            expect(page.get_by_text("the cited passage highlighted").first).to_be_visible()
+        # Ask: an extractive (LLM-free) answer whose citation links to the cited page with its region.
+        page.get_by_role("link", name="Ask", exact=True).click()
+        expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+        page.get_by_role("button", name="Ask").click()
+        expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
+        citation = page.get_by_role("link", name="[1]").first
+        expect(citation).to_be_visible()
+        assert "doc=" in (citation.get_attribute("href") or "") and "hl=" in (citation.get_attribute("href") or "")
+        expect(page.get_by_text("the cited passage highlighted").first).to_be_visible()
 
-            # Compare: the modes side by side.
-            page.get_by_role("link", name="Compare", exact=True).click()
-            expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
-            page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
-            page.get_by_role("button", name="Compare").click()
-            for mode in ("naive", "local", "global", "hybrid", "mix"):
-                expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)
-        except Exception:
-            page.screenshot(path=str(shot), full_page=True)
-            print(f"screenshot of the failure: {shot}")
-            raise
-        finally:
-            browser.close()
+        # Compare: the modes side by side.
+        page.get_by_role("link", name="Compare", exact=True).click()
+        expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+        page.get_by_role("button", name="Compare").click()
+        for mode in ("naive", "local", "global", "hybrid", "mix"):
+            expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)

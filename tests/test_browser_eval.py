@@ -14,7 +14,7 @@ import pytest
 from core.eval.store import EvalStore
 from core.library import open_library
 from tests.graph_papers import fast_workspace, make_bert_pdf
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
+from tests.test_browser import CHROMIUM, browser_page, serve_app
 from tests.test_graph_explorer import ingest
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
@@ -28,7 +28,7 @@ GOOD_ROWS = [
 
 
 def test_upload_a_question_set_run_it_and_read_the_scores(tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     root = tmp_path / "ws"
     lib = open_library(fast_workspace(root))
@@ -40,46 +40,37 @@ def test_upload_a_question_set_run_it_and_read_the_scores(tmp_path):
     good.write_text("".join(json.dumps(r) + "\n" for r in GOOD_ROWS))
     shot = tmp_path / "failure.png"
     dialogs: list[str] = []
-    with serve_app(root, tmp_path / "streamlit.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with serve_app(root, tmp_path / "streamlit.log") as url, browser_page(shot) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        try:
-            page.goto(f"{url}/evaluate")
-            expect(page.get_by_role("heading", name="Evaluate")).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("No LLM is set").first).to_be_visible(timeout=30_000)
+        page.goto(f"{url}/evaluate")
+        expect(page.get_by_role("heading", name="Evaluate")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("No LLM is set").first).to_be_visible(timeout=30_000)
 
-            uploader = page.locator('input[type="file"]').first
-            uploader.set_input_files(str(bad))
-            expect(page.get_by_text("bad.jsonl").first).to_be_visible(timeout=30_000)
-            page.get_by_role("button", name="Add the question set").click()
-            expect(page.get_by_text("Nothing was saved").first).to_be_visible(timeout=30_000)
-            assert EvalStore(lib.db).sets() == []
+        uploader = page.locator('input[type="file"]').first
+        uploader.set_input_files(str(bad))
+        expect(page.get_by_text("bad.jsonl").first).to_be_visible(timeout=30_000)
+        page.get_by_role("button", name="Add the question set").click()
+        expect(page.get_by_text("Nothing was saved").first).to_be_visible(timeout=30_000)
+        assert EvalStore(lib.db).sets() == []
 
-            uploader.set_input_files(str(good))
-            expect(page.get_by_text("bert-questions.jsonl").first).to_be_visible(timeout=30_000)
-            page.wait_for_timeout(1000)  # the upload must reach the server before the form is submitted
-            page.get_by_role("button", name="Add the question set").click()
-            expect(page.get_by_text("2 questions").first).to_be_visible(timeout=30_000)
-            assert [len(s.questions) for s in EvalStore(lib.db).sets()] == [2]
+        uploader.set_input_files(str(good))
+        expect(page.get_by_text("bert-questions.jsonl").first).to_be_visible(timeout=30_000)
+        page.wait_for_timeout(1000)  # the upload must reach the server before the form is submitted
+        page.get_by_role("button", name="Add the question set").click()
+        expect(page.get_by_text("2 questions").first).to_be_visible(timeout=30_000)
+        assert [len(s.questions) for s in EvalStore(lib.db).sets()] == [2]
 
-            page.get_by_role("tab", name="Run").click()
-            page.get_by_role("button", name="Start the run").click()
-            page.get_by_role("tab", name="Results").click()
-            expect(page.get_by_text("10 of 10 answers scored").first).to_be_visible(timeout=180_000)
-            expect(page.get_by_role("heading", name="Per mode")).to_be_visible()
-            expect(page.get_by_test_id("stVegaLiteChart").first).to_be_visible(timeout=30_000)
+        page.get_by_role("tab", name="Run").click()
+        page.get_by_role("button", name="Start the run").click()
+        page.get_by_role("tab", name="Results").click()
+        expect(page.get_by_text("10 of 10 answers scored").first).to_be_visible(timeout=180_000)
+        expect(page.get_by_role("heading", name="Per mode")).to_be_visible()
+        expect(page.get_by_test_id("stVegaLiteChart").first).to_be_visible(timeout=30_000)
 
-            page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Question", exact=True)).click()
-            page.keyboard.type("hostile")
-            page.keyboard.press("Enter")
-            expect(page.get_by_text(HOSTILE).first).to_be_visible(timeout=30_000)
-            expect(page.get_by_text("<script>alert(4)</script>").first).to_be_visible()
-            assert page.locator("img[src='x']").count() == 0
-            assert not dialogs, dialogs
-        except Exception:
-            page.screenshot(path=str(shot), full_page=True)
-            print(f"screenshot of the failure: {shot}")
-            raise
-        finally:
-            browser.close()
+        page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Question", exact=True)).click()
+        page.keyboard.type("hostile")
+        page.keyboard.press("Enter")
+        expect(page.get_by_text(HOSTILE).first).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("<script>alert(4)</script>").first).to_be_visible()
+        assert page.locator("img[src='x']").count() == 0
+        assert not dialogs, dialogs

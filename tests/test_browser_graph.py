@@ -15,7 +15,7 @@ from core.graph.merge import normalize_key
 from core.library import open_library
 from tests import pdfs
 from tests.graph_papers import fast_workspace, make_bert_pdf
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_app
+from tests.test_browser import CHROMIUM, browser_page, serve_app
 from tests.test_graph_explorer import ingest
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
@@ -68,7 +68,7 @@ def node_point(handle, frame, key: str) -> tuple[float, float]:
 
 
 def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(graph_app, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url, lib = graph_app
     index = load_index(lib)
@@ -77,54 +77,45 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
     view = encode_view_state({"include_papers": True, "max_nodes": 300})
     shot = tmp_path / "failure.png"
     dialogs: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    with browser_page(shot, height=1100) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        try:
-            page.goto(f"{url}/graph?view={view}")
-            expect(page.get_by_role("heading", name="Graph", exact=True)).to_be_visible(timeout=60_000)
-            handle, frame = graph_frame(page)
-            labels = frame.evaluate("() => nodes.get().map(n => n.label)")
-            assert SCRIPT in labels and IMG in labels  # drawn on the canvas as text
-            assert len(labels) == len(index.nodes)
-            # Nothing from a paper became an element of the graph's document.
-            assert frame.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
-            assert frame.evaluate("() => document.scripts.length") <= 4  # vis, utils, pyvis's and ours
+        page.goto(f"{url}/graph?view={view}")
+        expect(page.get_by_role("heading", name="Graph", exact=True)).to_be_visible(timeout=60_000)
+        handle, frame = graph_frame(page)
+        labels = frame.evaluate("() => nodes.get().map(n => n.label)")
+        assert SCRIPT in labels and IMG in labels  # drawn on the canvas as text
+        assert len(labels) == len(index.nodes)
+        # Nothing from a paper became an element of the graph's document.
+        assert frame.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+        assert frame.evaluate("() => document.scripts.length") <= 4  # vis, utils, pyvis's and ours
 
-            # Hovering the hostile paper node shows its title in the tooltip, as text.
-            page.mouse.move(*node_point(handle, frame, hostile_paper))
-            frame.wait_for_function("() => { const t = document.querySelector('.vis-tooltip');"
-                                    " return t && t.style.visibility !== 'hidden' && t.textContent.length > 0; }",
-                                    timeout=15_000)
-            tooltip = frame.evaluate("() => { const t = document.querySelector('.vis-tooltip');"
-                                     " return [t.textContent, t.querySelectorAll('img, script').length]; }")
-            assert SCRIPT in tooltip[0] and IMG in tooltip[0] and tooltip[1] == 0
+        # Hovering the hostile paper node shows its title in the tooltip, as text.
+        page.mouse.move(*node_point(handle, frame, hostile_paper))
+        frame.wait_for_function("() => { const t = document.querySelector('.vis-tooltip');"
+                                " return t && t.style.visibility !== 'hidden' && t.textContent.length > 0; }",
+                                timeout=15_000)
+        tooltip = frame.evaluate("() => { const t = document.querySelector('.vis-tooltip');"
+                                 " return [t.textContent, t.querySelectorAll('img, script').length]; }")
+        assert SCRIPT in tooltip[0] and IMG in tooltip[0] and tooltip[1] == 0
 
-            # Clicking a node opens its panel (the page reloads at ?entity=<key>, keeping the view).
-            target = normalize_key("SQuAD")
-            page.mouse.click(*node_point(handle, frame, target))
-            page.wait_for_url(f"**entity={target.replace(' ', '+')}**", timeout=30_000)
-            assert "view=" in page.url
-            expect(page.get_by_role("heading", name=SCRIPT, exact=True)).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("Passages", exact=True)).to_be_visible()
-            expect(page.get_by_text("baseline is weaker than BERT on SQuAD", exact=False).first).to_be_visible()
-            # The view came back with the click: paper nodes are still drawn.
-            handle, frame = graph_frame(page)
-            assert len(frame.evaluate("() => nodes.get()")) == len(index.nodes)
+        # Clicking a node opens its panel (the page reloads at ?entity=<key>, keeping the view).
+        target = normalize_key("SQuAD")
+        page.mouse.click(*node_point(handle, frame, target))
+        page.wait_for_url(f"**entity={target.replace(' ', '+')}**", timeout=30_000)
+        assert "view=" in page.url
+        expect(page.get_by_role("heading", name=SCRIPT, exact=True)).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Passages", exact=True)).to_be_visible()
+        expect(page.get_by_text("baseline is weaker than BERT on SQuAD", exact=False).first).to_be_visible()
+        # The view came back with the click: paper nodes are still drawn.
+        handle, frame = graph_frame(page)
+        assert len(frame.evaluate("() => nodes.get()")) == len(index.nodes)
 
-            # An ordinary entity too, chosen by clicking.
-            bert = normalize_key("BERT")
-            page.mouse.click(*node_point(handle, frame, bert))
-            expect(page.get_by_role("heading", name="BERT", exact=True)).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("Neighbours", exact=True)).to_be_visible()
-            # The passage keeps the paper's own text (the extractor's description drops the tags): shown as text.
-            expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()
-            page.wait_for_timeout(1000)
-            assert dialogs == [], dialogs
-        except Exception:
-            page.screenshot(path=str(shot), full_page=True)
-            print(f"screenshot of the failure: {shot}")
-            raise
-        finally:
-            browser.close()
+        # An ordinary entity too, chosen by clicking.
+        bert = normalize_key("BERT")
+        page.mouse.click(*node_point(handle, frame, bert))
+        expect(page.get_by_role("heading", name="BERT", exact=True)).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Neighbours", exact=True)).to_be_visible()
+        # The passage keeps the paper's own text (the extractor's description drops the tags): shown as text.
+        expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()
+        page.wait_for_timeout(1000)
+        assert dialogs == [], dialogs
