@@ -10,8 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from core.eval.records import QuestionResult
-from core.eval.runner import MetricSummary, metric_order
+from core.eval.report import results_csv, run_json
+from core.eval.runner import MetricSummary, metric_order, summarise
 from core.eval.store import RUNNING, EvalStore, QuestionSet, RunRecord
+from core.eval.questions import questions_to_table
 from core.library import Library
 from core.llm.base import LLMError
 from core.safe_markdown import md_escape
@@ -61,6 +63,35 @@ def options_text(options: dict) -> str:
     shown = {k: v for k, v in options.items()
              if k != "modes" and v is not None and v != "" and not (k == "limit" and not v)}
     return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+# ---------------------------------------------------------------------------------------------- cached run data
+# Streamlit reruns the page on every click; a run's results (answers and contexts of every question × mode)
+# change only while it runs, so they are read and summarised once per state of the run's row.
+def _stamp(run: RunRecord) -> tuple:
+    return run.updated_at, run.done, run.status
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _loaded(_store: EvalStore, run_id: str, stamp: tuple):
+    results = _store.results(run_id)
+    return results, summarise(results)
+
+
+def run_results(store: EvalStore, run: RunRecord) -> tuple[list[QuestionResult], dict[str, dict[str, MetricSummary]]]:
+    """A run's results and their per-mode summary (shared, read-only)."""
+    return _loaded(store, run.id, _stamp(run))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _exports(_store: EvalStore, _run: RunRecord, run_id: str, stamp: tuple, verdicts: int) -> tuple[str, str]:
+    results, _ = _loaded(_store, run_id, stamp)
+    return results_csv(results), json.dumps(run_json(_store, _run, results), ensure_ascii=False, indent=2)
+
+
+def run_exports(store: EvalStore, run: RunRecord) -> tuple[str, str]:
+    """The run as CSV and JSON for the download buttons, built once per state of the run and its verdicts."""
+    return _exports(store, run, run.id, _stamp(run), len(store.pairwise(run.id)))
 
 
 # ---------------------------------------------------------------------------------------------- runs in progress
@@ -175,9 +206,8 @@ def question_scatter(results: list[QuestionResult]) -> None:
     st.altair_chart(chart, width="stretch")
 
 
-def drill_down(store: EvalStore, run: RunRecord, results: list[QuestionResult]) -> None:
+def drill_down(qset: QuestionSet | None, run: RunRecord, results: list[QuestionResult]) -> None:
     st.subheader("One question, every mode")
-    qset = store.get_set(run.set_id)
     questions = {q.id: q for q in qset.questions} if qset else {}
     ids = list(dict.fromkeys(r.question_id for r in results))
     chosen = st.selectbox("Question", ids, key=f"eval_drill_{run.id}",
@@ -258,7 +288,7 @@ def generation_panel(lib: Library, store: EvalStore, llm) -> None:
             if dropped:
                 st.caption(f"{len(dropped)} repl(ies) left out: " + md_escape("; ".join(dropped[:5]))
                            + (" …" if len(dropped) > 5 else ""))
-            st.session_state["eval_generated"] = questions_table(made)
+            st.session_state["eval_generated"] = questions_to_table(made)
         generated = st.session_state.get("eval_generated")
         if generated:
             st.caption("Review and edit before saving: the questions, reference answers and passages are the LLM's.")
@@ -282,12 +312,6 @@ def edited_rows(edited) -> list[dict]:
     if isinstance(edited, pd.DataFrame):
         return edited.to_dict("records")
     return [dict(row) for row in edited]
-
-
-def questions_table(questions) -> list[dict]:
-    from core.eval.questions import questions_to_table
-
-    return questions_to_table(questions)
 
 
 # ---------------------------------------------------------------------------------------------- pairwise

@@ -1,14 +1,12 @@
 """Evaluate: question sets, runs of every mode over them, scores side by side, a leaderboard, a pairwise judge."""
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from core.eval.questions import (QuestionSetError, parse_question_set, questions_from_table, questions_to_jsonl,
                                  questions_to_table)
-from core.eval.report import leaderboard_rows, results_csv, run_json
-from core.eval.runner import EvalOptions, summarise
+from core.eval.report import leaderboard_rows
+from core.eval.runner import EvalOptions
 from core.eval.store import RUNNING, EvalStore
 from core.filenames import safe_filename
 from core.query.records import ALL_MODES
@@ -65,7 +63,7 @@ with sets_tab:
 
     ev.generation_panel(lib, store, llm)
 
-    sets = store.sets()
+    sets = store.sets()  # read once per rerun, after anything above may have added one
     if sets:
         chosen = st.selectbox("Review and edit a set", sets, format_func=ev.set_label, key="eval_edit_set")
         edited = st.data_editor(questions_to_table(chosen.questions), num_rows="dynamic", width="stretch",
@@ -74,6 +72,7 @@ with sets_tab:
         if left.button("Save the edits", key="eval_save_edits"):
             try:
                 store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
+                sets = store.sets()
                 st.success("Saved.")
             except QuestionSetError as exc:
                 st.error(md_escape(str(exc)))
@@ -85,7 +84,6 @@ with sets_tab:
 
 # ------------------------------------------------------------------------------------------------ run
 with run_tab:
-    sets = store.sets()
     if not sets:
         st.info("Add or generate a question set first (Question sets tab).")
     else:
@@ -136,7 +134,7 @@ with results_tab:
         wanted = st.session_state.get("eval_run_id")
         index = next((i for i, r in enumerate(runs) if r.id == wanted), 0)
         run = st.selectbox("Run", runs, index=index, format_func=ev.run_label, key="eval_results_run")
-        results = store.results(run.id)
+        results, summary = ev.run_results(store, run)
         status = run.shown_status
         st.caption(f"{run.done} of {run.total} answers scored · {status}"
                    + (f" · {md_escape(run.message)}" if run.message else "")
@@ -152,26 +150,24 @@ with results_tab:
         if not results:
             st.info("No answer scored yet.")
         else:
-            summary = summarise(results)
             ev.summary_table(summary)
             ev.metric_bars(summary)
             ev.question_scatter(results)
-            ev.drill_down(store, run, results)
+            ev.drill_down(next((s for s in sets if s.id == run.set_id), None), run, results)
             d1, d2, d3 = st.columns(3)
             stem = safe_filename(f"eval-{run.set_name}-{run.id}")
-            d1.download_button("Download CSV", results_csv(results), file_name=f"{stem}.csv", key="eval_csv")
-            d2.download_button("Download JSON", json.dumps(run_json(store, run), ensure_ascii=False, indent=2),
-                               file_name=f"{stem}.json", key="eval_json")
+            csv_text, json_text = ev.run_exports(store, run)
+            d1.download_button("Download CSV", csv_text, file_name=f"{stem}.csv", key="eval_csv")
+            d2.download_button("Download JSON", json_text, file_name=f"{stem}.json", key="eval_json")
             if status != RUNNING and d3.button("Delete this run", key="eval_delete_run"):
                 store.delete_run(run.id)
                 st.rerun()
 
 # ------------------------------------------------------------------------------------------------ leaderboard
 with board_tab:
-    sets = store.sets()
     set_names = {None: "every set", **{s.id: s.name for s in sets}}
     chosen_set = st.selectbox("Question set", list(set_names), format_func=set_names.get, key="eval_board_set")
-    rows = leaderboard_rows(store, chosen_set)
+    rows = leaderboard_rows(store, chosen_set, summary_of=lambda r: ev.run_results(store, r)[1])
     if rows:
         ev.leaderboard(rows)
     else:

@@ -5,7 +5,7 @@ import csv
 import io
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Callable
 
 from core.eval.records import QuestionResult
 from core.eval.runner import MetricSummary, metric_order, summarise
@@ -27,11 +27,17 @@ def summary_markdown(summary: dict[str, dict[str, MetricSummary]]) -> str:
     return "\n".join(lines)
 
 
-def leaderboard_rows(store: EvalStore, set_id: str | None = None) -> list[dict[str, Any]]:
-    """Every finished or partial run × mode with its headline metrics: runs on the same set compare directly."""
+SummaryOf = Callable[[RunRecord], dict[str, dict[str, MetricSummary]]]
+
+
+def leaderboard_rows(store: EvalStore, set_id: str | None = None,
+                     summary_of: SummaryOf | None = None) -> list[dict[str, Any]]:
+    """Every finished or partial run × mode with its headline metrics: runs on the same set compare directly.
+    `summary_of` lets the page reuse summaries it has cached instead of reading every run's results again."""
+    summary_of = summary_of or (lambda run: summarise(store.results(run.id)))
     rows = []
     for run in store.runs(set_id):
-        summary = summarise(store.results(run.id))
+        summary = summary_of(run)
         for mode, per in summary.items():
             row = {"run": run.label or run.id, "run_id": run.id, "set": run.set_name, "status": run.shown_status,
                    "mode": mode, "questions": per["seconds"].n}
@@ -60,8 +66,9 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def run_json(store: EvalStore, run: RunRecord) -> dict[str, Any]:
-    results = store.results(run.id)
+def run_json(store: EvalStore, run: RunRecord, results: list[QuestionResult] | None = None) -> dict[str, Any]:
+    """The whole run; pass `results` when they are already loaded."""
+    results = store.results(run.id) if results is None else results
     summary = summarise(results)
     return {"run": run_to_dict(run),
             "summary": {mode: {name: asdict(s) for name, s in per.items()} for mode, per in summary.items()},
