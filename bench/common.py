@@ -10,8 +10,8 @@ from pathlib import Path
 def bench_workspace(path: str | None, prefix: str):
     """The workspace at `path` (reused: what it already indexed is not redone), or a new temporary one; with
     default settings when it has none yet."""
-    from core.config import Settings
-    from core.workspace import Workspace
+    from core.settings.config import Settings
+    from core.settings.workspace import Workspace
 
     ws = Workspace(Path(path or tempfile.mkdtemp(prefix=prefix))).ensure()
     if not ws.settings_path.exists():

@@ -24,15 +24,15 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from bench.query import HOTPOT, MODES, index_text_documents  # noqa: E402
 from bench.common import bench_workspace  # noqa: E402
+from bench.query import HOTPOT, MODES, index_text_documents  # noqa: E402
 from core.eval.questions import parse_question_set  # noqa: E402
 from core.eval.report import summary_markdown  # noqa: E402
 from core.eval.runner import EvalOptions, run_eval, summarise  # noqa: E402
-from core.eval.store import EvalStore  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
+from core.store.sqlite_eval import EvalStore  # noqa: E402
 
 HEADLINE = ("em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context")
 

@@ -26,13 +26,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import cpu, row  # noqa: E402
-from core.documents import add_pdf  # noqa: E402
-from core.graph.build import clear_graph  # noqa: E402
-from core.graph.stage import process_graph_queue, retry_graph  # noqa: E402
-from core.graph.stats import graph_stats  # noqa: E402
-from core.ingest import process_queue  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from core.pipeline.documents import add_pdf  # noqa: E402
+from core.pipeline.graph.build import clear_graph  # noqa: E402
+from core.pipeline.graph.stage import process_graph_queue, retry_graph  # noqa: E402
+from core.pipeline.graph.stats import graph_stats  # noqa: E402
+from core.pipeline.ingest import process_queue  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
 
 
 def main() -> int:
@@ -89,7 +89,8 @@ def main() -> int:
     t = doc.timings
     vector_io = t["graph_vectors_s"] - t["graph_embed_s"]
     persist = t["graph_commit_s"] + t["graph_merge_s"] + t["graph_store_s"] + vector_io
-    row(f"adding paper {len(ready)} ({len(lib.chunks.by_doc(doc.id))} chunks): extraction", f"{t['graph_extract_s']:.2f} s")
+    row(f"adding paper {len(ready)} ({len(lib.chunks.by_doc(doc.id))} chunks): extraction",
+        f"{t['graph_extract_s']:.2f} s")
     row("  persisting it: commit + merge + graph write + vector reads/writes",
         f"**{persist:.3f} s** (commit {t['graph_commit_s']:.3f}, merge {t['graph_merge_s']:.3f}, graph write "
         f"{t['graph_store_s']:.3f}, Chroma {vector_io:.3f})")
@@ -103,7 +104,7 @@ def main() -> int:
         f"({'within' if graph_wall <= parse_wall else 'OVER'})")
 
     # 4. communities
-    from core.graph.communities_index import refresh_communities
+    from core.pipeline.graph.communities_index import refresh_communities
 
     timings = refresh_communities(lib, force=True)
     reports = lib.graph_sources.community_reports()
@@ -138,7 +139,7 @@ def main() -> int:
 
     # 6. Leiden at scale
     if not args.skip_leiden:
-        from core.graph.communities import detect_communities, generate_graph
+        from core.pipeline.graph.communities import detect_communities, generate_graph
 
         big = generate_graph(50_000, 200_000, seed=7)
         t0 = time.perf_counter()

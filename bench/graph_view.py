@@ -26,12 +26,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from core.graph.communities import generate_graph  # noqa: E402
-from core.graph.explorer import ViewFilters, build_index, build_view, load_index  # noqa: E402
-from core.graph.records import MENTIONED_IN, GraphEdge, GraphNode, PaperRecord  # noqa: E402
-from core.graph.render import RenderOptions, render_html  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from core.pipeline.graph.communities import generate_graph  # noqa: E402
+from core.presentation.graph.explorer import ViewFilters, build_index, build_view, load_index  # noqa: E402
+from core.presentation.graph.render import RenderOptions, render_html  # noqa: E402
+from core.schema.graph import MENTIONED_IN, GraphEdge, GraphNode, PaperRecord  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
 
 PAPERS = 100
 
@@ -114,9 +114,9 @@ def main() -> int:
                                                          config), args.repeat)
         print(f"| neighbourhood of the top hub, depth {depth} (max 1,000) | {len(view.nodes):,} | "
               f"{len(view.edges):,} | | | **{build_s:.2f} s** | | |")
-    from core.graph.paths import shortest_paths
-
     import networkx as nx
+
+    from core.presentation.graph.paths import shortest_paths
 
     source = sorted(k for k in index.nodes if not k.startswith("paper:"))[0]
     ring = nx.single_source_shortest_path_length(nx.Graph((a, b) for a, n in index.related.items() for b in n),

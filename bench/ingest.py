@@ -19,11 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from core.documents import add_pdf  # noqa: E402
-from core.ingest import process_queue  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.search import search  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from core.pipeline.documents import add_pdf  # noqa: E402
+from core.pipeline.ingest import process_queue  # noqa: E402
+from core.query.search import search  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "papers"
 

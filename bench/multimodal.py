@@ -6,7 +6,7 @@
 2. Items by type.
 3. Offline descriptions: items/s (PyMuPDF text in the box, OCR for raster figures, table rows).
 4. Re-index every paper so its item chunks hold caption + description (as ingest does now).
-5. Recall@5 of table and figure items by a query made from their caption (label stripped), core.search.
+5. Recall@5 of table and figure items by a query made from their caption (label stripped), core.query.search.
 6. The VLM path against a local OpenAI-protocol replay server: calls per paper, then again (must be 0).
 """
 from __future__ import annotations
@@ -27,13 +27,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import cpu, row  # noqa: E402
-from core.documents import add_pdf  # noqa: E402
-from core.ingest import StageReporter, _index, process_queue  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.multimodal.describe import describe_document_media, load_media_doc, offline_descriptions  # noqa: E402
-from core.multimodal.items import caption_label  # noqa: E402
-from core.search import search  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from core.pipeline.documents import add_pdf  # noqa: E402
+from core.pipeline.ingest import _index, process_queue  # noqa: E402
+from core.pipeline.media.describe import describe_document_media, load_media_doc, offline_descriptions  # noqa: E402
+from core.pipeline.media.items import caption_label  # noqa: E402
+from core.pipeline.status import StageReporter  # noqa: E402
+from core.query.search import search  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
 from tests.openai_server import OpenAIReplayServer, Reply  # noqa: E402
 
 
@@ -92,7 +93,7 @@ def main() -> int:
     row("re-index with descriptions (all papers, s)", f"{time.perf_counter() - t0:.1f}")
 
     # Tables and figures are entities too: build the (LLM-free) graph, so every mode can reach them.
-    from core.graph.stage import process_graph_queue
+    from core.pipeline.graph.stage import process_graph_queue
     from core.query.engine import ask
     from core.query.records import QueryParams
 

@@ -17,9 +17,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from core.config import ParsingConfig  # noqa: E402
-from core.parsing import ParseError, parse_pdf  # noqa: E402
-from core.parsing.checks import check_pdf  # noqa: E402
+from core.pipeline.parsing import ParseError, parse_pdf  # noqa: E402
+from core.pipeline.parsing.checks import check_pdf  # noqa: E402
+from core.settings.config import ParsingConfig  # noqa: E402
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "layouts"
 

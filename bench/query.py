@@ -32,7 +32,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import bench_workspace  # noqa: E402
-from core.config import Settings  # noqa: E402
 from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
 from core.eval.metrics import token_f1 as f1  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
@@ -42,8 +41,9 @@ from core.query.keywords import question_keywords  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
 from core.query.rerank import FusionReranker  # noqa: E402
 from core.query.retrieve import retrieve  # noqa: E402
-from core.records import ContentItem, DocStatus, Document  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from core.schema.records import ContentItem, DocStatus, Document  # noqa: E402
+from core.settings.config import Settings  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
 
 MODES = ["naive", "local", "global", "hybrid", "mix"]
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
@@ -62,8 +62,9 @@ def pct(values: list[float], q: float) -> float:
 def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph: bool = True) -> None:
     """Plain-text documents (title, text) through the same chunking, embedding, stores and graph stage as a
     parsed PDF: each becomes a heading item and a paragraph item on page 1."""
-    from core.graph.stage import process_graph_queue
-    from core.ingest import StageReporter, _index
+    from core.pipeline.graph.stage import process_graph_queue
+    from core.pipeline.ingest import _index
+    from core.pipeline.status import StageReporter
 
     known = {d.id for d in lib.documents.list()}
     started, done = time.perf_counter(), 0
@@ -201,9 +202,9 @@ def latency(args) -> int:
 def synthetic(args) -> int:
     import numpy as np
 
-    from core.graph.build import entity_vector_id, relation_vector_id
-    from core.graph.records import GraphEdge, GraphNode
-    from core.records import Chunk
+    from core.pipeline.graph.build import entity_vector_id, relation_vector_id
+    from core.schema.graph import GraphEdge, GraphNode
+    from core.schema.records import Chunk
 
     root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-query-synth-"))
     ws = Workspace(root).ensure()

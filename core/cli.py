@@ -9,11 +9,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from core.documents import add_mineru_output, add_pdf, delete_document, retry_document
-from core.graph.stage import process_graph_queue, recover_graph, retry_graph
-from core.ingest import TIME_LEFT_MARK, process_queue, recover
 from core.library import Library, open_library
-from core.search import SearchFilters, search
+from core.pipeline.documents import add_mineru_output, add_pdf, delete_document, retry_document
+from core.pipeline.graph.stage import process_graph_queue, recover_graph, retry_graph
+from core.pipeline.ingest import process_queue, recover
+from core.pipeline.status import TIME_LEFT_MARK
+from core.query.search import SearchFilters, search
 
 
 def _inputs(paths: list[str]) -> list[Path]:
@@ -101,7 +102,7 @@ def cmd_eval(lib: Library, args) -> int:
     from core.eval.questions import QuestionSetError, parse_question_set
     from core.eval.report import dumps, run_json, summary_markdown
     from core.eval.runner import EvalOptions, Progress, run_eval, summarise
-    from core.eval.store import EvalStore
+    from core.store.sqlite_eval import EvalStore
 
     path = Path(args.questions)
     try:
@@ -204,7 +205,7 @@ def cmd_retry(lib: Library, args) -> int:
 
 
 def cmd_graph(lib: Library, args) -> int:
-    from core.graph.stats import graph_stats
+    from core.pipeline.graph.stats import graph_stats
 
     if args.action == "stats":
         stats = graph_stats(lib, top=args.top)
@@ -219,13 +220,13 @@ def cmd_graph(lib: Library, args) -> int:
             print(f"  {degree:5}  {name} ({type_})")
         if stats.pending_changes:
             print(f"{stats.pending_changes} changes not yet merged: run `python -m core graph build`")
-        from core.llm.cache import usage_summary
-        from core.presentation import llm_usage_text
+        from core.models.llm.cache import usage_summary
+        from core.presentation.display import llm_usage_text
 
         print(llm_usage_text(usage_summary(lib.db)))
         return 0
     if args.action == "export":
-        from core.graph.export import export_graph, export_view_html
+        from core.presentation.graph.export import export_graph, export_view_html
 
         if not args.out:
             raise SystemExit("graph export needs --out FILE")
@@ -242,7 +243,7 @@ def cmd_graph(lib: Library, args) -> int:
             retry_graph(lib, doc_id)
         return 1 if _build_graph(lib, None if args.quiet else _progress_printer()) else 0
     if args.action == "communities":
-        from core.graph.communities_index import refresh_communities
+        from core.pipeline.graph.communities_index import refresh_communities
 
         timings = refresh_communities(lib, force=True)
         print(f"communities refreshed: {json.dumps(timings)}")
@@ -250,13 +251,13 @@ def cmd_graph(lib: Library, args) -> int:
             print(f"  #{report['community']} ({report['size']} entities) {report['title']}")
         return 0
     if args.action == "duplicates":
-        from core.graph.duplicates import suggest_duplicates
+        from core.pipeline.graph.duplicates import suggest_duplicates
 
         for s in suggest_duplicates(lib, threshold=args.threshold, limit=args.top):
             print(f"{s.similarity:.3f}  {s.merge_name!r} → {s.keep_name!r}")
         return 0
     if args.action == "merge":
-        from core.graph.duplicates import merge_entities
+        from core.pipeline.graph.duplicates import merge_entities
 
         if len(args.ids) < 2:
             raise SystemExit("graph merge needs the entity to keep and at least one to merge into it")

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.config import Settings
+from core.settings.config import Settings
+from core.settings.workspace import Workspace, default_workspace
 from core.store.base import ChunkStore, DocumentStore, GraphStore, VectorStore
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
@@ -13,7 +14,6 @@ from core.store.sqlite_documents import SQLiteDocumentStore
 from core.store.sqlite_fulltext import SQLiteFullText
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
-from core.workspace import Workspace, default_workspace
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"
@@ -60,7 +60,7 @@ class Library:
 
     @cached_property
     def _chat_model(self):
-        from core.llm.factory import get_chat_model
+        from core.models.llm.factory import get_chat_model
 
         return get_chat_model(self.settings, self.db)
 
@@ -70,13 +70,19 @@ class Library:
             return None
         return self._chat_model
 
+    def vision_model(self):
+        """The configured VLM behind the prompt-hash cache, or None: every caller has an offline path."""
+        from core.models.vlm import vision_model
+
+        return vision_model(self.settings.vlm, self.db)
+
     def embedder(self):
-        from core.embedding import get_embedder
+        from core.models.embedding import get_embedder
 
         return get_embedder(self.settings.embedding.model)
 
     def tokenizer(self):
-        from core.embedding import get_tokenizer
+        from core.models.embedding import get_tokenizer
 
         return get_tokenizer(self.settings.embedding.model)
 

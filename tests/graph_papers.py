@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from core.config import Settings
-from core.workspace import Workspace
+from core.settings.config import Settings
+from core.settings.workspace import Workspace
 from tests import pdfs
 from tests.openai_server import Reply, last_user_message
 

@@ -13,9 +13,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
@@ -52,11 +53,11 @@ class OpenAIReplayServer:
         self._thread: threading.Thread | None = None
 
     # --- scripting ---
-    def then(self, *replies: Reply) -> "OpenAIReplayServer":
+    def then(self, *replies: Reply) -> OpenAIReplayServer:
         self.script.extend(replies)
         return self
 
-    def when(self, substring: str, reply: Reply) -> "OpenAIReplayServer":
+    def when(self, substring: str, reply: Reply) -> OpenAIReplayServer:
         self.rules.append((substring, reply))
         return self
 
@@ -81,7 +82,7 @@ class OpenAIReplayServer:
         return self.default(body) if callable(self.default) else self.default
 
     # --- lifecycle ---
-    def start(self) -> "OpenAIReplayServer":
+    def start(self) -> OpenAIReplayServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -178,7 +179,7 @@ class OpenAIReplayServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "OpenAIReplayServer":
+    def __enter__(self) -> OpenAIReplayServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pymupdf
 

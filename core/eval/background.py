@@ -9,8 +9,8 @@ import logging
 import threading
 
 from core.eval.runner import EvalOptions, Progress, run_eval
-from core.eval.store import EvalStore, QuestionSet, RunRecord
 from core.library import Library
+from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 
 log = logging.getLogger(__name__)
 

@@ -12,14 +12,15 @@ where each question came from.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from core.llm.json_reply import excerpt, key_lookup, read_json_object
-from core.eval.records import EvalQuestion
 from core.library import Library
-from core.llm.base import ChatModel, LLMError
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
-from core.records import Chunk, DocStatus
+from core.schema.eval import EvalQuestion
+from core.schema.records import Chunk, DocStatus
+from core.text.json_reply import excerpt, key_lookup, read_json_object
 
 NEEDS_LLM = "generating questions needs an LLM: set one on the Settings page"
 MIN_PASSAGE_WORDS = 25  # shorter chunks (a heading, a caption line) rarely hold a fact worth a question

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from core.llm.json_reply import excerpt, key_lookup, read_json_object
-from core.llm.base import ChatModel, LLMError
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
+from core.text.json_reply import excerpt, key_lookup, read_json_object
 
 CRITERIA = ("comprehensiveness", "diversity", "empowerment", "overall")
 TIE = "tie"
@@ -69,7 +70,7 @@ class PairwiseSummary:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> "PairwiseSummary":
+    def from_dict(cls, row: dict[str, Any]) -> PairwiseSummary:
         verdicts = [PairwiseVerdict(**{**v, "criteria": {c: CriterionVerdict(**cv) for c, cv in v["criteria"].items()}})
                     for v in row.get("verdicts") or []]
         return cls(**{**row, "verdicts": verdicts})

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.eval.records import EvalQuestion
+from core.schema.eval import EvalQuestion
 
 MAX_QUESTIONS = 5000  # a run asks each question in every mode: beyond this a set is a mistake, not a benchmark
 MAX_ROW_ERRORS = 50  # a file that is wrong everywhere: the first ones say enough

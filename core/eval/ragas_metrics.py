@@ -18,8 +18,9 @@ import json  # noqa: E402
 import math  # noqa: E402
 import threading  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Awaitable, Callable, Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from typing import Any, Awaitable, Callable, Iterator  # noqa: E402
+from typing import Any
 from urllib.parse import urlparse  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -45,11 +46,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from ragas.metrics import NonLLMContextPrecisionWithReference, NonLLMContextRecall  # noqa: E402
 
-from core.config import LLMConfig  # noqa: E402
-from core.eval.ragas_scores import CANCELLED  # noqa: E402
-from core.eval.records import Score  # noqa: E402
-from core.llm.client import network_failure, server_message, shared_limit  # noqa: E402
-from core.llm.secrets import NO_KEY, redact  # noqa: E402
+from core.models.llm.client import network_failure, server_message, shared_limit  # noqa: E402
+from core.models.llm.secrets import NO_KEY, redact  # noqa: E402
+from core.schema.eval import CANCELLED, Score  # noqa: E402
+from core.settings.config import LLMConfig  # noqa: E402
 
 # How often the judge may correct a reply that does not fit the metric's JSON schema (instructor re-asks with the
 # validation error). Once is enough for a model that can follow a schema; more only multiplies the calls.
@@ -172,7 +172,7 @@ class WorkspaceEmbeddings(BaseRagasEmbedding):
 class CancellableJudge(InstructorBaseRagasLLM):
     """ragas' judge, checked for cancellation before each call and counted, so a cancelled run stops at the
     next call rather than after the row's remaining metrics. Each call also takes a slot of the process-wide
-    limit of its endpoint and model (core.llm.client.shared_limit), which the graph extraction of the app's
+    limit of its endpoint and model (core.models.llm.client.shared_limit), which the graph extraction of the app's
     worker shares: an evaluation beside it does not double the load on a local server."""
 
     def __init__(self, inner: InstructorBaseRagasLLM, cancel: threading.Event | None,

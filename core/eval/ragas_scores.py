@@ -4,7 +4,7 @@ ragas itself is imported only when something is really scored (core/eval/ragas_m
 
 Every score is a records.Score: value None with a reason when it cannot be computed (no evidence, no judge, a
 judge reply that could not be read, cancelled), never 0 for a failure. Judged scores are cached in the
-workspace (core/eval/ragas_cache.py), so a question scored once is not sent to the judge again.
+workspace (core/store/sqlite_ragas_cache.py), so a question scored once is not sent to the judge again.
 """
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ import concurrent.futures
 import importlib.util
 import os
 import threading
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.eval.ragas_cache import ScoreCache, score_key
-from core.eval.records import Score
+from core.schema.eval import CANCELLED, Score
+from core.store.sqlite_ragas_cache import ScoreCache, score_key
 
 if TYPE_CHECKING:
     from core.library import Library
@@ -26,7 +27,6 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before anything imports r
 
 METRIC_NAMES_NON_LLM = ("non_llm_context_precision", "non_llm_context_recall", "string_similarity", "bleu", "rouge")
 METRIC_NAMES_LLM = ("faithfulness", "answer_relevancy", "context_precision", "context_recall")
-CANCELLED = "cancelled"
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -64,7 +64,7 @@ def _not_loaded(exc: ImportError) -> str:
 
 # ---------------------------------------------------------------------------------------------- judged
 
-def ragas_judge_available(lib: "Library") -> str:
+def ragas_judge_available(lib: Library) -> str:
     """"" when the configured LLM can judge; otherwise why not, in words for the UI."""
     llm = lib.settings.llm
     if llm.provider == "none":
@@ -82,13 +82,13 @@ def ragas_judge_available(lib: "Library") -> str:
     return ""
 
 
-def judge_id(lib: "Library") -> str:
-    from core.llm.secrets import endpoint_id
+def judge_id(lib: Library) -> str:
+    from core.models.llm.secrets import endpoint_id
 
     return f"{lib.settings.llm.model}@{endpoint_id(lib.settings.llm.base_url)}"
 
 
-def _scorer(lib: "Library", metric: str) -> str:
+def _scorer(lib: Library, metric: str) -> str:
     # Answer relevancy compares embeddings: another embedding model is another score.
     judge = judge_id(lib)
     return f"{judge}|{lib.settings.embedding.model}" if metric == "answer_relevancy" else judge
@@ -110,7 +110,7 @@ def _precondition(metric: str, s: RagasSample) -> str:
     return next((reason for ok, reason in needs if not ok), "")
 
 
-def score_llm(lib: "Library", samples: list[RagasSample], on_progress: Progress | None = None,
+def score_llm(lib: Library, samples: list[RagasSample], on_progress: Progress | None = None,
               cancel: threading.Event | None = None) -> list[dict[str, Score]]:
     """faithfulness, answer_relevancy, context_precision (against the first reference answer) and
     context_recall, judged by the workspace's LLM. Cached scores are reused; only successes are cached."""
@@ -153,7 +153,7 @@ def score_llm(lib: "Library", samples: list[RagasSample], on_progress: Progress 
         for i, names in pending.items():
             results[i].update({name: Score(None, _not_loaded(exc)) for name in names})
         return _ordered(results)
-    from core.llm.secrets import SecretsError, api_key_for
+    from core.models.llm.secrets import SecretsError, api_key_for
 
     llm = lib.settings.llm
     try:

@@ -4,12 +4,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Callable
+from typing import Any
 
-from core.eval.records import QuestionResult
 from core.eval.runner import MetricSummary, metric_order, summarise
-from core.eval.store import EvalStore, RunRecord, run_to_dict
+from core.schema.eval import QuestionResult
+from core.store.sqlite_eval import EvalStore, RunRecord, run_to_dict
+
 
 def fmt(value: float | None, name: str = "") -> str:
     if value is None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 from core.eval import metrics as m
-from core.eval.records import EvalQuestion, QuestionResult, Score
-from core.eval.store import CANCELLED, DONE, FAILED, EvalStore, QuestionSet, RunRecord
 from core.library import Library
 from core.query.answer import ANSWER_STYLES, strip_markers
 from core.query.engine import QueryError, compare
 from core.query.records import QueryParams, QueryResult
+from core.schema.eval import CANCELLED, DONE, FAILED, EvalQuestion, QuestionResult, Score
+from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ class EvalOptions:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "EvalOptions":
+    def from_dict(cls, data: dict) -> EvalOptions:
         names = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in names})
 

@@ -7,11 +7,11 @@ UI can mark a sentence that cites nothing and a marker that points nowhere.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from core.llm.base import ChatModel
+from core.models.llm.base import ChatModel
 from core.prompts import PROMPTS
 from core.query.records import Answer, AnswerSentence, Context
 from core.store.sqlite_fulltext import query_terms
@@ -88,7 +88,7 @@ MAX_ANSWER_IMAGES = 4  # images cost the VLM far more tokens than text: the stro
 def with_images(messages: list[dict], images: list[tuple[int, bytes]]) -> list[dict]:
     """The answer messages with the images of the context's table/figure sources appended to the question,
     each introduced by the marker of the source it belongs to so the model can cite it."""
-    from core.multimodal.vlm import image_part, text_part
+    from core.models.vlm import image_part, text_part
 
     parts = [text_part(messages[-1]["content"])]
     for n, png in images[:MAX_ANSWER_IMAGES]:

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core.library import Library
-from core.llm.base import ChatModel, LLMError
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import QueryParams, Retrieval, RetrievedChunk
 from core.query.retrieve import RRF_K, resolve_hits, scope_of

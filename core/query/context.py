@@ -7,7 +7,7 @@ best (Liu et al., "Lost in the Middle"). Numbers follow strength, not position, 
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from core.query.records import Context, QueryParams, Retrieval, RetrievedChunk, Source
 

@@ -5,22 +5,21 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 import numpy as np
 
 from core.library import Library
-from core.llm.base import LLMError
-from core.query.answer import (MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer,
-                               stream_llm_answer)
+from core.models.llm.base import LLMError
+from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
 from core.query.community_search import community_retrieve
 from core.query.context import build_context, count_tokens
 from core.query.keywords import question_keywords
 from core.query.records import COMMUNITY_MODE, Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
 from core.query.retrieve import retrieve
-from core.records import MEDIA_TYPES
+from core.schema.records import MEDIA_TYPES
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +134,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
 
 
 def _context_images(lib: Library, context) -> list[tuple[int, bytes]]:
-    from core.multimodal.images import item_image
+    from core.pipeline.media.images import item_image
 
     media = [s for s in context.sources if s.kind in MEDIA_TYPES]
     chunks = lib.chunks.get_many([s.chunk_id for s in media])
@@ -152,9 +151,7 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
     q = lib.settings.query
     images: list[tuple[int, bytes]] = []
     if params.vlm_images and params.use_llm and context.sources:
-        from core.multimodal.vlm import vision_model
-
-        vlm = vision_model(lib)
+        vlm = lib.vision_model()
         images = _context_images(lib, context) if vlm is not None else []
         if vlm is None:
             result.retrieval.notes.append("no VLM is set: the answer was written without the images")

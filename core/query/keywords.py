@@ -6,7 +6,7 @@ import json
 import logging
 import re
 
-from core.llm.base import ChatModel, LLMError
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import Keywords
 
@@ -58,7 +58,7 @@ def spacy_keywords(question: str) -> Keywords:
     """Low-level: the question's named entities and noun phrases (without question words and articles).
     High-level: the question itself, then its phrases, because a relation's keywords are themes the question's
     own wording matches best."""
-    from core.graph.spacy_extract import load_pipeline
+    from core.pipeline.graph.spacy_extract import load_pipeline
 
     doc = load_pipeline()(question)
     phrases: list[str] = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from core.config import QUERY_MODES, QueryConfig
-from core.records import SearchHit
+from core.schema.records import SearchHit
+from core.settings.config import QUERY_MODES, QueryConfig
 
 COMMUNITY_MODE = "community"  # Microsoft GraphRAG's global search over community reports, when reports exist
 ALL_MODES = QUERY_MODES + (COMMUNITY_MODE,)
@@ -33,7 +33,7 @@ class QueryParams:
     answer_style: str = "paragraphs"  # or "short": see core.query.answer.ANSWER_STYLES
 
     @classmethod
-    def from_config(cls, config: QueryConfig, **overrides: Any) -> "QueryParams":
+    def from_config(cls, config: QueryConfig, **overrides: Any) -> QueryParams:
         shared = {f.name for f in fields(cls)} & {f.name for f in fields(config)}
         values = {name: getattr(config, name) for name in shared}
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
 from core.library import Library
-from core.llm.base import ChatModel, LLMError
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import RetrievedChunk
 from core.query.retrieve import rrf

@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.graph.records import RELATED
 from core.library import Library
-from core.query.records import (Keywords, QueryParams, RetrievedChunk, RetrievedEntity, RetrievedRelation,
-                                Retrieval)
-from core.records import DocStatus, SearchHit
-from core.search import OVERFETCH, _parse_bbox
+from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, RetrievedEntity, RetrievedRelation
+from core.query.search import OVERFETCH, _parse_bbox
+from core.schema.graph import RELATED
+from core.schema.records import DocStatus, SearchHit
 
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.): robust across very different score scales
 # Chunks a graph route may propose before rerank: enough for recall, few enough to resolve windows quickly.

@@ -5,13 +5,14 @@ graph store) can be swapped by writing one file.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
-from core.graph.records import GraphEdge, GraphNode
-from core.records import Chunk, DocStatus, Document
+from core.schema.graph import GraphEdge, GraphNode
+from core.schema.records import Chunk, DocStatus, Document
 
 
 @dataclass

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from core.config import StoreConfig
+from core.settings.config import StoreConfig
 from core.store.base import VectorMatch
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")

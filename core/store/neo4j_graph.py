@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
-from core.config import GraphConfig
-from core.graph.records import PAPER_PREFIX, GraphEdge, GraphNode
+from core.schema.graph import PAPER_PREFIX, GraphEdge, GraphNode
+from core.settings.config import GraphConfig
 
 ENTITY, PAPER = "Entity", "Paper"
 LABELS = (ENTITY, PAPER)

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
-from core.records import Chunk
+from core.schema.records import Chunk
 from core.store.sqlite_db import Database
 
 

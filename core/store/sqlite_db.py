@@ -6,9 +6,9 @@ CLI on the same workspace) safe without a shared connection; WAL lets readers go
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (

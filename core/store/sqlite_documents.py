@@ -5,7 +5,7 @@ import json
 import time
 from typing import Any
 
-from core.records import DocStatus, Document
+from core.schema.records import DocStatus, Document
 from core.store.sqlite_db import Database
 
 _JSON_FIELDS = {"timings", "item_counts", "warnings"}

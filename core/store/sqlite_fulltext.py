@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 from core.store.sqlite_db import Database
 

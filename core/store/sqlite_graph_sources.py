@@ -1,7 +1,7 @@
 """Provenance of the entity graph in SQLite: raw per-chunk extractions, per-chunk contributions to each entity
 and relation, aliases from merges, paper records, bibliography entries, and the set of "dirty" nodes and edges.
 
-The merged graph is a pure function of these rows (core.graph.merge), which is what makes insert → delete →
+The merged graph is a pure function of these rows (core.pipeline.graph.merge), which is what makes insert → delete →
 insert give the same graph, and crash recovery simple: a change of contributions and the marking of what it
 touched commit in one transaction; rebuilding dirty nodes, edges and vectors is idempotent and repeated
 until the dirty set is empty.
@@ -12,11 +12,19 @@ import hashlib
 import json
 import time
 from collections import defaultdict
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from core.graph.overrides import Override
-from core.graph.records import (PAPER_PREFIX, ChunkExtraction, EntitySource, ExtractedEntity, ExtractedRelation,
-                                PaperRecord, Reference, RelationSource)
+from core.schema.graph import (
+    PAPER_PREFIX,
+    ChunkExtraction,
+    EntitySource,
+    ExtractedEntity,
+    ExtractedRelation,
+    PaperRecord,
+    Reference,
+    RelationSource,
+)
+from core.schema.overrides import Override
 from core.store.sqlite_db import Database
 
 SCHEMA = """
@@ -62,7 +70,7 @@ CREATE TABLE IF NOT EXISTS graph_references (
 );
 CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS graph_community_reports (community INTEGER PRIMARY KEY, payload TEXT NOT NULL);
--- User edits (core.graph.overrides): applied by every rebuild, so they survive new papers and full rebuilds.
+-- User edits (core.schema.overrides): applied by every rebuild, so they survive new papers and full rebuilds.
 CREATE TABLE IF NOT EXISTS graph_overrides (
     kind TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL DEFAULT '', field TEXT NOT NULL, value TEXT NOT NULL,
     created_at REAL NOT NULL, PRIMARY KEY (kind, a, b, field)

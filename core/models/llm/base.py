@@ -1,0 +1,34 @@
+"""The contract every chat model honours, so extraction, answers and evaluation never see a provider."""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Message = dict[str, str]  # {"role": "system" | "user" | "assistant", "content": "..."}
+
+
+@dataclass
+class ChatReply:
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False  # served from the prompt-hash cache: no call was made
+
+
+class LLMError(RuntimeError):
+    """A call that failed for good (after retries), with a message a user can act on."""
+
+
+class ChatModel(Protocol):
+    name: str  # "openai:gpt-4o-mini", "embedded:qwen2.5-coder-1.5b": shown where the UI says what ran
+
+    def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
+             max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
+        """One completion. `purpose` ("extract", "glean", "summarise", "answer"...) is recorded per call."""
+
+    def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
+               temperature: float | None = None) -> Iterator[str]:
+        """The completion's text as it arrives."""

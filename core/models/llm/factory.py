@@ -1,0 +1,42 @@
+"""The chat model the settings ask for, behind the cache, or None when the pipeline should run LLM-free."""
+from __future__ import annotations
+
+from core.models.llm.base import ChatModel, LLMError
+from core.models.llm.cache import CachedChatModel
+from core.models.llm.secrets import api_key_for
+from core.settings.config import Settings
+from core.store.sqlite_db import Database
+
+EMBEDDED_NAME = "Qwen2.5-Coder-1.5B"  # the one model core.models.llm.embedded ships; llm.model is not used
+EMBEDDED_COST = "slow: ~40 s per chunk"
+
+
+def get_chat_model(settings: Settings, db: Database) -> ChatModel | None:
+    llm = settings.llm
+    if llm.provider == "none":
+        return None
+    if llm.provider == "openai":
+        # The openai package takes 1-2 s to import: pages that only describe the LLM should not pay for it.
+        from core.models.llm.client import OpenAIChatModel
+
+        return CachedChatModel(OpenAIChatModel.from_config(llm, api_key_for(llm.base_url)), db)
+    if llm.provider == "embedded":
+        try:
+            # llama.cpp and its weights are an opt-in install: importing them eagerly would break every page.
+            from core.models.llm.embedded import EmbeddedChatModel
+
+            inner = EmbeddedChatModel.from_config(llm)
+        except ImportError as exc:
+            raise LLMError(f"the embedded LLM is not installed: run `make llm` ({exc})") from None
+        return CachedChatModel(inner, db)
+    raise LLMError(f"unknown LLM provider {llm.provider!r}")
+
+
+def describe_llm(settings: Settings) -> str:
+    """One line for the UI: what will answer, and where."""
+    llm = settings.llm
+    if llm.provider == "openai":
+        return f"openai:{llm.model} at {llm.base_url}"
+    if llm.provider == "embedded":
+        return f"embedded {EMBEDDED_NAME} ({EMBEDDED_COST})"
+    return "no LLM (LLM-free defaults)"

@@ -1,0 +1,132 @@
+"""Adding, retrying and deleting documents. Adding only registers and queues; `core.pipeline.ingest` does the work."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import uuid
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.library import Library
+from core.pipeline.graph.build import remove_document
+from core.schema.records import DocStatus, Document
+from core.store.sqlite_media import DescriptionStore
+from core.text.filenames import safe_filename
+
+IMPORT_DIRNAME = "import"  # a MinerU output made elsewhere, kept as uploaded, parsed by the import backend
+
+
+@dataclass
+class AddResult:
+    doc_id: str
+    filename: str
+    outcome: str  # added | duplicate
+    message: str
+
+
+def _atomic_write(data: bytes, target: Path, staging: Path) -> None:
+    staging.mkdir(parents=True, exist_ok=True)
+    tmp = staging / f"upload-{uuid.uuid4().hex}"
+    tmp.write_bytes(data)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(tmp, target)
+
+
+def _duplicate(lib: Library, doc: Document, filename: str) -> AddResult:
+    note = f" (it failed earlier: {doc.message}; use Retry)" if doc.status == DocStatus.FAILED else ""
+    return AddResult(doc.id, filename, "duplicate",
+                     f"already in the library as '{doc.display_title}', status {doc.status.value}{note}")
+
+
+def add_pdf(lib: Library, filename: str, data: bytes) -> AddResult:
+    """Register an uploaded file. The same bytes uploaded again are a no-op that says so."""
+    name = safe_filename(filename)
+    doc_id = hashlib.sha256(data).hexdigest()
+    existing = lib.documents.get(doc_id)
+    if existing:
+        return _duplicate(lib, existing, name)
+    # The file is in place before the row exists, so a queued document always has its source.
+    _atomic_write(data, lib.workspace.source_pdf(doc_id), lib.workspace.staging_dir)
+    if not lib.documents.insert(Document(id=doc_id, filename=name, size_bytes=len(data))):
+        return _duplicate(lib, lib.documents.get(doc_id), name)  # another process registered it meanwhile
+    return AddResult(doc_id, name, "added", "queued")
+
+
+def add_mineru_output(lib: Library, src: Path) -> AddResult:
+    """Register a MinerU output folder or zip made elsewhere (e.g. on a GPU machine with the full models)."""
+    src = Path(src)
+    name = safe_filename(src.name, default="mineru-output")
+    staging = lib.workspace.staging_dir / f"import-{uuid.uuid4().hex}"
+    if src.is_dir():
+        shutil.copytree(src, staging, symlinks=True)
+    elif zipfile.is_zipfile(src):
+        staging.mkdir(parents=True)
+        shutil.copy2(src, staging / "output.zip")
+    else:
+        raise ValueError(f"{src.name} is neither a folder nor a zip of a MinerU output")
+    doc_id = _tree_digest(staging)
+    existing = lib.documents.get(doc_id)
+    if existing:
+        shutil.rmtree(staging, ignore_errors=True)
+        return _duplicate(lib, existing, name)
+    target = lib.workspace.doc_dir(doc_id) / IMPORT_DIRNAME
+    shutil.rmtree(target, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(staging, target)
+    if not lib.documents.insert(Document(id=doc_id, filename=name, size_bytes=_tree_size(target))):
+        return _duplicate(lib, lib.documents.get(doc_id), name)
+    return AddResult(doc_id, name, "added", "queued")
+
+
+def add_mineru_upload(lib: Library, filename: str, data: bytes) -> AddResult:
+    """An uploaded MinerU output zip: saved under staging with its (sanitised) name, then registered."""
+    folder = lib.workspace.staging_dir / f"upload-{uuid.uuid4().hex}"
+    folder.mkdir(parents=True)
+    try:
+        path = folder / safe_filename(filename, default="mineru-output.zip")
+        path.write_bytes(data)
+        return add_mineru_output(lib, path)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _tree_size(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def is_import(lib: Library, doc_id: str) -> bool:
+    return (lib.workspace.doc_dir(doc_id) / IMPORT_DIRNAME).exists()
+
+
+def retry_document(lib: Library, doc_id: str) -> None:
+    doc = lib.documents.get(doc_id)
+    if doc is None:
+        raise KeyError(doc_id)
+    if doc.status.in_progress:
+        return
+    lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again", stage_detail="", progress=0.0)
+
+
+def delete_document(lib: Library, doc_id: str) -> None:
+    """Remove a document and everything derived from it. Safe to repeat after a crash half-way through."""
+
+    remove_document(lib, doc_id)  # first: the graph is rebuilt from what remains while the record still exists
+    lib.windows.delete_doc(doc_id)
+    lib.chunks.delete_doc(doc_id)
+    DescriptionStore(lib.db).delete_doc(doc_id)
+    doc_dir = lib.workspace.doc_dir(doc_id)
+    if doc_dir.exists():
+        trash = lib.workspace.staging_dir / f"deleted-{uuid.uuid4().hex}"
+        os.replace(doc_dir, trash)  # one rename: the folder is either whole or gone
+        shutil.rmtree(trash, ignore_errors=True)
+    lib.documents.delete(doc_id)

@@ -1,0 +1,63 @@
+"""Tables, figures and equations as graph entities: "Table 2 — TableFormer" (type table, figure or equation),
+linked BELONGS_TO its paper and RELATED to the entities its description mentions.
+
+The media entity is added to its chunk's extraction before the extraction is stored, so it is a contribution
+like any other: deleting the paper removes it, adding the paper back makes the same node (core/pipeline/graph/merge.py).
+Its links: every entity the extractor found in the item's chunk (which holds its caption and description), and
+the entities a VLM named while describing the image.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.library import Library
+from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation, GraphEdge, GraphNode
+from core.schema.records import MEDIA_TYPES, Chunk
+
+BELONGS_TO = "BELONGS_TO"  # media entity → its paper node (other entities are MENTIONED_IN papers)
+ENTITY_TYPES = {"table": "table", "image": "figure", "equation": "equation"}
+MEDIA_ENTITY_TYPES = frozenset(ENTITY_TYPES.values())
+_DESCRIPTION_CHARS = 600
+
+
+def with_media_entity(lib: Library, chunk: Chunk, extraction: ChunkExtraction) -> ChunkExtraction:
+    """`extraction` of an item chunk with the item's entity and its links added; any other chunk unchanged."""
+    if chunk.kind not in MEDIA_TYPES or not chunk.item_indices or extraction.failed:
+        return extraction
+    from core.pipeline.media.describe import load_media_doc
+    from core.pipeline.media.items import entity_name
+
+    doc = load_media_doc(lib, chunk.doc_id)
+    item = next((i for i in doc.media if i.index == chunk.item_indices[0]), None)
+    record = lib.documents.get(chunk.doc_id)
+    if item is None or record is None:
+        return extraction
+    label = doc.labels[item.index]
+    name = entity_name(label, record.display_title)
+    description = doc.current(item)
+    shown = (description.text if description else chunk.text)
+    entity = ExtractedEntity(name=name, type=ENTITY_TYPES[item.type],
+                             description=f"{label} of \"{record.display_title}\""
+                                         f"{': ' + item.caption if item.caption else ''}. {shown}"[:_DESCRIPTION_CHARS])
+    seen = {name.casefold()}
+    vlm_entities = []
+    for e in (description.entities if description else []):
+        if e.name.casefold() not in seen:
+            vlm_entities.append(ExtractedEntity(name=e.name, type=e.type or "concept",
+                                                description=e.description or f"Shown in {name}."))
+    linked = []
+    for e in list(extraction.entities) + vlm_entities:
+        if e.name.casefold() in seen:
+            continue
+        seen.add(e.name.casefold())
+        linked.append(ExtractedRelation(source=name, target=e.name, keywords=f"{label.split()[0].lower()}, shows",
+                                        description=f"{name} shows {e.name}.", strength=1.0))
+    return replace(extraction, entities=[entity, *extraction.entities, *vlm_entities],
+                   relations=[*extraction.relations, *linked])
+
+
+def paper_edge(edge: GraphEdge, node: GraphNode | None) -> GraphEdge:
+    """The edge from an entity to its paper: BELONGS_TO for a table, figure or equation, as it is."""
+    if node is not None and node.type in MEDIA_ENTITY_TYPES:
+        return replace(edge, relation=BELONGS_TO)
+    return edge

@@ -1,0 +1,144 @@
+"""The graph stage in the pipeline: ready → graph pending → extracting → done | failed, one paper at a time.
+
+A paper is searchable as soon as it is ready; its graph is built afterwards, because extraction with an LLM
+(35–50 s per chunk with the embedded model) can take far longer than parsing and indexing together.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from core.library import Library
+from core.pipeline.graph.build import (
+    GraphError,
+    Interrupted,
+    commit_document,
+    current_extractor,
+    extract_document,
+    rebuild_dirty,
+)
+from core.pipeline.graph.communities_index import refresh_communities
+from core.pipeline.parsing.content_list import load_content_list
+from core.pipeline.status import StageReporter, worker_alive, worker_id
+from core.schema.records import DocStatus, Document
+
+log = logging.getLogger(__name__)
+
+GraphStageProgress = Callable[[str, str, float], None]  # doc id, detail, fraction
+
+
+class _StopOrUploads:
+    """Reads as set when the worker must stop, or when a new upload waits to be parsed: a paper's LLM extraction
+    can take many minutes, and a new paper should become searchable without waiting for it. The chunks extracted
+    so far are kept; the graph stage resumes after the upload."""
+
+    def __init__(self, lib: Library, stop: threading.Event | None):
+        self.lib, self.stop = lib, stop
+        self.uploads = False
+
+    def is_set(self) -> bool:
+        if self.stop is not None and self.stop.is_set():
+            return True
+        self.uploads = bool(self.lib.documents.ids_with_status(DocStatus.QUEUED))
+        return self.uploads
+
+
+def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
+                  stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document:
+    report = StageReporter(lib, doc.id, on_progress, columns=("graph_detail", "graph_progress"))
+    interrupt = _StopOrUploads(lib, stop) if yield_to_uploads else stop
+    try:
+        extractor = current_extractor(lib)
+        report(f"extracting entities with {extractor.name}", 0.0, force=True)
+        started = time.perf_counter()
+        outcome = extract_document(lib, doc.id, extractor, lambda d, f: report(d, 0.9 * f), interrupt)
+        current = lib.documents.get(doc.id)
+        if current is None or current.status != DocStatus.READY:
+            return current  # deleted or re-queued while its chunks were extracted: nothing to merge
+        items = load_content_list(lib.workspace.parsed_dir(doc.id) / "content_list.json")
+        report("merging into the graph", 0.9, force=True)
+        t = time.perf_counter()
+        paper = commit_document(lib, doc.id, doc.display_title, items, outcome)
+        commit_s = time.perf_counter() - t
+        stats = rebuild_dirty(lib, lambda d, f: report(d, 0.9 + 0.1 * f))
+        timings = {**doc.timings, "graph_extract_s": round(outcome.seconds, 3), "graph_commit_s": round(commit_s, 4),
+                   "graph_merge_s": round(stats.merge_s, 4), "graph_store_s": round(stats.store_s, 4),
+                   "graph_vectors_s": round(stats.vectors_s, 3), "graph_embed_s": round(stats.embed_s, 3),
+                   "graph_total_s": round(time.perf_counter() - started, 3)}
+        message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
+        status = "done"
+        if outcome.failed:
+            message += (f"; {outcome.failed} of {outcome.chunks} chunks could not be extracted "
+                        f"({outcome.errors[0] if outcome.errors else 'LLM error'}): retry the graph to redo them")
+            status = "failed" if outcome.failed == outcome.chunks else "done"
+        if paper.dropped:
+            message += f"; {paper.dropped} malformed records dropped"
+        lib.documents.update(doc.id, graph_status=status, graph_message=message[:2000], graph_detail="",
+                             graph_progress=1.0, graph_worker="", timings=timings)
+    except Interrupted:
+        why = ("paused while a new upload is parsed" if isinstance(interrupt, _StopOrUploads) and interrupt.uploads
+               else "paused; resumes on the next run")
+        lib.documents.update(doc.id, graph_status="pending", graph_detail=why, graph_worker="")
+    except GraphError as exc:
+        lib.documents.update(doc.id, graph_status="failed", graph_message=str(exc), graph_detail="",
+                             graph_worker="")
+    except Exception as exc:  # one paper must never stop the queue
+        log.exception("graph stage of %s failed", doc.id)
+        lib.documents.update(doc.id, graph_status="failed", graph_detail="", graph_worker="",
+                             graph_message=f"internal error while building the graph: "
+                                           f"{type(exc).__name__}: {exc}"[:2000])
+    return lib.documents.get(doc.id)
+
+
+def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = None,
+                        stop: threading.Event | None = None, max_docs: int | None = None,
+                        communities: bool = True, yield_to_uploads: bool = False) -> list[Document]:
+    """Build the graph of every ready paper whose graph is pending; refresh communities when the queue is empty.
+    With `yield_to_uploads` (the app's worker) a paper's extraction pauses as soon as an upload is queued."""
+    rebuild_dirty(lib)  # finish what a crash interrupted before anything new is merged
+    done = []
+    me = worker_id()
+    while not (stop and stop.is_set()) and (max_docs is None or len(done) < max_docs):
+        doc = lib.documents.claim_graph_next(me)
+        if doc is None:
+            break
+        result = process_graph(lib, doc, on_progress, stop, yield_to_uploads)
+        if result is None:  # deleted while its chunks were extracted
+            continue
+        done.append(result)
+        if result.graph_status == "pending":
+            break  # paused: the caller goes back to its parse queue
+    if communities and lib.settings.graph.communities and not (stop and stop.is_set()) \
+            and not lib.documents.graph_progress():
+        try:
+            refresh_communities(lib)
+        except Exception:  # communities are derived and refreshed again on the next change; papers are done
+            log.exception("refreshing communities failed")
+    return done
+
+
+def recover_graph(lib: Library) -> list[str]:
+    """Papers whose graph worker died go back to pending; their extracted chunks are kept."""
+    requeued = []
+    for doc_id, worker in lib.documents.graph_workers().items():
+        if worker and worker_alive(worker):
+            continue
+        lib.documents.update(doc_id, graph_status="pending", graph_detail="resumed after an interruption",
+                             graph_worker="")
+        requeued.append(doc_id)
+    return requeued
+
+
+def retry_graph(lib: Library, doc_id: str | None = None) -> list[str]:
+    """Queue the graph stage again (one paper, or every ready paper): chunks already extracted by the current
+    extractor are reused; the others (failed ones, or all of them after a change of extractor) are redone."""
+    ids = [doc_id] if doc_id else lib.documents.ids_with_status(DocStatus.READY)
+    queued = []
+    for i in ids:
+        doc = lib.documents.get(i)
+        if doc and doc.status == DocStatus.READY and doc.graph_status != "extracting":
+            lib.documents.update(i, graph_status="pending", graph_detail="queued", graph_message="")
+            queued.append(i)
+    return queued

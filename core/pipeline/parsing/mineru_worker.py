@@ -1,0 +1,56 @@
+"""Child process that runs mineru on one PDF: `python -m core.pipeline.parsing.mineru_worker PDF OUT_DIR TIER`.
+
+mineru starts `spawn` multiprocessing pools, which re-import the main module, so it must run under a
+`__main__` guard in its own process rather than in Streamlit's script thread. Protocol with the parent
+(mineru_runner): lines "progress: ..." on stdout, and on failure one line "error: ..." then exit code 2.
+On success OUT_DIR holds mineru's own files plus content_list.json.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+PROGRESS, ERROR = "progress: ", "error: "
+
+
+def _say(prefix: str, message: str) -> None:
+    print(prefix + " ".join(message.split()), flush=True)
+
+
+def run(pdf: Path, out_dir: Path, tier: str) -> int:
+    start = time.monotonic()
+    _say(PROGRESS, f"mineru ({tier}): loading")
+    from mineru.parser import parse
+    from mineru.parser.writer import FileBasedDataWriter
+    from mineru.render.api import render
+    from mineru.render.contracts import RenderFormat
+    from mineru.types import MiddleJson
+
+    _say(PROGRESS, f"mineru ({tier}): analysing layout")
+    result = parse(str(pdf), tier=tier, ocr_mode="txt", page_range="all")
+    _say(PROGRESS, f"mineru ({tier}): writing results")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result.save(FileBasedDataWriter(str(out_dir)))
+    middle = json.loads((out_dir / "middle_json.json").read_text(encoding="utf-8"))
+    content_list = render(MiddleJson.from_dict(middle), RenderFormat.CONTENT_LIST)
+    (out_dir / "content_list.json").write_text(json.dumps(content_list, ensure_ascii=False), encoding="utf-8")
+    _say(PROGRESS, f"mineru ({tier}): {len(content_list)} items in {time.monotonic() - start:.1f} s")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        _say(ERROR, "usage: python -m core.pipeline.parsing.mineru_worker PDF OUT_DIR TIER")
+        return 2
+    try:
+        return run(Path(argv[0]), Path(argv[1]), argv[2])
+    except BaseException as exc:  # report every failure in one line the parent can show
+        message = " ".join(str(exc).split())
+        _say(ERROR, f"{type(exc).__name__}: {message[:400]}" if message else type(exc).__name__)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

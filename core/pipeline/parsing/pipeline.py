@@ -1,0 +1,115 @@
+"""parse_pdf: check the file, run mineru (or the builtin parser), OCR what has no text, write the result."""
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.pipeline.parsing.builtin import parse_builtin
+from core.pipeline.parsing.checks import check_pdf
+from core.pipeline.parsing.content_list import MalformedContentList, load_content_list, renumber
+from core.pipeline.parsing.markdown import to_markdown
+from core.pipeline.parsing.mineru_runner import MineruFailed, run_mineru
+from core.pipeline.parsing.ocr_pass import apply_ocr, diagnose
+from core.pipeline.parsing.result import (
+    IMAGES_DIR,
+    ParseError,
+    ParseOutput,
+    has_text,
+    process_cpu_seconds,
+    prune_images,
+    write_output,
+)
+from core.pipeline.parsing.textlayer import PageText
+from core.schema.records import ContentItem
+from core.settings.config import ParsingConfig
+
+MINERU_SCRATCH = ".mineru"
+
+
+def _mineru_items(pdf_path: Path, out_dir: Path, config: ParsingConfig, mineru_home: Path,
+                  progress: Callable[[str], None], diagnoses: list[PageText]) -> tuple[list[ContentItem], float]:
+    """Run mineru and move its images into out_dir; raise MineruFailed when it gives nothing usable."""
+    scratch = out_dir / MINERU_SCRATCH
+    try:
+        run = run_mineru(pdf_path, scratch, tier=config.mineru_tier, mineru_home=mineru_home,
+                         timeout_s=config.timeout_s, progress=progress)
+        try:
+            items = load_content_list(scratch / "content_list.json")
+        except MalformedContentList as exc:
+            raise MineruFailed(f"mineru wrote an unreadable content list: {exc}", run.cpu_seconds) from None
+        if not any(has_text(i) for i in items) and any(not d.needs_ocr and not d.blank for d in diagnoses):
+            # The text layer has words mineru did not return: let the builtin parser have a go.
+            raise MineruFailed("mineru returned no content although the PDF has text", run.cpu_seconds)
+        if (scratch / IMAGES_DIR).is_dir():
+            shutil.move(str(scratch / IMAGES_DIR), str(out_dir / IMAGES_DIR))
+        for item in items:
+            item.source = item.source or "mineru"
+        return items, run.cpu_seconds
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _builtin_items(pdf_path: Path, out_dir: Path, report: Callable[[str], None], deadline: float,
+                   mineru_error: str) -> list[ContentItem]:
+    try:
+        return parse_builtin(pdf_path, out_dir, progress=report, deadline=deadline)
+    except ParseError:
+        raise
+    except Exception as exc:  # MuPDF errors on damaged pages: say so instead of crashing the queue
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        if mineru_error:
+            raise ParseError(f"mineru failed ({mineru_error}) and the PyMuPDF parser failed too ({reason})") from None
+        raise ParseError(f"the PyMuPDF parser failed ({reason})") from None
+
+
+def _empty_reason(pages: int, diagnoses: list[PageText], config: ParsingConfig) -> str:
+    many = f"any of the {pages} pages" if pages > 1 else "the only page"
+    if all(d.blank for d in diagnoses):
+        return f"no text found on {many}: {'they are' if pages > 1 else 'it is'} blank"
+    if any(d.needs_ocr for d in diagnoses) and not config.ocr:
+        return f"no text found on {many}: no usable text layer (a scan?) and OCR is off in the parsing settings"
+    if any(d.needs_ocr for d in diagnoses):
+        return f"no text found on {many}: there is no usable text layer and OCR found no text either"
+    return f"no text found on {many}: the parser found no text, tables or figures"
+
+
+def parse_pdf(pdf_path: Path, out_dir: Path, config: ParsingConfig, *, mineru_home: Path,
+              progress: Callable[[str], None] | None = None) -> ParseOutput:
+    report = progress or (lambda _msg: None)
+    cpu0, start = process_cpu_seconds(), time.monotonic()
+    deadline = start + config.timeout_s
+    pdf_path, out_dir = Path(pdf_path), Path(out_dir)
+    report("checking the PDF")
+    pages = check_pdf(pdf_path, config)
+    diagnoses = diagnose(pdf_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    warnings: list[str] = []
+    items: list[ContentItem] | None = None
+    child_cpu, backend, mineru_error = 0.0, "builtin", ""
+    if config.backend == "mineru":
+        try:
+            items, child_cpu = _mineru_items(pdf_path, out_dir, config, Path(mineru_home), report, diagnoses)
+            backend = f"mineru-{config.mineru_tier}"
+        except MineruFailed as exc:
+            child_cpu, mineru_error = exc.cpu_seconds, str(exc)
+            if not config.fallback_to_builtin:
+                raise ParseError(f"mineru failed: {exc}") from None
+            warnings.append(f"mineru failed ({exc}); parsed with PyMuPDF instead")
+            report("mineru failed; parsing with PyMuPDF instead")
+    if items is None:
+        items = _builtin_items(pdf_path, out_dir, report, deadline, mineru_error)
+    items, ocr_warnings, ocr_ran = apply_ocr(pdf_path, items, diagnoses, config, progress=report, deadline=deadline)
+    warnings.extend(ocr_warnings)
+    if ocr_ran:
+        backend += "+ocr"
+    if not any(has_text(i) for i in items):
+        raise ParseError(_empty_reason(pages, diagnoses, config))
+    items = renumber(sorted(items, key=lambda i: i.page_idx))  # stable: keeps reading order within a page
+    prune_images(out_dir, items)
+    output = ParseOutput(items=items, backend=backend, pages=pages, markdown=to_markdown(items), warnings=warnings,
+                         cpu_seconds=process_cpu_seconds() - cpu0 + child_cpu)
+    write_output(out_dir, output)
+    report(f"parsed {pages} pages into {len(items)} items with {backend} in {time.monotonic() - start:.1f} s")
+    return output

@@ -1,0 +1,441 @@
+"""The graph explorer's view model: filters → a bounded subgraph, ready to draw.
+
+A collection's graph can hold tens of thousands of entities; a browser draws a few hundred comfortably and a few
+thousand only without physics. So a view is always bounded (`max_nodes`), says when it was cut and by which rule,
+and views above `ExplorerConfig.static_layout_above` nodes come with positions computed here (igraph's
+Fruchterman-Reingold, grid-accelerated) so the browser only paints them.
+
+Filtering reads a compact in-memory index of the graph (names, types, papers, communities, years, adjacency and
+weights), loaded once per graph version: every filter change is then a pass over dicts, not over the store.
+"""
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from core.library import Library
+from core.pipeline.graph.merge import normalize_key
+from core.schema.graph import MENTIONED_IN, PAPER_PREFIX
+from core.settings.config import ExplorerConfig
+
+COLOR_BY = ("type", "community")
+MAX_DEPTH = 3
+FUZZY_CUTOFF = 80  # rapidfuzz ratio, 0-100: typos and word-order changes pass, unrelated names do not
+FUZZY_PARTIAL_CUTOFF = 88
+SEARCH_LIMIT = 200
+GRID_LAYOUT_ABOVE = 600  # nodes; below it the exact layout takes under half a second
+
+
+class ViewError(ValueError):
+    """Filters that cannot describe a view; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class IndexNode:
+    key: str
+    name: str
+    type: str
+    doc_ids: tuple[str, ...]
+    community: int | None
+    years: tuple[int, ...]  # publication years of the papers it comes from (those that state one)
+
+    @property
+    def is_paper(self) -> bool:
+        return self.key.startswith(PAPER_PREFIX)
+
+
+@dataclass
+class GraphIndex:
+    """What filtering needs of the whole graph, in memory: ~1 KB per node with its edges."""
+
+    nodes: dict[str, IndexNode]
+    related: dict[str, dict[str, float]]  # entity → neighbour → weight (RELATED, both directions)
+    mentions: dict[str, dict[str, float]]  # entity ↔ paper node → weight (MENTIONED_IN..., both directions)
+    aliases: dict[str, str]  # alias key → entity key (from merges and renames)
+    paper_titles: dict[str, str]  # doc id → title
+    paper_relations: dict[tuple[str, str], str] = field(default_factory=dict)  # edges to papers not MENTIONED_IN
+    version: tuple = ()
+    _names: list[str] = field(default_factory=list, repr=False)
+    _name_keys: list[str] = field(default_factory=list, repr=False)
+
+    def degree(self, key: str) -> int:
+        """Relations of an entity; mentions of a paper node."""
+        return len(self.mentions.get(key, ())) if key.startswith(PAPER_PREFIX) else len(self.related.get(key, ()))
+
+    @property
+    def types(self) -> list[str]:
+        return sorted({n.type for n in self.nodes.values() if not n.is_paper})
+
+    @property
+    def communities(self) -> list[int]:
+        return sorted({n.community for n in self.nodes.values() if n.community is not None})
+
+    @property
+    def years(self) -> list[int]:
+        return sorted({y for n in self.nodes.values() for y in n.years})
+
+    def entity_count(self) -> int:
+        return sum(not n.is_paper for n in self.nodes.values())
+
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[tuple[str, float]]:
+        """Entities whose name or key, or an alias of theirs, matches `query`: exact, then contained, then fuzzy
+        (typos, word order). Best first, as (key, score 0-100)."""
+        from rapidfuzz import fuzz, process
+
+        text = " ".join(str(query or "").split())
+        wanted = normalize_key(text)
+        if not wanted:
+            return []
+        scores: dict[str, float] = {}
+
+        def hit(key: str, score: float) -> None:
+            if key in self.nodes and not self.nodes[key].is_paper and score > scores.get(key, -1):
+                scores[key] = score
+
+        hit(wanted, 100.0)
+        hit(self.aliases.get(wanted, ""), 99.0)
+        for alias, key in self.aliases.items():
+            if wanted in alias:
+                hit(key, 90.0 - min(len(alias) - len(wanted), 30) / 10)
+        if not self._name_keys:
+            entities = [n for n in self.nodes.values() if not n.is_paper]
+            self._name_keys = [n.key for n in entities]
+            self._names = [n.name.casefold() for n in entities]
+        folded = text.casefold()
+        for key, name in zip(self._name_keys, self._names):
+            if wanted in key or folded in name:
+                hit(key, 95.0 - min(len(key) - len(wanted), 40) / 8)
+        # Misspellings and word order over whole keys; a misspelt word inside a longer key only when that key is
+        # longer than the query (partial matching would otherwise let "for" match "transformr").
+        for scorer in (fuzz.ratio, fuzz.token_sort_ratio):
+            for _, score, i in process.extract(wanted, self._name_keys, scorer=scorer, limit=limit,
+                                               score_cutoff=FUZZY_CUTOFF):
+                hit(self._name_keys[i], min(float(score), 89.0))
+        for _, score, i in process.extract(wanted, self._name_keys, scorer=fuzz.partial_ratio, limit=limit,
+                                           score_cutoff=FUZZY_PARTIAL_CUTOFF):
+            if len(self._name_keys[i]) > len(wanted):
+                hit(self._name_keys[i], min(float(score), 89.0) - 10)
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], self.degree(kv[0]) * -1, kv[0]))
+        return best[:limit]
+
+
+_cache_lock = threading.Lock()
+_cache: dict[str, GraphIndex] = {}
+_CACHED_WORKSPACES = 4
+
+
+def graph_version(lib: Library) -> tuple:
+    """Changes whenever what the explorer shows may have: contributions, edits, communities, a rebuild."""
+    dirty_nodes, dirty_edges = lib.graph_sources.dirty()
+    return (lib.graph_sources.meta("version", "0"), lib.graph_sources.meta("communities_version"),
+            lib.graph.counts(), len(dirty_nodes) + len(dirty_edges))
+
+
+def load_index(lib: Library) -> GraphIndex:
+    """The index of the graph as it is now (cached per workspace until the graph changes)."""
+    version = graph_version(lib)
+    where = str(lib.db.path)
+    with _cache_lock:
+        cached = _cache.get(where)
+        if cached is not None and cached.version == version:
+            return cached
+    index = build_index(lib)
+    index.version = version
+    with _cache_lock:
+        _cache.pop(where, None)
+        _cache[where] = index
+        while len(_cache) > _CACHED_WORKSPACES:  # the oldest first: dicts keep insertion order
+            _cache.pop(next(iter(_cache)))
+    return index
+
+
+def build_index(lib: Library) -> GraphIndex:
+    papers = lib.graph_sources.papers()
+    year_of = {doc_id: p.year for doc_id, p in papers.items() if p.year}
+    nodes: dict[str, IndexNode] = {}
+    for n in lib.graph.all_nodes():
+        nodes[n.key] = IndexNode(key=n.key, name=n.name, type=n.type, doc_ids=tuple(n.doc_ids),
+                                 community=n.community,
+                                 years=tuple(sorted({year_of[d] for d in n.doc_ids if d in year_of})))
+    related: dict[str, dict[str, float]] = {}
+    mentions: dict[str, dict[str, float]] = {}
+    paper_relations: dict[tuple[str, str], str] = {}
+    for source, target, relation, weight in lib.graph.edge_outline():
+        # Any edge to a paper node (MENTIONED_IN, a table's BELONGS_TO) is provenance, not a relation between
+        # entities: it is drawn only with the paper nodes and never walked by neighbourhoods or paths.
+        to_paper = target.startswith(PAPER_PREFIX) or source.startswith(PAPER_PREFIX)
+        table = mentions if to_paper else related
+        table.setdefault(source, {})[target] = weight
+        table.setdefault(target, {})[source] = weight
+        if to_paper and relation != MENTIONED_IN:
+            paper_relations[(source, target)] = relation
+    return GraphIndex(nodes=nodes, related=related, mentions=mentions, aliases=lib.graph_sources.aliases(),
+                      paper_titles={d: p.title for d, p in papers.items()}, paper_relations=paper_relations)
+
+
+@dataclass
+class ViewFilters:
+    types: tuple[str, ...] = ()  # empty: every type
+    doc_ids: tuple[str, ...] = ()  # entities from any of these papers; empty: all papers
+    communities: tuple[int, ...] = ()
+    years: tuple[int, int] | None = None  # publication year range of the papers an entity comes from
+    min_degree: int = 0  # relations an entity has in the whole graph
+    min_weight: float = 0.0  # edges lighter than this are neither drawn nor followed
+    search: str = ""  # name, alias or a misspelling of one: the view is the matching entities
+    focus: str = ""  # entity key: the view is its neighbourhood
+    depth: int = 1  # neighbourhood depth, 1-3
+    max_nodes: int = 300
+    include_papers: bool = False  # paper nodes and the edges to them
+    color_by: str = "type"
+
+    def validate(self, config: ExplorerConfig) -> ViewFilters:
+        if not 1 <= self.max_nodes <= config.max_nodes_limit:
+            raise ViewError(f"maximum nodes must be between 1 and {config.max_nodes_limit}, not {self.max_nodes}")
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise ViewError(f"neighbourhood depth must be between 1 and {MAX_DEPTH}, not {self.depth}")
+        if self.min_degree < 0 or self.min_weight < 0:
+            raise ViewError("minimum degree and edge weight cannot be negative")
+        if self.years is not None and self.years[0] > self.years[1]:
+            raise ViewError(f"the year range {self.years[0]}–{self.years[1]} is empty")
+        if self.color_by not in COLOR_BY:
+            raise ViewError(f"colour by must be one of {COLOR_BY}, not {self.color_by!r}")
+        return self
+
+
+@dataclass
+class ViewNode:
+    key: str
+    name: str
+    type: str
+    community: int | None
+    degree: int
+    doc_ids: tuple[str, ...]
+    distance: int | None = None  # hops from the focus entity
+    x: float | None = None  # static layout, for large views
+    y: float | None = None
+
+    @property
+    def is_paper(self) -> bool:
+        return self.key.startswith(PAPER_PREFIX)
+
+
+@dataclass
+class ViewEdge:
+    source: str
+    target: str
+    relation: str
+    weight: float
+
+
+@dataclass
+class GraphView:
+    nodes: list[ViewNode]
+    edges: list[ViewEdge]
+    matched: int  # nodes that passed the filters, before the cut to max_nodes
+    truncated: bool
+    note: str  # what is shown, and the rule that cut it
+    static_layout: bool
+    focus: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _passes(node: IndexNode, f: ViewFilters, degree: int, types: set, docs: set, communities: set) -> bool:
+    if node.is_paper:
+        if not f.include_papers or (docs and node.key[len(PAPER_PREFIX):] not in docs):
+            return False
+    else:
+        if types and node.type not in types:
+            return False
+        if docs and docs.isdisjoint(node.doc_ids):
+            return False
+        if communities and node.community not in communities:
+            return False
+        if degree < f.min_degree:
+            return False
+    if f.years is not None and not any(f.years[0] <= y <= f.years[1] for y in node.years):
+        return False
+    return True
+
+
+def _neighbours(index: GraphIndex, key: str, f: ViewFilters) -> Iterable[str]:
+    for other, weight in index.related.get(key, {}).items():
+        if weight >= f.min_weight:
+            yield other
+    if f.include_papers:
+        yield from index.mentions.get(key, {})
+
+
+def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig | None = None) -> GraphView:
+    config = config or ExplorerConfig()
+    f = filters.validate(config)
+    started = time.perf_counter()
+    types, docs, communities = set(f.types), set(f.doc_ids), set(f.communities)
+
+    def ok(key: str) -> bool:
+        node = index.nodes.get(key)
+        return node is not None and _passes(node, f, index.degree(key), types, docs, communities)
+
+    distance: dict[str, int] = {}
+    searched: list[tuple[str, float]] = []
+    if f.focus:
+        if f.focus not in index.nodes:
+            raise ViewError("the chosen entity is no longer in the graph (merged or deleted?)")
+        distance[f.focus] = 0
+        queue = deque([f.focus])
+        while queue:  # breadth-first within the filtered graph: a filtered-out node is not walked through
+            key = queue.popleft()
+            if distance[key] >= f.depth:
+                continue
+            for other in _neighbours(index, key, f):
+                if other not in distance and ok(other):
+                    distance[other] = distance[key] + 1
+                    queue.append(other)
+        candidates = list(distance)
+    elif f.search.strip():
+        searched = [(k, s) for k, s in index.search(f.search) if ok(k)]
+        candidates = [k for k, _ in searched]
+    else:
+        candidates = [k for k in index.nodes if ok(k)]
+    t_filter = time.perf_counter()
+
+    if f.focus:
+        rank = lambda k: (distance[k], -index.degree(k), index.nodes[k].name.casefold(), k)  # noqa: E731
+        rule = "nearest to the chosen entity first, then the most connected"
+    elif searched:
+        score = dict(searched)
+        rank = lambda k: (-score[k], -index.degree(k), index.nodes[k].name.casefold(), k)  # noqa: E731
+        rule = "best name matches first"
+    else:
+        rank = lambda k: (-index.degree(k), index.nodes[k].name.casefold(), k)  # noqa: E731
+        rule = "the most connected first (ties by name)"
+    chosen = heapq.nsmallest(f.max_nodes, candidates, key=rank) if len(candidates) > f.max_nodes else \
+        sorted(candidates, key=rank)
+    keep = set(chosen)
+
+    edges: list[ViewEdge] = []
+    for key in chosen:
+        for other, weight in index.related.get(key, {}).items():
+            if key < other and other in keep and weight >= f.min_weight:
+                edges.append(ViewEdge(key, other, "RELATED", weight))
+        if f.include_papers and not key.startswith(PAPER_PREFIX):
+            for paper, weight in index.mentions.get(key, {}).items():
+                if paper in keep:
+                    edges.append(ViewEdge(key, paper, index.paper_relations.get((key, paper), MENTIONED_IN),
+                                          weight))
+    t_edges = time.perf_counter()
+
+    nodes = [ViewNode(key=k, name=index.nodes[k].name, type=index.nodes[k].type, community=index.nodes[k].community,
+                      degree=index.degree(k), doc_ids=index.nodes[k].doc_ids, distance=distance.get(k))
+             for k in chosen]
+    static = len(nodes) > config.static_layout_above
+    if static:
+        for node, (x, y) in zip(nodes, static_layout([n.key for n in nodes], [(e.source, e.target) for e in edges])):
+            node.x, node.y = x, y
+    t_layout = time.perf_counter()
+
+    truncated = len(candidates) > len(chosen)
+    what = "nodes" if f.include_papers else "entities"
+    if not candidates:
+        note = "Nothing matches these filters." if not f.search.strip() else \
+            f"No entity matches “{f.search.strip()}” with these filters (names, aliases and close spellings)."
+    elif truncated:
+        note = (f"Showing {len(chosen):,} of {len(candidates):,} {what} that match the filters "
+                f"(maximum {f.max_nodes:,}): {rule}.")
+    else:
+        note = f"Showing all {len(chosen):,} {what} that match the filters."
+    if len(searched) >= SEARCH_LIMIT:
+        note += f" The search keeps its {SEARCH_LIMIT} best matches: type more of the name to narrow it."
+    if f.focus:
+        note += f" Neighbourhood of {index.nodes[f.focus].name} at depth {f.depth}."
+    if static:
+        note += " Large view: positions computed on the server, physics off."
+    return GraphView(nodes=nodes, edges=edges, matched=len(candidates), truncated=truncated, note=note,
+                     static_layout=static, focus=f.focus,
+                     timings={"filter_s": t_filter - started, "rank_edges_s": t_edges - t_filter,
+                              "layout_s": t_layout - t_edges, "total_s": t_layout - started})
+
+
+def static_layout(keys: list[str], pairs: list[tuple[str, str]], seed: int = 7) -> list[tuple[float, float]]:
+    """Positions in vis-network's pixel space: connected nodes by force-directed layout, nodes without an edge in
+    the view on a grid below them (left to the forces they would fly to the edges and shrink everything else)."""
+    import random
+
+    import igraph
+
+    if not keys:
+        return []
+    ends = {k for pair in pairs for k in pair}
+    linked = [k for k in keys if k in ends]
+    position = {k: i for i, k in enumerate(linked)}
+    out: dict[str, tuple[float, float]] = {}
+    width = 90.0 * max(len(keys), 1) ** 0.5  # ~90 px per node along each axis
+    if linked:
+        graph = igraph.Graph(n=len(linked), edges=[(position[a], position[b]) for a, b in pairs])
+        rng = random.Random(seed)  # a seeded start: the same view is laid out the same way every time
+        # igraph's grid variant only repels nodes in nearby cells: 0.4 s instead of 20 s at 5,000 nodes, but only
+        # when the start is spread over about sqrt(n) units (all nodes in one cell is the quadratic case again).
+        spread = len(linked) ** 0.5
+        start = [(rng.uniform(-spread, spread), rng.uniform(-spread, spread)) for _ in linked]
+        coords = graph.layout_fruchterman_reingold(seed=start, niter=300,
+                                                   grid=len(linked) > GRID_LAYOUT_ABOVE).coords
+        # Scale by the bulk of the nodes, not by the few small components pushed far out, then pull those in.
+        xs, ys = sorted(c[0] for c in coords), sorted(c[1] for c in coords)
+        lo, hi = int(len(xs) * 0.02), max(int(len(xs) * 0.98) - 1, 0)
+        span = max(xs[hi] - xs[lo], ys[hi] - ys[lo], 1e-9)
+        cx, cy = (xs[hi] + xs[lo]) / 2, (ys[hi] + ys[lo]) / 2
+        side = 90.0 * len(linked) ** 0.5
+        limit = side * 0.6
+        for key, (x, y) in zip(linked, coords):
+            px, py = (x - cx) / span * side, (y - cy) / span * side
+            out[key] = (max(-limit, min(limit, px)), max(-limit, min(limit, py)))
+        width = side
+    alone = [k for k in keys if k not in out]
+    if alone:
+        columns = max(int(len(alone) ** 0.5 * 2), 1)
+        step = max(width / columns, 60.0)
+        top = (max(y for _, y in out.values()) + 150.0) if out else 0.0
+        for i, key in enumerate(alone):
+            out[key] = (-width / 2 + (i % columns) * step, top + (i // columns) * 60.0)
+    return [out[k] for k in keys]
+
+
+# The page keeps its filters in the URL (?view=…), so a click in the graph, which reloads the app at
+# ?entity=<key>, comes back to the same view, and a view can be shared as a link. The parameter is untrusted input:
+# only known fields of the right type are taken, everything else is dropped.
+VIEW_STATE_FIELDS: dict[str, type] = {"search": str, "types": list, "papers": list, "communities": list,
+                                      "years": list, "min_degree": int, "min_weight": float, "max_nodes": int,
+                                      "color_by": str, "include_papers": bool, "neighbourhood": bool, "depth": int}
+
+
+def encode_view_state(values: dict) -> str:
+    import json
+
+    return json.dumps({k: v for k, v in values.items() if k in VIEW_STATE_FIELDS}, separators=(",", ":"),
+                      sort_keys=True, default=list)
+
+
+def decode_view_state(text: str) -> dict:
+    import json
+
+    try:
+        data = json.loads(text or "{}")
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for key, kind in VIEW_STATE_FIELDS.items():
+        value = data.get(key)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            if kind is list:
+                value = [v for v in value[:500] if isinstance(v, (str, int)) and not isinstance(v, bool)]
+            if kind is str:
+                value = value[:300]
+            out[key] = value
+    return out

@@ -1,0 +1,201 @@
+"""A GraphView drawn as a self-contained HTML page with pyvis (vis-network inlined, nothing fetched).
+
+Everything shown comes from papers and is untrusted. vis-network draws labels on a canvas (never parsed as
+HTML); tooltips are built in the page as text nodes (`textContent`), never from an HTML string, and never through
+pyvis's `title`, whose "link" template writes titles with innerHTML. The data reaches the page as JSON escaped for
+a <script> element, and the legend and note are HTML-escaped. The page is shown in an iframe that shares the app's
+origin (st.iframe), so a script slipping through would act as the user: hence no HTML from a paper at all.
+
+Clicking a node or an edge navigates the app's window to `?entity=<key>` or `?edge=<source>|<target>` (keeping
+the other query parameters, which hold the view); the Graph page reads them and opens the panel.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+
+from core.presentation.graph.explorer import GraphView
+from core.schema.graph import PAPER_PREFIX
+from core.settings.config import ExplorerConfig
+
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+           "#86bcb6", "#d37295", "#8cd17d", "#b6992d", "#499894", "#a0cbe8", "#ffbe7d"]
+OTHER_COLOR = "#bab0ac"
+PAPER_COLOR = "#2f2f2f"
+EDGE_PARAM_SEP = "|"  # entity keys never contain it (normalisation keeps letters, digits and spaces)
+_EXTERNAL = re.compile(r"\s*<(?:link|script)\b[^>]*https?://[^>]*>\s*(?:</script>)?", re.IGNORECASE)
+
+
+@dataclass
+class RenderOptions:
+    height_px: int = 680
+    color_by: str = "type"  # type | community
+    type_order: list[str] = field(default_factory=list)  # every type of the graph: a type keeps its colour
+    clickable: bool = True  # navigate the parent window on click (the app); off for a standalone file
+    title: str = ""  # shown above the graph in a standalone file
+
+
+def _script_json(value) -> str:
+    """JSON that cannot end a <script> element or open a comment, whatever the strings hold."""
+    return (json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def color_of(node, options: RenderOptions) -> str:
+    if node.is_paper:
+        return PAPER_COLOR
+    if options.color_by == "community":
+        return OTHER_COLOR if node.community is None else PALETTE[node.community % len(PALETTE)]
+    order = options.type_order or [node.type]
+    return PALETTE[order.index(node.type) % len(PALETTE)] if node.type in order else OTHER_COLOR
+
+
+def legend(view: GraphView, options: RenderOptions) -> list[tuple[str, str]]:
+    """(label, colour) of what the view's colours mean, most frequent first."""
+    counts: dict[str, int] = {}
+    colors: dict[str, str] = {}
+    for node in view.nodes:
+        if node.is_paper:
+            label = "paper"
+        elif options.color_by == "community":
+            label = "no community" if node.community is None else f"community {node.community}"
+        else:
+            label = node.type
+        counts[label] = counts.get(label, 0) + 1
+        colors[label] = color_of(node, options)
+    return [(label, colors[label]) for label in sorted(counts, key=lambda k: (-counts[k], k))]
+
+
+def _node_tip(node, details: dict[str, str]) -> str:
+    kind = "paper" if node.is_paper else node.type
+    lines = [node.name, f"{kind} · {node.degree} {'mentions' if node.is_paper else 'relations'}"
+             + (f" · {len(node.doc_ids)} paper(s)" if not node.is_paper else "")
+             + ("" if node.community is None else f" · community {node.community}")]
+    if details.get(node.key):
+        lines.append(details[node.key][:300])
+    lines.append("Click for details.")
+    return "\n".join(lines)
+
+
+def render_html(view: GraphView, options: RenderOptions | None = None, details: dict[str, str] | None = None,
+                config: ExplorerConfig | None = None) -> str:
+    """The view as one HTML document; `details` maps node keys to a short description for their tooltip."""
+    from pyvis.network import Network
+
+    options = options or RenderOptions()
+    config = config or ExplorerConfig()
+    details = details or {}
+    names = {n.key: n.name for n in view.nodes}
+    net = Network(height=f"{options.height_px}px", width="100%", cdn_resources="in_line", bgcolor="#ffffff")
+    # pyvis's add_node / add_edge check for duplicates with list scans (quadratic: minutes at 5,000 nodes);
+    # the view has no duplicates, so its lists are filled directly.
+    net.nodes = []
+    for node in view.nodes:
+        item = {"id": node.key, "label": node.name if len(node.name) <= 40 else node.name[:38] + "…",
+                "shape": "square" if node.is_paper else "dot", "color": color_of(node, options),
+                "value": node.degree + 1, "tip": _node_tip(node, details)}
+        if node.key == view.focus:
+            item["borderWidth"] = 4
+        if view.static_layout:
+            item["x"], item["y"] = round(node.x or 0.0, 1), round(node.y or 0.0, 1)
+        net.nodes.append(item)
+    net.node_ids = [n.key for n in view.nodes]
+    net.node_map = {item["id"]: item for item in net.nodes}
+    net.edges = []
+    for i, edge in enumerate(view.edges):
+        mention = edge.target.startswith(PAPER_PREFIX)  # MENTIONED_IN, or a table's BELONGS_TO
+        net.edges.append({"id": f"e{i}", "from": edge.source, "to": edge.target, "value": edge.weight,
+                          "color": {"color": "#c8c8c8" if mention else "#8a8a8a", "opacity": 0.6},
+                          "dashes": mention,
+                          "tip": f"{names.get(edge.source, edge.source)} — {names.get(edge.target, edge.target)}\n"
+                                 f"{edge.relation} · weight {edge.weight:g}\nClick for details."})
+    net.options = {
+        "nodes": {"font": {"size": 14, "face": "sans-serif"},
+                  "scaling": {"min": 8, "max": 40, "label": {"enabled": True, "min": 12, "max": 26,
+                                                             "drawThreshold": 7}}},
+        "edges": {"smooth": False, "scaling": {"min": 1, "max": 8}},
+        "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": len(view.nodes) > 300,
+                        "navigationButtons": False},
+        # forceAtlas2 with strong damping settles a few hundred nodes in well under a second of simulation.
+        "physics": {"enabled": not view.static_layout, "solver": "forceAtlas2Based",
+                    "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 90, "damping": 0.6,
+                                         "avoidOverlap": 0.2},
+                    "stabilization": {"enabled": True, "iterations": config.stabilization_iterations,
+                                      "updateInterval": 25, "fit": True},
+                    "minVelocity": 1.5},
+        "layout": {"improvedLayout": len(view.nodes) <= 150, "randomSeed": 7},
+    }
+    page = net.generate_html()
+    page = _EXTERNAL.sub("\n", page)  # pyvis always links Bootstrap from a CDN; the page needs none of it
+    return page.replace("</body>", _header(view, options) + _script(view, options) + "\n</body>", 1)
+
+
+def _header(view: GraphView, options: RenderOptions) -> str:
+    items = "".join(f'<span class="pg-key"><span class="pg-dot" style="background:{color}"></span>'
+                    f"{html.escape(label)}</span>" for label, color in legend(view, options)[:16])
+    title = f"<h2>{html.escape(options.title)}</h2>" if options.title else ""
+    return (
+        "<style>.pg-legend{font:13px sans-serif;margin:6px 4px;clear:both}.pg-key{margin-right:14px;"
+        "white-space:nowrap}.pg-dot{display:inline-block;width:10px;height:10px;border-radius:5px;"
+        "margin-right:4px}.pg-note{font:12px sans-serif;color:#555;margin:2px 4px}"
+        "h2{font:600 18px sans-serif;margin:6px 4px}</style>"
+        f'<div class="pg-legend" id="pg-legend">{title}{items}</div>'
+        f'<div class="pg-note" id="pg-note">{html.escape(view.note)}</div>')
+
+
+def _script(view: GraphView, options: RenderOptions) -> str:
+    settings = {"clickable": options.clickable, "focus": view.focus or None, "sep": EDGE_PARAM_SEP,
+                "static": view.static_layout}
+    return """
+<script>
+(function () {
+  var S = %s;
+  function tip(text) {
+    var el = document.createElement("div");
+    el.style.whiteSpace = "pre-wrap";
+    el.style.maxWidth = "380px";
+    el.style.font = "12px sans-serif";
+    el.textContent = text || "";  // text, never HTML: names and descriptions come from papers
+    return el;
+  }
+  nodes.update(nodes.get().map(function (n) { return {id: n.id, title: tip(n.tip)}; }));
+  edges.update(edges.get().map(function (e) { return {id: e.id, title: tip(e.tip)}; }));
+  function settled() {
+    var bar = document.getElementById("loadingBar");  // pyvis's progress overlay fades slowly: gone at once
+    if (bar) { bar.style.display = "none"; }
+    if (!document.body.hasAttribute("data-graph-stable")) {  // how long the browser took, for the benchmark
+      document.body.setAttribute("data-graph-settled-ms", String(Math.round(performance.now())));
+    }
+    document.body.setAttribute("data-graph-stable", "1");
+  }
+  if (S.static) {
+    settled();
+  } else {
+    network.once("stabilizationIterationsDone", function () { network.setOptions({physics: false}); settled(); });
+    setTimeout(settled, 8000);  // never wait for ever on a view that will not settle
+  }
+  if (S.focus && nodes.get(S.focus)) { network.selectNodes([S.focus]); }
+  network.on("click", function (params) {
+    if (!S.clickable) { return; }
+    var target;
+    try { target = new URL(window.parent.location.href); } catch (err) { return; }
+    if (params.nodes.length) {
+      target.searchParams.set("entity", params.nodes[0]);
+      target.searchParams.delete("edge");
+    } else if (params.edges.length) {
+      var e = edges.get(params.edges[0]);
+      target.searchParams.set("edge", e.from + S.sep + e.to);
+    } else { return; }
+    // The iframe may not navigate the app itself (its sandbox has no allow-top-navigation), but it shares the
+    // app's origin: a link made in the app's own document and clicked there navigates as the app.
+    var link = window.parent.document.createElement("a");
+    link.href = target.toString();
+    link.style.display = "none";
+    window.parent.document.body.appendChild(link);
+    link.click();
+  });
+  document.body.setAttribute("data-graph-nodes", String(nodes.length));
+})();
+</script>""" % _script_json(settings)

@@ -1,0 +1,386 @@
+"""Graph: see, filter, search, explain and fix the entity graph. Widgets only; the work is in core.pipeline.graph
+(explorer: filters → view; render: pyvis HTML; panels; paths; edits; export)."""
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from core.pipeline.graph import edits
+from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
+from core.presentation import display as present
+from core.presentation.graph import explorer, export, panels, paths
+from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, legend, render_html
+from core.schema.graph import PAPER_PREFIX
+from core.text.safe_markdown import md_escape
+from pages.widgets import state
+
+lib = state.library()
+config = lib.settings.explorer
+st.title("Graph")
+
+if not lib.graph.counts()[0]:
+    st.info("The graph is empty: add papers on the Library page; their entities and relations appear here once "
+            "their graph stage is done.")
+    st.stop()
+
+index = explorer.load_index(lib)
+papers = lib.graph_sources.papers()
+built_by = present.extractor_label(", ".join(sorted({p.extractor for p in papers.values()})))
+llm_note = "" if lib.chat_model() else " No LLM is configured: the graph, panels and paths are LLM-free, and " \
+    "merged descriptions are the papers' passages joined, not summaries."
+st.caption(f"{index.entity_count():,} entities from {len(papers)} paper(s), built by {md_escape(built_by)}."
+           f"{llm_note}")
+
+
+def name_of(key: str) -> str:
+    node = index.nodes.get(key)
+    return node.name if node else key
+
+
+def entity_label(key: str) -> str:
+    node = index.nodes.get(key)
+    return f"{node.name} ({node.type})" if node else key
+
+
+# --------------------------------------------------------------------------------- state from the URL, once
+STATE_KEYS = {name: f"g_{name}" for name in explorer.VIEW_STATE_FIELDS}
+defaults = {"search": "", "types": [], "papers": [], "communities": [], "years": [], "min_degree": 0,
+            "min_weight": 0.0, "max_nodes": config.max_nodes, "color_by": "type", "include_papers": False,
+            "neighbourhood": False, "depth": 1}
+view_param = st.query_params.get("view", "")
+if view_param and view_param != st.session_state.get("g_view_seen"):
+    st.session_state["g_view_seen"] = view_param
+    restored = explorer.decode_view_state(view_param)
+    restored["types"] = [t for t in restored.get("types", []) if t in index.types]
+    restored["papers"] = [d for d in restored.get("papers", []) if d in index.paper_titles]
+    restored["communities"] = [c for c in restored.get("communities", []) if c in index.communities]
+    restored["max_nodes"] = min(max(restored.get("max_nodes", config.max_nodes), 10), config.max_nodes_limit)
+    restored["depth"] = min(max(restored.get("depth", 1), 1), explorer.MAX_DEPTH)
+    if restored.get("color_by") not in explorer.COLOR_BY:
+        restored.pop("color_by", None)
+    for name, value in restored.items():
+        st.session_state[STATE_KEYS[name]] = value
+for name, value in defaults.items():
+    st.session_state.setdefault(STATE_KEYS[name], value)
+
+entity_param = st.query_params.get("entity", "")
+if entity_param and entity_param != st.session_state.get("g_entity_seen"):
+    st.session_state["g_entity_seen"] = entity_param
+    if entity_param in index.nodes:
+        st.session_state["g_entity"] = entity_param
+        st.session_state["g_edge"] = None
+edge_param = st.query_params.get("edge", "")
+if edge_param and edge_param != st.session_state.get("g_edge_seen"):
+    st.session_state["g_edge_seen"] = edge_param
+    ends = edge_param.split(EDGE_PARAM_SEP)
+    st.session_state["g_edge"] = tuple(ends) if len(ends) == 2 else None
+if st.session_state.get("g_entity") not in index.nodes:
+    st.session_state["g_entity"] = ""
+
+# --------------------------------------------------------------------------------- filters
+years = index.years
+with st.expander("Filters", expanded=True):
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.text_input("Search entities", key="g_search", placeholder="a name, an alias, or a close spelling",
+                      help="Shows the entities whose name or alias matches (typos and word order tolerated).")
+        st.multiselect("Entity types", index.types, key="g_types", placeholder="all types")
+        st.multiselect("Papers", list(index.paper_titles), key="g_papers", placeholder="all papers",
+                       format_func=lambda d: index.paper_titles.get(d, d[:12]))
+    with c2:
+        st.multiselect("Communities", index.communities, key="g_communities", placeholder="all communities",
+                       format_func=lambda c: f"community {c}")
+        if len(years) >= 2:
+            low, high = (list(st.session_state["g_years"]) + [years[0], years[-1]])[:2]
+            st.session_state["g_years"] = (max(min(low, high), years[0]), min(max(low, high), years[-1]))
+            st.slider("Publication years", years[0], years[-1], key="g_years",
+                      help="Entities from papers published in these years (papers that state no year are left "
+                           "out while the range is narrowed).")
+        st.number_input("Minimum relations per entity", min_value=0, step=1, key="g_min_degree")
+        st.number_input("Minimum edge weight", min_value=0.0, step=0.5, key="g_min_weight")
+    with c3:
+        st.slider("Maximum nodes", 10, config.max_nodes_limit, step=10, key="g_max_nodes",
+                  help=f"Views above {config.static_layout_above} nodes are laid out on the server and drawn "
+                       "without physics.")
+        st.radio("Colour by", explorer.COLOR_BY, horizontal=True, key="g_color_by")
+        st.toggle("Show paper nodes", key="g_include_papers")
+        st.toggle("Only the neighbourhood of the chosen entity", key="g_neighbourhood")
+        st.slider("Neighbourhood depth", 1, explorer.MAX_DEPTH, key="g_depth")
+
+values = {name: st.session_state[key] for name, key in STATE_KEYS.items()}
+chosen_years = tuple(values["years"]) if len(years) >= 2 and len(values["years"]) == 2 else None
+if chosen_years is not None and chosen_years == (years[0], years[-1]):
+    chosen_years = None  # the full range: papers that state no year stay in
+focus = st.session_state["g_entity"] if values["neighbourhood"] else ""
+filters = explorer.ViewFilters(
+    types=tuple(values["types"]), doc_ids=tuple(values["papers"]), communities=tuple(values["communities"]),
+    years=chosen_years, min_degree=int(values["min_degree"]), min_weight=float(values["min_weight"]),
+    search="" if focus else values["search"], focus=focus, depth=int(values["depth"]),
+    max_nodes=int(values["max_nodes"]), include_papers=bool(values["include_papers"]),
+    color_by=values["color_by"])
+st.query_params["view"] = explorer.encode_view_state(values)
+st.session_state["g_view_seen"] = st.query_params["view"]
+
+try:
+    view = explorer.build_view(index, filters, config)
+except explorer.ViewError as exc:
+    st.error(f"These filters cannot be shown: {md_escape(str(exc))}")
+    st.stop()
+
+# --------------------------------------------------------------------------------- the graph
+st.caption(md_escape(view.note))
+if focus and values["search"]:
+    st.caption("The search box is ignored while a neighbourhood is shown.")
+if view.nodes:
+    descriptions = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in view.nodes]).items()}
+    options = RenderOptions(color_by=filters.color_by, type_order=index.types)
+    st.iframe(render_html(view, options, descriptions, config), height=options.height_px + 90)
+    st.caption("Legend: " + " · ".join(md_escape(label) for label, _ in legend(view, options)[:16]) +
+               ". Node size: relations; edge width: weight. Click a node or an edge for its details below.")
+
+# --------------------------------------------------------------------------------- entity and edge panels
+in_view = [n.key for n in view.nodes if not n.key.startswith(PAPER_PREFIX)]
+current = st.session_state["g_entity"]
+choices = [""] + sorted(set(in_view) | ({current} if current else set()), key=lambda k: name_of(k).casefold())
+st.selectbox("Entity", choices, key="g_entity", format_func=lambda k: entity_label(k) if k else "(choose one)",
+             help="The entities of this view; clicking a node in the graph chooses it too.")
+if st.query_params.get("entity") != (st.session_state["g_entity"] or None):
+    if st.session_state["g_entity"]:
+        st.query_params["entity"] = st.session_state["g_entity"]
+        st.session_state["g_entity_seen"] = st.session_state["g_entity"]
+    else:
+        st.query_params.pop("entity", None)
+
+
+def passage_block(passage: paths.Passage, n: int) -> None:
+    where = f"{md_escape(passage.paper)}" + (f", page {passage.page + 1}" if passage.page is not None else "")
+    st.markdown(f"{n}. *{where}* — {md_escape(passage.text)}")
+    if passage.page is not None:
+        st.page_link("pages/document.py", label=f"Open page {passage.page + 1} in the Document view",
+                     icon=":material/description:",
+                     query_params={"doc": passage.doc_id, "tab": "Pages", "page": str(passage.page + 1)})
+
+
+def show_notice() -> None:
+    kind, text = st.session_state.pop("g_notice", (None, None))
+    if kind:
+        getattr(st, kind)(md_escape(text))
+
+
+def run_edit(action, success: str) -> None:
+    try:
+        with st.spinner("Updating the graph and its vectors…"):
+            action()
+    except (edits.EditError, KeyError) as exc:
+        st.session_state["g_notice"] = ("error", f"Not changed: {exc}")
+    else:
+        st.session_state["g_notice"] = ("success", success)
+    st.rerun()
+
+
+show_notice()
+edge_choice = st.session_state.get("g_edge")
+if edge_choice:
+    panel = panels.edge_panel(lib, index, *edge_choice)
+    with st.container(border=True):
+        if panel is None:
+            st.warning("That relation is no longer in the graph.")
+        else:
+            e = panel.edge
+            st.subheader(f"{md_escape(panel.source_name)} — {md_escape(panel.target_name)}")
+            st.caption(f"{e.relation} · weight {e.weight:g} · {len(panel.papers)} paper(s)")
+            if e.description:
+                st.markdown(md_escape(e.description, paragraphs=True))
+            if e.keywords:
+                st.markdown(f"**Keywords:** {md_escape(e.keywords)}")
+            st.markdown("**Passages**")
+            for n, passage in enumerate(panel.passages, 1):
+                passage_block(passage, n)
+            if not e.target.startswith(PAPER_PREFIX) and st.button("Delete this relation", key="g_delete_edge"):
+                run_edit(lambda: edits.delete_relation(lib, e.source, e.target),
+                         f"Deleted the relation {panel.source_name} — {panel.target_name}.")
+        if st.button("Close", key="g_close_edge"):
+            st.session_state["g_edge"] = None
+            st.query_params.pop("edge", None)
+            st.rerun()
+
+key = st.session_state["g_entity"]
+if key:
+    panel = panels.entity_panel(lib, index, key)
+    if panel is None:
+        st.warning("That entity is no longer in the graph.")
+    else:
+        node = panel.node
+        with st.container(border=True):
+            st.subheader(md_escape(node.name))
+            st.caption(f"{md_escape(node.type)} · {panel.degree} relation(s) · {len(panel.papers)} paper(s)"
+                       + ("" if node.community is None else f" · community {node.community}")
+                       + f" · extracted by {md_escape(present.extractor_label(', '.join(node.extractors)))}")
+            st.markdown(md_escape(node.description, paragraphs=True) or "*(no description)*")
+            left, right = st.columns([3, 2])
+            with left:
+                st.markdown("**Papers**")
+                for doc_id, title in panel.papers:
+                    st.page_link("pages/document.py", label=title[:120], icon=":material/description:",
+                                 query_params={"doc": doc_id})
+                st.markdown("**Passages**")
+                for n, passage in enumerate(panel.passages, 1):
+                    passage_block(passage, n)
+                if panel.more_passages:
+                    st.caption(f"… and {panel.more_passages} more passage(s).")
+            with right:
+                st.markdown("**Neighbours**")
+                if panel.neighbours:
+                    st.dataframe(pd.DataFrame([{"name": n.name, "type": n.type, "relation": n.relation,
+                                                "weight": n.weight} for n in panel.neighbours]),
+                                 hide_index=True, width="stretch", height=260)
+                    related = [n for n in panel.neighbours if n.relation == "RELATED"]
+                    pick = st.selectbox("Open a relation", [""] + [n.key for n in related], key="g_pick_edge",
+                                        format_func=lambda k: name_of(k) if k else "(choose a neighbour)")
+                    if pick and st.button("Show the relation", key="g_show_edge"):
+                        st.session_state["g_edge"] = (key, pick)
+                        st.rerun()
+                if panel.more_neighbours:
+                    st.caption(f"… and {panel.more_neighbours} more.")
+
+            if not node.is_paper:
+                with st.expander("Fix this entity"):
+                    st.caption("Edits are kept apart from what the papers say and applied again whenever the graph "
+                               "is rebuilt or a new paper mentions the entity. They can be undone below.")
+                    rename_col, type_col = st.columns(2)
+                    with rename_col:
+                        new_name = st.text_input("New name", value=node.name, key=f"g_rename_{key}")
+                        if st.button("Rename", key="g_rename_btn"):
+                            run_edit(lambda: edits.rename_entity(lib, key, new_name), f"Renamed to {new_name}.")
+                    with type_col:
+                        types = sorted(set(lib.settings.graph.entity_types) | set(index.types) | {node.type})
+                        new_type = st.selectbox("Type", types, index=types.index(node.type), key=f"g_type_{key}")
+                        if st.button("Change type", key="g_retype_btn"):
+                            run_edit(lambda: edits.retype_entity(lib, key, new_type), f"Type set to {new_type}.")
+                    st.markdown("**Merge another entity into this one**")
+                    query = st.text_input("Find the entity to merge", key=f"g_merge_q_{key}")
+                    matches = [k for k, _ in index.search(query, limit=20) if k != key] if query.strip() else []
+                    other = st.selectbox("Entity to merge", [""] + matches, key=f"g_merge_pick_{key}",
+                                         format_func=lambda k: entity_label(k) if k else "(search above)")
+                    if other:
+                        other_panel = panels.entity_panel(lib, index, other)
+                        a, b = st.columns(2)
+                        for column, side in ((a, panel), (b, other_panel)):
+                            if side is None:
+                                continue
+                            with column:
+                                st.markdown(f"**{md_escape(side.node.name)}** ({md_escape(side.node.type)}), "
+                                            f"{side.degree} relation(s)")
+                                st.caption(md_escape(side.node.description[:400]))
+                                if side.passages:
+                                    st.caption(md_escape(side.passages[0].text))
+                        if st.button(f"Merge {other_panel.node.name if other_panel else other} into "
+                                     f"{node.name}", key="g_merge_btn"):
+                            run_edit(lambda: merge_entities(lib, [other], into=key),
+                                     f"Merged {name_of(other)} into {node.name}.")
+                    st.markdown("**Delete**")
+                    if st.checkbox("Yes, delete this entity and its relations", key=f"g_confirm_delete_{key}"):
+                        if st.button("Delete the entity", type="primary", key="g_delete_btn"):
+                            run_edit(lambda: edits.delete_entity(lib, key), f"Deleted {node.name}.")
+
+# --------------------------------------------------------------------------------- explain a connection
+with st.expander("Explain a connection"):
+    st.caption("The shortest chains of relations between two entities (up to 3), each step with the passage "
+               "that supports it.")
+    left, right = st.columns(2)
+    ends = []
+    for column, label, default in ((left, "From", key), (right, "To", "")):
+        with column:
+            q = st.text_input(f"{label}: search", key=f"g_path_q_{label}",
+                              placeholder=name_of(default) if default else "an entity name")
+            found = [k for k, _ in index.search(q, limit=20)] if q.strip() else ([default] if default else [])
+            ends.append(st.selectbox(label, [""] + found, key=f"g_path_{label}",
+                                     format_func=lambda k: entity_label(k) if k else "(search above)"))
+    if st.button("Find paths", key="g_find_paths", disabled=not all(ends)):
+        st.session_state["g_paths"] = (ends[0], ends[1], paths.explain_connection(lib, index, ends[0], ends[1]))
+    found_paths = st.session_state.get("g_paths")
+    if found_paths:
+        source, target, connections = found_paths
+        if not connections:
+            st.info(f"No chain of at most {paths.MAX_HOPS} relations links {md_escape(name_of(source))} and "
+                    f"{md_escape(name_of(target))}.")
+        for n, connection in enumerate(connections, 1):
+            with st.container(border=True):
+                st.markdown(f"**Path {n}** ({connection.length} hop(s)): " +
+                            " → ".join(md_escape(name_of(k)) for k in connection.keys))
+                for hop in connection.hops:
+                    st.markdown(f"- **{md_escape(hop.source_name)} — {md_escape(hop.target_name)}** "
+                                f"({md_escape(hop.keywords) or 'related'}, weight {hop.weight:g})")
+                    if hop.passage:
+                        passage_block(hop.passage, 1)
+
+# --------------------------------------------------------------------------------- duplicates and edits
+with st.expander("Suggested duplicates"):
+    st.caption("Pairs of entities whose names and descriptions embed close together, with each side's evidence. "
+               "Nothing is merged on its own.")
+    if st.button("Find likely duplicates", key="g_find_duplicates"):
+        with st.spinner("Comparing entity embeddings…"):
+            st.session_state["g_duplicates"] = [vars(s) for s in suggest_duplicates(lib, limit=20)]
+    found_dups = st.session_state.get("g_duplicates")
+    if found_dups == []:
+        st.info("No pair of entities is above the similarity threshold (Settings → graph).")
+    for n, s in enumerate(found_dups or []):
+        with st.container(border=True):
+            st.caption(f"similarity {s['similarity']:.2f}")
+            cols = st.columns(2)
+            sides = [panels.entity_panel(lib, index, s["keep"]), panels.entity_panel(lib, index, s["merge"])]
+            for column, side in zip(cols, sides):
+                with column:
+                    if side is None:
+                        st.caption("(no longer in the graph)")
+                        continue
+                    st.markdown(f"**{md_escape(side.node.name)}** ({md_escape(side.node.type)}), {side.degree} "
+                                f"relation(s), {len(side.papers)} paper(s)")
+                    st.caption(md_escape(side.node.description[:300]))
+                    if side.passages:
+                        st.caption(md_escape(side.passages[0].text))
+            if all(sides) and st.button(f"Merge {s['merge_name']} into {s['keep_name']}", key=f"g_dup_merge_{n}"):
+                st.session_state["g_duplicates"] = [d for d in found_dups if s["merge"] not in (d["keep"], d["merge"])]
+                run_edit(lambda s=s: merge_entities(lib, [s["merge"]], into=s["keep"]),
+                         f"Merged {s['merge_name']} into {s['keep_name']}.")
+
+made = edits.list_edits(lib)
+with st.expander(f"Your edits ({len(made)})"):
+    if not made:
+        st.caption("No edits yet. Merges are recorded as aliases and are not listed here.")
+    for n, record in enumerate(made):
+        text_col, undo_col = st.columns([5, 1])
+        text_col.markdown(md_escape(record.summary))
+        if undo_col.button("Undo", key=f"g_undo_{n}"):
+            run_edit(lambda record=record: edits.undo_edit(lib, record.override), f"Undone: {record.summary}.")
+
+# --------------------------------------------------------------------------------- export
+with st.expander("Export"):
+    fmt = st.selectbox("Format", ["graphml", "json", "csv", "cypher", "html"], key="g_export_format",
+                       format_func=lambda f: {"graphml": "GraphML (Gephi, yEd, networkx)", "json": "JSON (nodes/links)",
+                                              "csv": "CSV (nodes and edges, zipped)",
+                                              "cypher": "Cypher script (Neo4j)",
+                                              "html": "This view as a standalone HTML page"}[f])
+    if st.button("Prepare the file", key="g_export_prepare"):
+        with st.spinner("Writing the export…"), tempfile.TemporaryDirectory() as tmp:
+            target = Path(tmp) / f"papergraph.{fmt}"
+            if fmt == "html":
+                written = export.export_view_html(lib, target, filters)
+            else:
+                written = export.export_graph(lib.graph, fmt, target)
+            if len(written) > 1:
+                buffer = io.BytesIO()
+                with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+                    for path in written:
+                        archive.write(path, path.name)
+                st.session_state["g_export"] = ("papergraph-csv.zip", buffer.getvalue())
+            else:
+                st.session_state["g_export"] = (written[0].name, written[0].read_bytes())
+    prepared = st.session_state.get("g_export")
+    if prepared:
+        st.download_button(f"Download {prepared[0]}", prepared[1], file_name=prepared[0], key="g_export_download")

@@ -1,0 +1,200 @@
+"""Library: add PDFs (or MinerU outputs), watch them being parsed and indexed, retry or delete them."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.pipeline.documents import add_mineru_upload, add_pdf, delete_document, retry_document
+from core.presentation import display as present
+from core.text.safe_markdown import md_escape
+from pages.widgets import state
+
+lib = state.library()
+st.title("Library")
+
+# ------------------------------------------------------------------------------------------------ uploads
+# Each batch of uploads is handled once: the uploader gets a fresh key afterwards, which also empties it.
+round_ = st.session_state.setdefault("upload_round", 0)
+left, right = st.columns([3, 2])
+with left:
+    files = st.file_uploader("Add PDFs", type=["pdf"], accept_multiple_files=True, key=f"pdf_upload_{round_}",
+                             help="Each file is stored, then parsed and indexed in the background.")
+with right:
+    with st.expander("Import a MinerU output (zip)"):
+        st.caption("A zip of MinerU's output folder (content_list.json, markdown, images/) made elsewhere, "
+                   "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
+        zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
+                                key=f"zip_upload_{round_}")
+
+if files or zips:
+    results = []
+    with st.spinner("Storing the uploads…"):
+        for f in files or []:
+            results.append(("pdf", f.name, add_pdf(lib, f.name, f.getvalue()), None))
+        for z in zips or []:
+            try:
+                results.append(("zip", z.name, add_mineru_upload(lib, z.name, z.getvalue()), None))
+            except ValueError as exc:
+                results.append(("zip", z.name, None, str(exc)))
+    state.kick_ingest()
+    st.session_state["upload_results"] = results
+    st.session_state["upload_round"] = round_ + 1
+    st.rerun()
+
+for _kind, name, result, error in st.session_state.get("upload_results", []):
+    if error:
+        st.error(f"**{md_escape(name)}**: not imported — {md_escape(error)}")
+    elif result.outcome == "added":
+        st.success(f"**{md_escape(result.filename)}**: added and queued for parsing")
+    else:
+        st.info(f"**{md_escape(result.filename)}**: {md_escape(result.message)}")
+if st.session_state.get("upload_results") and st.button("Dismiss", key="dismiss_uploads"):
+    st.session_state["upload_results"] = []
+    st.rerun()
+
+docs = lib.documents.list()
+
+
+# ------------------------------------------------------------------------------------------------ progress
+@st.fragment(run_every=state.POLL_SECONDS)
+def live_progress(snapshot: tuple) -> None:
+    """Polls the registry while something is in progress; a status change reruns the page, whose table and
+    counts then update and, once nothing is in progress, polling stops."""
+    now = lib.documents.list()
+    if present.status_snapshot(now) != snapshot:
+        st.rerun(scope="app")
+    live = lib.documents.progress()
+    graph_live = lib.documents.graph_progress()
+    st.subheader("In progress")
+    for doc in now:
+        if doc.status.in_progress:
+            detail, fraction = live.get(doc.id, ("", 0.0))
+            text = present.stage_text(doc, detail)
+        elif present.graph_busy(doc):
+            detail, fraction = graph_live.get(doc.id, ("", 0.0))
+            text = f"graph: {detail or doc.graph_status} (searchable already)"
+        else:
+            continue
+        st.progress(min(max(float(fraction or 0.0), 0.0), 1.0),
+                    text=f"**{md_escape(doc.display_title)}** — {md_escape(text)}")
+
+
+if present.any_in_progress(docs):
+    live_progress(present.status_snapshot(docs))
+
+# ------------------------------------------------------------------------------------------------ failures
+failed = [d for d in docs if d.status.value == "failed"]
+for doc in failed[:5]:
+    st.error(f"**{md_escape(present.document_label(doc))}** failed: {md_escape(doc.message)}",
+             icon=":material/error:")
+if len(failed) > 5:
+    with st.expander(f"{len(failed) - 5} more failed documents"):
+        for doc in failed[5:]:
+            st.error(f"**{md_escape(doc.display_title)}**: {md_escape(doc.message)}")
+
+# ------------------------------------------------------------------------------------------------ table
+st.subheader("Documents")
+if not docs:
+    st.info("The library is empty: add PDFs above.")
+    st.stop()
+
+table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
+papers = lib.graph_sources.papers()
+event = st.dataframe(
+    pd.DataFrame(present.document_rows(docs, papers)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    hide_index=True, width="stretch",
+    column_config={
+        "status": st.column_config.TextColumn("status", width="small"),
+        "title": st.column_config.TextColumn("title", width=340),
+        "pages": st.column_config.NumberColumn("pages", format="%d", width="small"),
+        "chunks": st.column_config.NumberColumn("chunks", format="%d", width="small"),
+        "graph": st.column_config.TextColumn("graph", width="small",
+                                             help="The entity graph is built after a paper is searchable."),
+        "entities": st.column_config.NumberColumn("entities", format="%d", width="small"),
+        "relations": st.column_config.NumberColumn("relations", format="%d", width="small"),
+        "extractor": st.column_config.TextColumn("extractor", help="What built this paper's part of the graph."),
+        "message": st.column_config.TextColumn("message", width=340),
+    })
+nodes, edges = lib.graph.counts()
+if nodes:
+    st.caption(f":material/hub: Entity graph of the collection: {nodes:,} nodes and {edges:,} edges "
+               f"(`python -m core graph stats`, `python -m core graph export --format graphml --out FILE`).")
+built_by = {p.extractor for p in papers.values()}
+if "spacy" in built_by:
+    st.caption(":material/info: Papers whose extractor says *LLM-free (spaCy)* got their part of the graph "
+               "without an LLM: noun phrases and names, linked when they share a sentence. Configure an LLM in "
+               "Settings and use *Rebuild graph* for LightRAG-style entities and relations.")
+selected = [docs[i] for i in event.selection.rows if i < len(docs)]
+st.caption("Select rows to open, retry or delete documents.")
+
+if selected:
+    ready = [d for d in selected if d.status.value == "ready"]
+    retryable = [d for d in selected if d.status.value == "failed"]
+    deletable = [d for d in selected if not d.status.in_progress]
+    cols = st.columns(4)
+    if len(selected) == 1 and ready:
+        cols[0].page_link("pages/document.py", label="Open in the Document view", icon=":material/description:",
+                          query_params={"doc": ready[0].id})
+    if cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
+        for doc in retryable:
+            retry_document(lib, doc.id)
+        state.kick_ingest()
+        st.rerun()
+    if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
+                      help="Documents being parsed or indexed cannot be deleted until they finish."):
+        st.session_state["confirm_delete"] = [d.id for d in deletable]
+    graphable = [d for d in ready if d.graph_status != "extracting"]
+    if cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
+                      help="Extract entities again with the extractor now configured; chunks it already did are "
+                           "reused."):
+        from core.pipeline.graph.stage import retry_graph
+
+        for doc in graphable:
+            retry_graph(lib, doc.id)
+        state.kick_ingest()
+        st.rerun()
+
+pending = [d for d in docs if d.id in set(st.session_state.get("confirm_delete", []))]
+if pending:
+    names = ", ".join(md_escape(d.display_title) for d in pending[:5]) + (" …" if len(pending) > 5 else "")
+    st.warning(f"Delete {len(pending)} document(s) and everything derived from them (parsed output, page "
+               f"images, index)? {names}")
+    yes, no = st.columns([1, 6])
+    if yes.button("Yes, delete", type="primary", key="confirm_delete_yes"):
+        for doc in pending:
+            delete_document(lib, doc.id)
+        st.session_state["confirm_delete"] = []
+        st.session_state["table_round"] += 1  # a fresh table: the old selection named rows that are gone
+        st.rerun()
+    if no.button("Cancel", key="confirm_delete_no"):
+        st.session_state["confirm_delete"] = []
+        st.rerun()
+
+# ------------------------------------------------------------------------------------------------ duplicates
+if nodes:
+    with st.expander("Likely duplicate entities"):
+        st.caption("Pairs of entities whose names and descriptions embed close together. Nothing is merged on "
+                   "its own: \"BERT\" and \"BERT-large\" are close but not the same. A merge keeps the first "
+                   "entity, moves the other's edges and sources to it, and applies to papers added later.")
+        if st.button("Find likely duplicates", key="find_duplicates"):
+            from core.pipeline.graph.duplicates import suggest_duplicates
+
+            with st.spinner("Comparing entity embeddings…"):
+                st.session_state["duplicates"] = [vars(s) for s in suggest_duplicates(lib, limit=30)]
+        found = st.session_state.get("duplicates")
+        if found == []:
+            st.info("No pair of entities is above the similarity threshold (Settings → graph).")
+        for n, s in enumerate(found or []):
+            left, right = st.columns([5, 1])
+            left.markdown(f"**{md_escape(s['keep_name'])}** ← {md_escape(s['merge_name'])} "
+                          f"· similarity {s['similarity']:.2f}")
+            if right.button("Merge", key=f"merge_duplicate_{n}"):
+                from core.pipeline.graph.duplicates import merge_entities
+
+                merge_entities(lib, [s["merge"]], into=s["keep"])
+                st.session_state["duplicates"] = [d for d in found if s["merge"] not in (d["keep"], d["merge"])]
+                st.session_state["merge_notice"] = f"Merged {s['merge_name']} into {s['keep_name']}."
+                st.rerun()
+        notice = st.session_state.pop("merge_notice", None)
+        if notice:
+            st.success(md_escape(notice))

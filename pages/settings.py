@@ -1,0 +1,193 @@
+"""Settings: every knob of core.settings.config.Settings, one form section per pipeline stage, saved to the workspace.
+
+The LLM section has its own widgets: the API key is written to the credentials file outside the workspace (never
+to settings.json) and never shown back, and "Test connection" checks the endpoint the form describes.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+
+import streamlit as st
+
+from core.models.embedding import EmbeddingModelError, resolve_model_dir
+from core.models.llm import secrets
+from core.models.llm.factory import describe_llm
+from core.presentation import display as present
+from core.settings.config import LLM_PROVIDERS, SettingsError
+from pages.widgets import state
+
+KEY_WIDGET = "setting_llm_api_key"
+VLM_KEY_WIDGET = "setting_vlm_api_key"
+PROVIDER_LABELS = {
+    "none": "none: no LLM, everything runs on the LLM-free defaults (spaCy entities, extractive answers)",
+    "openai": "openai: any OpenAI-compatible endpoint (OpenAI, Ollama /v1, vLLM, LM Studio)",
+    "embedded": "embedded: Qwen2.5-Coder-1.5B inside the app, on the CPU (no server, but slow)",
+}
+EMBEDDED_COST = ("The embedded model generates about 10 tokens/s on this machine: extracting a graph takes 35–50 s "
+                 "per chunk (a 20-chunk paper, 12–17 minutes). It is an opt-in install: `make llm`.")
+LLM_CUSTOM = {"provider", "base_url", "model"}  # drawn by llm_section(), before the generic fields
+
+
+def generic_widget(section: str, name: str, value, key: str):
+    label, help_, choices = present.field_spec(section, name)
+    if choices:
+        return st.selectbox(label, choices, help=help_ or None, key=key,
+                            index=choices.index(value) if value in choices else 0)
+    if isinstance(value, bool):
+        return st.toggle(label, value=value, help=help_ or None, key=key)
+    if isinstance(value, int):
+        return st.number_input(label, value=value, step=1, min_value=0,
+                               max_value=65535 if name.endswith("port") else None, help=help_ or None, key=key)
+    if isinstance(value, float):
+        return st.number_input(label, value=value, help=help_ or None, key=key)
+    if isinstance(value, list):
+        text = st.text_input(label, value=", ".join(map(str, value)), help=help_ or None, key=key)
+        return [item.strip() for item in text.split(",") if item.strip()]
+    return st.text_input(label, value=str(value), help=help_ or None, key=key)
+
+
+def llm_section(config) -> dict:
+    provider = st.selectbox("Provider", LLM_PROVIDERS, key="setting_llm_provider",
+                            index=LLM_PROVIDERS.index(config.provider) if config.provider in LLM_PROVIDERS else 0,
+                            format_func=lambda p: PROVIDER_LABELS.get(p, p))
+    left, right = st.columns(2)
+    with left:
+        base_url = generic_widget("llm", "base_url", config.base_url, "setting_llm_base_url")
+    with right:
+        model = generic_widget("llm", "model", config.model, "setting_llm_model")
+    st.text_input("API key", type="password", key=KEY_WIDGET, placeholder="paste a key to save it for this endpoint",
+                  help=f"Kept in {secrets.credentials_path()} (readable only by you), never in the workspace, "
+                       "and never shown again. Saved with the settings, for the base URL above.")
+    st.caption(EMBEDDED_COST)
+    st.caption("Papers already in the graph keep what their extractor found. To re-extract them with the LLM: "
+               "Library → select papers → Rebuild graph (or `python -m core graph retry`). Every LLM reply is "
+               "cached, so a rebuild never pays twice for the same chunk.")
+    return {"provider": provider, "base_url": base_url.strip(), "model": model.strip()}
+
+
+def connection_panel(settings) -> None:
+    """Below the form (a form holds no plain buttons): the saved endpoint's key status, Forget and Test."""
+    llm = settings.llm
+    st.subheader("LLM connection")
+    st.caption(f"Now: {describe_llm(settings)}. The test uses the saved settings.")
+    from core.models.llm.cache import usage_summary
+
+    st.caption(present.llm_usage_text(usage_summary(lib.db)))
+    source = secrets.key_source(llm.base_url) if llm.base_url else None
+    if source in secrets.ENV_KEYS:
+        st.caption(f"The API key comes from {source} in the environment; a key saved here is used only when it "
+                   "is unset.")
+    elif source:
+        st.caption(f"A key is saved for this endpoint ({llm.base_url}).")
+    elif llm.provider == "openai":
+        st.caption("No key is saved for this endpoint. Local servers (Ollama, LM Studio) need none.")
+    left, right = st.columns(2)
+    if left.button("Test connection", key="test_llm_connection"):
+        st.session_state["llm_connection_report"] = test_connection(llm)
+    if source == "credentials file" and right.button("Forget the saved key", key="forget_api_key"):
+        secrets.forget_api_key(llm.base_url)
+        st.session_state["settings_notices"] = [("info", f"The key saved for {llm.base_url} is forgotten.")]
+        st.rerun()
+    report = st.session_state.pop("llm_connection_report", None)
+    if report and report["step"] == "provider":
+        st.info(report["message"])
+    elif report:
+        (st.success if report["ok"] else st.error)(
+            f"{'Connected' if report['ok'] else 'Connection failed'}: {report['message']}")
+        if report["models"]:
+            st.caption("Models served: " + ", ".join(report["models"][:30]))
+
+
+def save_typed_key(base_url: str, notices: list[tuple[str, str]]) -> None:
+    typed = (st.session_state.get(KEY_WIDGET) or "").strip()
+    if not typed:
+        return
+    try:
+        path = secrets.save_api_key(base_url, typed)
+    except secrets.SecretsError as exc:
+        notices.append(("error", f"API key not saved: {exc}"))
+    else:
+        notices.append(("success", f"API key saved for {secrets.endpoint_id(base_url)} in {path}."))
+
+
+def test_connection(config) -> dict:
+    if config.provider != "openai":
+        what = ("the embedded model runs inside the app: there is nothing to connect to" if
+                config.provider == "embedded" else "choose the openai provider to test an endpoint")
+        return {"ok": False, "step": "provider", "message": what, "latency_s": 0.0, "models": []}
+    from core.models.llm.connection import check_connection  # imports openai (1-2 s): only when a test is asked for
+
+    with st.spinner(f"Testing {config.base_url}…"):
+        return asdict(check_connection(config, secrets.api_key_for(config.base_url)))
+
+
+lib = state.library()
+st.title("Settings")
+st.caption(f"Saved to {lib.workspace.settings_path.name} in the workspace; they apply to documents parsed "
+           "and indexed from now on. The app runs offline: no model is ever downloaded.")
+
+if st.session_state.pop("clear_api_key", False):
+    st.session_state[KEY_WIDGET] = ""  # before the widget exists: the typed key is never drawn back
+    st.session_state[VLM_KEY_WIDGET] = ""
+if st.session_state.pop("settings_saved", False):
+    st.success("Settings saved. Documents already indexed keep their old parse and index: retry them to redo.")
+
+notice = st.container()  # the outcome of a save shows here, above the long form, where it is seen
+for kind, text in st.session_state.pop("settings_notices", []):
+    getattr(notice, kind)(text)
+# The form edits the file; an environment override is shown, not written into it.
+current = lib.workspace.settings(apply_environment=False)
+if lib.settings.store.chroma_host and lib.settings.store.chroma_host != current.store.chroma_host:
+    st.info(f"CHROMA_HOST is set in the environment: this run uses the Chroma server at "
+            f"{lib.settings.store.chroma_host}:{lib.settings.store.chroma_port}, whatever is saved below.")
+values: dict[str, dict] = {}
+with st.form("settings_form"):
+    for section in fields(current):
+        config = getattr(current, section.name)
+        st.subheader(present.SECTION_TITLES.get(section.name, section.name))
+        values[section.name] = llm_section(config) if section.name == "llm" else {}
+        generic = [f for f in fields(config) if not (section.name == "llm" and f.name in LLM_CUSTOM)]
+        columns = st.columns(2)
+        for n, f in enumerate(generic):
+            with columns[n % 2]:
+                values[section.name][f.name] = generic_widget(section.name, f.name, getattr(config, f.name),
+                                                              f"setting_{section.name}_{f.name}")
+        if section.name == "vlm":
+            st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
+                          placeholder="paste a key to save it for the VLM's endpoint",
+                          help=f"Kept in {secrets.credentials_path()} for the VLM base URL above, never in the "
+                               "workspace. Not needed when the VLM shares the LLM's endpoint and key.")
+        if section.name == "parsing":
+            st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
+                       "already on disk.")
+    submitted = st.form_submit_button("Save settings", type="primary")
+
+if submitted:
+    notices: list[tuple[str, str]] = []
+    if st.session_state.get(KEY_WIDGET):
+        save_typed_key(values["llm"]["base_url"], notices)
+        st.session_state["clear_api_key"] = True
+    typed_vlm_key = (st.session_state.get(VLM_KEY_WIDGET) or "").strip()
+    if typed_vlm_key:
+        try:
+            secrets.save_api_key(values["vlm"]["base_url"], typed_vlm_key)
+            notices.append(("success", f"VLM API key saved for {secrets.endpoint_id(values['vlm']['base_url'])}."))
+        except secrets.SecretsError as exc:
+            notices.append(("error", f"VLM API key not saved: {exc}"))
+        st.session_state["clear_api_key"] = True
+    try:
+        if not values["graph"]["entity_types"]:
+            raise SettingsError("name at least one entity type")
+        new = present.settings_from_values(values)
+        if new.embedding.model != current.embedding.model:
+            resolve_model_dir(new.embedding.model)
+        lib.workspace.save_settings(new)
+    except (SettingsError, EmbeddingModelError) as exc:
+        notices.append(("error", f"Not saved: {exc}"))
+    else:
+        state.reload_library()
+        st.session_state["settings_saved"] = True
+    st.session_state["settings_notices"] = notices
+    st.rerun()
+
+connection_panel(current)

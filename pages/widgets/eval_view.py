@@ -1,0 +1,387 @@
+"""Streamlit rendering for the Evaluate page: run progress, the per-mode table and charts, the per-question
+drill-down, the leaderboard, question generation and the pairwise judge. Paper text and answers are untrusted:
+markdown is escaped, and tables and charts render their cells as text."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core.eval.questions import questions_to_table
+from core.eval.report import results_csv, run_json
+from core.eval.runner import MetricSummary, metric_order, summarise
+from core.library import Library
+from core.models.llm.base import LLMError
+from core.schema.eval import RUNNING, QuestionResult
+from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
+from core.text.safe_markdown import md_escape
+from pages.widgets import state
+
+# Metrics on a 0–1 scale share one chart; time has its own.
+TIME_METRIC = "seconds"
+METRIC_HELP = {
+    "em": "exact match with a reference answer (SQuAD normalisation)",
+    "f1": "token F1 against the best reference answer",
+    "mrr": "1 / rank of the first passage holding reference evidence",
+    "evidence_in_context": "share of reference passages inside the context the mode assembled (token budget)",
+    "faithfulness": "RAGAS: share of the answer's claims supported by the context (LLM judge)",
+    "answer_relevancy": "RAGAS: how well the answer addresses the question (LLM judge + embeddings)",
+    "context_precision": "RAGAS: are the useful passages ranked first (LLM judge)",
+    "context_recall": "RAGAS: share of the reference answer supported by the context (LLM judge)",
+    "non_llm_context_precision": "RAGAS non-LLM: reference passages ranked first (string similarity)",
+    "non_llm_context_recall": "RAGAS non-LLM: share of reference passages retrieved (string similarity)",
+    "string_similarity": "RAGAS non-LLM: string similarity of answer and reference",
+    "bleu": "RAGAS non-LLM: BLEU of answer against reference",
+    "rouge": "RAGAS non-LLM: ROUGE of answer against reference",
+    "seconds": "seconds per question (retrieval + answer)",
+}
+
+
+def judge_reason(lib: Library) -> str:
+    """Why the RAGAS judged metrics cannot run here ("" when they can)."""
+    from core.eval.ragas_scores import ragas_judge_available
+
+    return ragas_judge_available(lib)
+
+
+def set_label(qset: QuestionSet) -> str:
+    return f"{qset.name} — {len(qset.questions)} questions ({_when(qset.created_at)})"
+
+
+def run_label(run: RunRecord) -> str:
+    name = run.label or run.id
+    return f"{name} — {run.set_name}, {', '.join(run.modes)} · {run.shown_status} · {_when(run.created_at)}"
+
+
+def _when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+def options_text(options: dict) -> str:
+    shown = {k: v for k, v in options.items()
+             if k != "modes" and v is not None and v != "" and not (k == "limit" and not v)}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+# ---------------------------------------------------------------------------------------------- cached run data
+# Streamlit reruns the page on every click; a run's results (answers and contexts of every question × mode)
+# change only while it runs, so they are read and summarised once per state of the run's row.
+def _stamp(run: RunRecord) -> tuple:
+    return run.updated_at, run.done, run.status
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _loaded(_store: EvalStore, run_id: str, stamp: tuple):
+    results = _store.results(run_id)
+    return results, summarise(results)
+
+
+def run_results(store: EvalStore, run: RunRecord) -> tuple[list[QuestionResult], dict[str, dict[str, MetricSummary]]]:
+    """A run's results and their per-mode summary (shared, read-only)."""
+    return _loaded(store, run.id, _stamp(run))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _exports(_store: EvalStore, _run: RunRecord, run_id: str, stamp: tuple, verdicts: int) -> tuple[str, str]:
+    results, _ = _loaded(_store, run_id, stamp)
+    return results_csv(results), json.dumps(run_json(_store, _run, results), ensure_ascii=False, indent=2)
+
+
+def run_exports(store: EvalStore, run: RunRecord) -> tuple[str, str]:
+    """The run as CSV and JSON for the download buttons, built once per state of the run and its verdicts."""
+    return _exports(store, run, run.id, _stamp(run), len(store.pairwise(run.id)))
+
+
+# ---------------------------------------------------------------------------------------------- runs in progress
+@st.fragment(run_every=state.POLL_SECONDS)
+def active_runs(store: EvalStore, jobs) -> None:
+    """Progress bars of the runs going on, with the time left and a cancel button; polls while shown."""
+    running = [r for r in store.runs() if r.status == RUNNING]
+    was_running = st.session_state.get("eval_was_running", set())
+    now_running = {r.id for r in running if not r.interrupted}
+    if was_running - now_running:
+        st.session_state["eval_was_running"] = now_running
+        st.rerun(scope="app")  # a run just ended: refresh its results and the leaderboard
+    st.session_state["eval_was_running"] = now_running
+    for run in running:
+        if run.interrupted:
+            st.warning(f"Run {md_escape(run_label(run))} stopped without finishing (the app or the process "
+                       f"running it ended): resume it from the Results tab.")
+            continue
+        progress = jobs.progress(run.id)
+        eta = progress.eta_s if progress else _eta_from_row(run)
+        eta_text = f" · about {_duration(eta)} left" if eta is not None else " · estimating time left…"
+        st.progress(run.done / run.total if run.total else 0.0,
+                    text=f"{md_escape(run.label or run.id)}: {run.done} of {run.total} answers{eta_text}")
+        if run.message:
+            st.caption(md_escape(run.message))
+        if run.cancel_requested:
+            st.caption("Cancelling after the question in hand…")
+        elif st.button("Cancel", key=f"eval_cancel_{run.id}"):
+            jobs.cancel(run.id)
+            st.rerun(scope="fragment")
+
+
+def _eta_from_row(run: RunRecord) -> float | None:
+    if not run.done:
+        return None
+    return (run.updated_at - run.created_at) / run.done * (run.total - run.done)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+# ---------------------------------------------------------------------------------------------- summary
+def summary_frame(summary: dict[str, dict[str, MetricSummary]]) -> pd.DataFrame:
+    order = metric_order(summary)
+    rows = []
+    for mode, per in summary.items():
+        rows.append({"mode": mode, **{name: per[name].mean if name in per else None for name in order}})
+    return pd.DataFrame(rows).set_index("mode")
+
+
+def summary_table(summary: dict[str, dict[str, MetricSummary]]) -> None:
+    st.subheader("Per mode")
+    frame = summary_frame(summary)
+    config = {name: st.column_config.NumberColumn(name, help=METRIC_HELP.get(name.split("@")[0], _at_help(name)),
+                                                  format="%.2f s" if name == TIME_METRIC else "%.3f")
+              for name in frame.columns}
+    st.dataframe(frame, column_config=config, width="stretch")
+    gaps = sorted({f"{name}: {s.missing} of {s.n + s.missing}" for per in summary.values()
+                   for name, s in per.items() if s.missing})
+    if gaps:
+        st.caption("Not computed for some answers (no reference, or a judge reply that could not be read; those "
+                   "are left out of the mean, never counted as 0): " + md_escape("; ".join(gaps)))
+
+
+def _at_help(name: str) -> str:
+    family, _, k = name.partition("@")
+    return {"recall": f"share of reference passages in the top {k}",
+            "complete": f"1 when every reference passage is in the top {k} (multi-hop)",
+            "ndcg": f"NDCG of the reference passages in the top {k}"}.get(family, "")
+
+
+def metric_bars(summary: dict[str, dict[str, MetricSummary]]) -> None:
+    long = [{"mode": mode, "metric": name, "value": s.mean} for mode, per in summary.items()
+            for name, s in per.items() if s.mean is not None and name != TIME_METRIC]
+    if not long:
+        return
+    frame = pd.DataFrame(long)
+    order = [n for n in metric_order(summary) if n != TIME_METRIC]
+    chart = alt.Chart(frame).mark_bar().encode(
+        x=alt.X("metric:N", sort=order, title=None), xOffset="mode:N",
+        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="mean"),
+        color=alt.Color("mode:N"), tooltip=["mode", "metric", alt.Tooltip("value:Q", format=".3f")])
+    st.altair_chart(chart, width="stretch")
+
+
+def question_scatter(results: list[QuestionResult]) -> None:
+    """Per question and mode, one metric against another: e.g. does the answer fail where retrieval failed?"""
+    names = sorted({n for r in results for n, s in r.scores.items() if s.value is not None})
+    if len(names) < 2:
+        return
+    st.subheader("Per question")
+    c1, c2 = st.columns(2)
+    default_x = next((n for n in ("evidence_in_context", "recall@10") if n in names), names[0])
+    default_y = next((n for n in ("f1", "faithfulness", "string_similarity") if n in names and n != default_x),
+                     names[-1])
+    x = c1.selectbox("x", names, index=names.index(default_x), key="eval_scatter_x")
+    y = c2.selectbox("y", names, index=names.index(default_y), key="eval_scatter_y")
+    rows = [{"question": r.question_id, "mode": r.mode, x: r.scores[x].value, y: r.scores[y].value}
+            for r in results if x in r.scores and y in r.scores
+            and r.scores[x].value is not None and r.scores[y].value is not None]
+    if not rows:
+        st.caption("No question has both metrics.")
+        return
+    chart = alt.Chart(pd.DataFrame(rows)).mark_circle(size=70, opacity=0.7).encode(
+        x=alt.X(f"{x}:Q", title=x), y=alt.Y(f"{y}:Q", title=y), color="mode:N",
+        tooltip=["question", "mode", alt.Tooltip(f"{x}:Q", format=".3f"), alt.Tooltip(f"{y}:Q", format=".3f")])
+    st.altair_chart(chart, width="stretch")
+
+
+def drill_down(qset: QuestionSet | None, run: RunRecord, results: list[QuestionResult]) -> None:
+    st.subheader("One question, every mode")
+    questions = {q.id: q for q in qset.questions} if qset else {}
+    ids = list(dict.fromkeys(r.question_id for r in results))
+    chosen = st.selectbox("Question", ids, key=f"eval_drill_{run.id}",
+                          format_func=lambda i: f"{i}: {questions[i].question[:90]}" if i in questions else i)
+    question = questions.get(chosen)
+    if question:
+        st.markdown(f"**{md_escape(question.question)}**")
+        if question.answers:
+            st.caption("Reference: " + md_escape(" | ".join(question.answers)))
+        if question.evidence:
+            with st.expander(f"Reference passages ({len(question.evidence)})"):
+                for passage in question.evidence:
+                    st.markdown(f"> {md_escape(passage)}")
+    per_mode = [r for r in results if r.question_id == chosen]
+    for column, result in zip(st.columns(len(per_mode)), per_mode):
+        with column:
+            st.markdown(f"#### {md_escape(result.mode)}")
+            if result.error:
+                st.warning(md_escape(result.error))
+            st.markdown(md_escape(result.answer) or "_(no answer)_")
+            st.caption(f"{result.seconds:.2f} s · {result.llm_calls} LLM call(s)"
+                       + (f" · LLM-free: {', '.join(result.llm_free)}" if result.llm_free else ""))
+            st.dataframe(pd.DataFrame([{"metric": n, "value": s.value, "why missing": s.error}
+                                       for n, s in sorted(result.scores.items())]),
+                         hide_index=True, width="stretch")
+            with st.expander(f"Contexts ({len(result.contexts)})"):
+                for n, text in enumerate(result.contexts, start=1):
+                    st.markdown(f"**[{n}]** {md_escape(text)}")
+
+
+def leaderboard(rows: list[dict]) -> None:
+    frame = pd.DataFrame(rows)
+    metrics = [c for c in frame.columns if c not in ("run", "run_id", "set", "status", "mode", "questions")]
+    frame = frame.drop(columns=["run_id"])
+    sort_by = st.selectbox("Sort by", metrics, index=metrics.index("f1") if "f1" in metrics else 0,
+                           key="eval_board_sort")
+    frame = frame.sort_values(sort_by, ascending=sort_by == TIME_METRIC, na_position="last")
+    st.dataframe(frame.style.highlight_max(subset=[m for m in metrics if m != TIME_METRIC], color="#d4f4dd")
+                 .format(precision=3, na_rep="—"), hide_index=True, width="stretch")
+
+
+# ---------------------------------------------------------------------------------------------- generation
+def generation_panel(lib: Library, store: EvalStore, llm) -> None:
+    with st.expander("Generate questions from the collection (needs an LLM)", expanded=False):
+        if llm is None:
+            st.caption("Set an LLM on the Settings page to generate questions.")
+            return
+        scheme = st.radio("Scheme", ["From passages (with reference answers)", "Users × tasks × questions"],
+                          key="eval_gen_scheme", horizontal=True)
+        if scheme.startswith("From passages"):
+            n = st.number_input("Questions", 1, 200, 10, key="eval_gen_n")
+        else:
+            c1, c2, c3 = st.columns(3)
+            users = c1.number_input("Users", 1, 10, 3, key="eval_gen_users")
+            tasks = c2.number_input("Tasks per user", 1, 10, 3, key="eval_gen_tasks")
+            per_task = c3.number_input("Questions per task", 1, 10, 3, key="eval_gen_questions")
+        if st.button("Generate", key="eval_generate"):
+            from core.eval import generate
+
+            bar = st.progress(0.0, text="Generating…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(done / total if total else 1.0, text=f"Generating… {done} of {total}")
+
+            try:
+                if scheme.startswith("From passages"):
+                    made = generate.generate_from_chunks(lib, llm, int(n), on_progress=progress)
+                else:
+                    made = generate.generate_personas(lib, llm, users=int(users), tasks=int(tasks),
+                                                      questions=int(per_task), on_progress=progress)
+            except (LLMError, ValueError) as exc:
+                st.error(f"Generation failed: {md_escape(str(exc))}")
+                made = []
+            bar.empty()
+            dropped, stopped = getattr(made, "dropped", []), getattr(made, "stopped", "")
+            if stopped:
+                st.warning(md_escape(stopped))
+            if dropped:
+                st.caption(f"{len(dropped)} repl(ies) left out: " + md_escape("; ".join(dropped[:5]))
+                           + (" …" if len(dropped) > 5 else ""))
+            st.session_state["eval_generated"] = questions_to_table(made)
+        generated = st.session_state.get("eval_generated")
+        if generated:
+            st.caption("Review and edit before saving: the questions, reference answers and passages are the LLM's.")
+            edited = st.data_editor(generated, num_rows="dynamic", width="stretch", key="eval_gen_editor")
+            name = st.text_input("Save as", value="generated", key="eval_gen_name")
+            if st.button("Save the generated set", key="eval_gen_save"):
+                from core.eval.questions import QuestionSetError, questions_from_table
+
+                try:
+                    saved = store.save_set(name, questions_from_table(edited_rows(edited), "the generated questions"),
+                                           source="generated")
+                except QuestionSetError as exc:
+                    st.error(md_escape(str(exc)))
+                else:
+                    st.session_state.pop("eval_generated", None)
+                    st.success(f"Saved {md_escape(saved.name)}: {len(saved.questions)} questions.")
+
+
+def edited_rows(edited) -> list[dict]:
+    """st.data_editor's value as rows, whether it handed back a DataFrame or the list it was given."""
+    if isinstance(edited, pd.DataFrame):
+        return edited.to_dict("records")
+    return [dict(row) for row in edited]
+
+
+# ---------------------------------------------------------------------------------------------- pairwise
+def pairwise_panel(store: EvalStore, llm) -> None:
+    runs = [r for r in store.runs() if len(r.modes) >= 2 and r.done]
+    if not runs:
+        st.info("Judge two modes once a run with at least two modes has answers.")
+        return
+    run = st.selectbox("Run", runs, format_func=run_label, key="eval_pair_run")
+    c1, c2 = st.columns(2)
+    mode_a = c1.selectbox("Mode A", run.modes, index=0, key="eval_pair_a")
+    mode_b = c2.selectbox("Mode B", run.modes, index=1, key="eval_pair_b")
+    if llm is None:
+        st.caption("The pairwise judge needs an LLM: set one on the Settings page.")
+    elif mode_a == mode_b:
+        st.caption("Choose two different modes.")
+    elif st.button("Judge", key="eval_pair_go", type="primary"):
+        _judge(store, run, llm, mode_a, mode_b)
+    for saved in store.pairwise(run.id):
+        _show_verdicts(saved)
+
+
+def _judge(store: EvalStore, run: RunRecord, llm, mode_a: str, mode_b: str) -> None:
+    from core.eval.pairwise import judge_pairs
+
+    qset = store.get_set(run.set_id)
+    texts = {q.id: q.question for q in qset.questions} if qset else {}
+    answers: dict[str, dict[str, str]] = {}
+    for result in store.results(run.id):
+        answers.setdefault(result.question_id, {})[result.mode] = result.answer
+    items = [(qid, texts.get(qid, qid), by_mode[mode_a], by_mode[mode_b]) for qid, by_mode in answers.items()
+             if by_mode.get(mode_a) and by_mode.get(mode_b)]
+    if not items:
+        st.warning("No question has answers from both modes.")
+        return
+    bar = st.progress(0.0, text="Judging…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"Judging… {done} of {total}")
+
+    try:
+        summary = judge_pairs(llm, items, mode_a, mode_b, on_progress=progress)
+    except (LLMError, ValueError) as exc:
+        st.error(f"The judge failed: {md_escape(str(exc))}")
+        return
+    finally:
+        bar.empty()
+    store.save_pairwise(run.id, mode_a, mode_b, summary.to_dict())
+
+
+def _show_verdicts(saved: dict) -> None:
+    mode_a, mode_b = saved["mode_a"], saved["mode_b"]
+    st.markdown(f"#### {md_escape(mode_a)} vs {md_escape(mode_b)}")
+    rows = [{"criterion": criterion, mode_a: wins.get(mode_a, 0), mode_b: wins.get(mode_b, 0),
+             "tie": wins.get("tie", 0)} for criterion, wins in saved["wins"].items()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(f"{saved['disagreements']} verdict(s) changed when the answers were swapped (counted as ties); "
+               f"{saved['unreadable']} criterion verdict(s) had no winner (a judge reply could not be read or a "
+               f"call failed).")
+    if saved.get("stopped"):
+        st.warning(md_escape(saved["stopped"]))
+    with st.expander("Per question"):
+        for verdict in saved["verdicts"]:
+            st.markdown(f"**{md_escape(verdict['question'])}**")
+            if verdict.get("error"):
+                st.warning(md_escape(verdict["error"]))
+            for criterion, v in verdict["criteria"].items():
+                st.markdown(f"- {md_escape(criterion)}: **{md_escape(v['winner'] or 'unreadable')}**"
+                            + ("" if v["agreed"] else " (orders disagreed)")
+                            + (f" — {md_escape(v['explanation'])}" if v.get("explanation") else ""))
+    st.download_button("Download verdicts (JSON)", json.dumps(saved, ensure_ascii=False, indent=2),
+                       file_name=f"pairwise-{mode_a}-{mode_b}.json", key=f"eval_pair_dl_{mode_a}_{mode_b}")

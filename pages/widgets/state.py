@@ -1,0 +1,72 @@
+"""The app's shared resources: one Library and one background ingestor per workspace, kept across reruns and
+sessions with st.cache_resource. The only module besides the pages that imports Streamlit."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from core.library import Library, open_library
+from core.pipeline.worker import BackgroundIngestor
+from core.settings.config import Settings
+from core.settings.workspace import Workspace, default_workspace
+
+POLL_SECONDS = 1.5
+
+
+def workspace_root() -> str:
+    """The workspace this run serves (PAPERGRAPH_WORKSPACE, read at every run, or the repo's data/)."""
+    return str(default_workspace().root)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _library(root: str) -> Library:
+    return open_library(Workspace(Path(root)))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _ingestor(root: str) -> BackgroundIngestor:
+    return BackgroundIngestor(_library(root))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _eval_jobs(root: str):
+    from core.eval.background import EvalJobs
+
+    return EvalJobs(_library(root))
+
+
+def eval_jobs():
+    """The workspace's evaluation runs in progress (threads of this server process)."""
+    return _eval_jobs(workspace_root())
+
+
+def library() -> Library:
+    return _library(workspace_root())
+
+
+def ingestor() -> BackgroundIngestor:
+    return _ingestor(workspace_root())
+
+
+def kick_ingest() -> None:
+    """Make sure queued documents are being processed (after an upload, a retry or an app restart)."""
+    ingestor().kick()
+
+
+def reset_settings(settings: Settings) -> None:
+    """Write settings without opening the Library (whose settings file may be the broken thing)."""
+    root = workspace_root()
+    Workspace(Path(root)).save_settings(settings)
+    _library.clear(root)
+
+
+def reload_library() -> None:
+    """After settings change: let the running ingest finish its document, then open the workspace afresh."""
+    root = workspace_root()
+    try:
+        _ingestor(root).stop()
+    finally:
+        _ingestor.clear(root)
+        _eval_jobs.clear(root)
+        _library.clear(root)

@@ -1,0 +1,435 @@
+"""Evaluation runs over a real workspace (two generated papers parsed by the builtin parser, embedded into Chroma,
+with their LLM-free graph): results kept per question × mode, summaries, resume, cancel, exports, the
+leaderboard, the store and the CLI."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.cli import main as cli_main
+from core.eval import metrics as m
+from core.eval.questions import questions_to_jsonl
+from core.eval.ragas_scores import METRIC_NAMES_LLM, METRIC_NAMES_NON_LLM
+from core.eval.report import leaderboard_rows, results_csv, run_json, summary_markdown
+from core.eval.runner import EvalOptions, metric_order, run_eval, summarise
+from core.library import open_library
+from core.query.answer import strip_markers
+from core.schema.eval import CANCELLED, DONE, RUNNING, EvalQuestion, QuestionResult, Score
+from core.settings.workspace import Workspace
+from core.store.sqlite_eval import STALE_AFTER_S, EvalStore, run_to_dict
+from tests import graph_papers
+from tests.paths import REPO
+from tests.query.test_query import _ingest
+
+FIVE_MODES = ["naive", "local", "global", "hybrid", "mix"]
+NO_RAGAS = dict(ragas=False, ragas_judge=False)
+
+# ================================================================================ a real workspace to run on
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Workspace:
+    root = tmp_path_factory.mktemp("eval-ws")
+    ws = graph_papers.fast_workspace(root / "ws")
+    _ingest(open_library(ws), root / "pdfs")
+    return ws
+
+
+def sentence_with(lib, word: str) -> str:
+    """The sentence of the workspace's chunks that holds `word`, exactly as the parser wrote it (line breaks
+    and all): a reference passage a user could have copied from the paper."""
+    for doc in lib.documents.list():
+        for chunk in lib.chunks.by_doc(doc.id):
+            for sentence in re.split(r"(?<=[.!?])\s+", chunk.text):
+                if word in sentence:
+                    return sentence
+    raise AssertionError(f"no chunk holds {word!r}")
+
+
+def chunk_texts(lib) -> dict[str, str]:
+    return {c.id: c.text for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)}
+
+
+NOWHERE = "The model was trained on 512 TPU chips for four days in a basement."
+
+
+def make_questions(lib) -> list[EvalQuestion]:
+    return [
+        # The passage as a reader copies it from the PDF (one line), while the chunk breaks it in two
+        # paragraphs ("BERT is\n\npre-trained"): matching must see through that.
+        EvalQuestion("books", "Which dataset is BERT pre-trained on?", ["the BooksCorpus dataset", "BooksCorpus"],
+                     ["BERT is pre-trained with a masked language model objective on the BooksCorpus dataset."]),
+        EvalQuestion("ccnews", "Which dataset does RoBERTa train on?", ["CC-News"],
+                     [sentence_with(lib, "CC-News")]),
+        # Two passages from two papers: complete@K needs both.
+        EvalQuestion("multinli", "What accuracy do BERT and RoBERTa reach on MultiNLI?", ["86.7 and 90.2"],
+                     [sentence_with(lib, "86.7"), sentence_with(lib, "90.2")]),
+        EvalQuestion("nowhere", "How many TPU chips trained the model?", ["512"], [NOWHERE]),
+        EvalQuestion("noref", "What does dynamic masking replace?", [], []),
+    ]
+
+
+@pytest.fixture(scope="module")
+def full_run(workspace):
+    """Every question through the five modes, LLM-free, without RAGAS: the run most tests below read."""
+    lib = open_library(Workspace(workspace.root))
+    store = EvalStore(lib.db)
+    qset = store.save_set("papers", make_questions(lib), source="test")
+    progress = []
+    outcome = run_eval(lib, qset, EvalOptions(modes=FIVE_MODES, **NO_RAGAS), on_progress=progress.append,
+                       label="five modes", store=store)
+    return lib, store, qset, outcome, progress
+
+
+def test_the_reference_passages_are_real_text_of_the_papers(workspace):
+    lib = open_library(Workspace(workspace.root))
+    texts = list(chunk_texts(lib).values())
+    for question in make_questions(lib)[:3]:
+        for passage in question.evidence:
+            assert m.passage_hits([passage], texts) != [None], passage
+    books = make_questions(lib)[0].evidence[0]
+    assert not any(books in t for t in texts), "the chunk should differ from the copied passage in whitespace"
+    assert m.passage_hits([NOWHERE], texts) == [None]
+
+
+def test_a_run_saves_every_question_in_every_mode_with_scores_that_match_what_was_retrieved(full_run):
+    lib, store, qset, outcome, progress = full_run
+    run = store.get_run(outcome.run.id)
+    assert run.status == DONE and run.done == run.total == 5 * 5 and run.label == "five modes"
+    assert run.modes == FIVE_MODES and run.options["ragas"] is False
+    results = store.results(run.id)
+    assert sorted((r.question_id, r.mode) for r in results) == sorted(
+        (q.id, mode) for q in qset.questions for mode in FIVE_MODES)
+    assert results == outcome.results
+    texts = chunk_texts(lib)
+    questions = {q.id: q for q in qset.questions}
+    for r in results:
+        assert r.error == "" and r.answer and r.retrieved_chunk_ids and r.contexts, (r.question_id, r.mode)
+        assert "answer" in r.llm_free and r.llm_calls == 0  # no LLM configured: extractive answers
+        question = questions[r.question_id]
+        if question.answers:  # the answer is scored without its [n] markers
+            assert r.scores["em"].value == m.exact_match(strip_markers(r.answer), question.answers)
+            assert r.scores["f1"].value == pytest.approx(m.token_f1(strip_markers(r.answer), question.answers))
+        else:
+            assert r.scores["em"].value is None and r.scores["em"].error == "no reference answer"
+        if not question.evidence:
+            assert all(r.scores[n].value is None and r.scores[n].error == "no reference passages"
+                       for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context"))
+            continue
+        # Rank of the retrieved chunk holding each passage, found here from the stored ranking and chunk texts.
+        ranks = [next((i for i, cid in enumerate(r.retrieved_chunk_ids)
+                       if m.normalize_passage(p) in m.normalize_passage(texts[cid])), None) for p in question.evidence]
+        expected_mrr = 1 / (min(x for x in ranks if x is not None) + 1) if any(x is not None for x in ranks) else 0.0
+        assert r.scores["mrr"].value == pytest.approx(expected_mrr)
+        assert r.scores["recall@10"].value == pytest.approx(sum(x is not None and x < 10 for x in ranks) / len(ranks))
+
+
+def test_real_evidence_is_found_and_evidence_from_nowhere_is_not(full_run):
+    _, store, _, outcome, _ = full_run
+    score = {(r.question_id, r.mode): {n: s.value for n, s in r.scores.items()} for r in outcome.results}
+    for qid in ("books", "ccnews", "multinli"):
+        naive = score[(qid, "naive")]
+        assert naive["recall@10"] == 1.0 and naive["complete@10"] == 1.0, (qid, naive)
+        assert naive["mrr"] > 0 and naive["ndcg@10"] > 0 and naive["evidence_in_context"] == 1.0
+    for mode in FIVE_MODES:
+        nowhere = score[("nowhere", mode)]
+        assert {n: nowhere[n] for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
+                                        "evidence_in_context")} == dict.fromkeys(
+            ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context"), 0.0)
+        assert nowhere["em"] == 0.0
+        assert score[("noref", mode)]["em"] is None and score[("noref", mode)]["f1"] is None
+
+
+def test_summarise_averages_only_the_questions_with_a_value(full_run):
+    _, _, _, outcome, _ = full_run
+    summary = summarise(outcome.results)
+    assert list(summary) == FIVE_MODES
+    for mode in FIVE_MODES:
+        per_question = {r.question_id: r for r in outcome.results if r.mode == mode}
+        for name in ("recall@10", "mrr", "ndcg@10", "f1", "em"):
+            values = [per_question[q].scores[name].value for q in ("books", "ccnews", "multinli", "nowhere")]
+            assert summary[mode][name].mean == pytest.approx(sum(values) / 4)
+            assert (summary[mode][name].n, summary[mode][name].missing) == (4, 1)  # noref has none
+        # naive: recall@10 is 1, 1, 1 and 0 (nowhere) → 3/4.
+        assert summary["naive"]["recall@10"].mean == pytest.approx(0.75)
+        secs = [r.seconds for r in per_question.values()]
+        assert summary[mode]["seconds"].mean == pytest.approx(sum(secs) / 5) and summary[mode]["seconds"].n == 5
+    assert metric_order(summary) == ["em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
+                                     "evidence_in_context", "seconds"]
+    table = summary_markdown(summary).splitlines()
+    assert table[0].startswith("| mode | em | f1 | recall@5 |") and len(table) == 2 + 5
+    assert table[2].startswith("| naive | ") and "0.750 (1 n/a)" in table[2]
+
+
+def test_progress_counts_questions_and_reaches_the_end(full_run):
+    _, _, _, _, progress = full_run
+    assert [p.done for p in progress] == [5, 10, 15, 20, 25]  # one call per question, five modes each
+    assert all(p.total == 25 for p in progress) and progress[-1].fraction == 1.0 and progress[-1].eta_s == 0
+    assert progress[0].eta_s == pytest.approx(progress[0].elapsed_s * 4)  # four fifths left at the same pace
+    assert progress[-1].message == "25 of 25: noref"
+
+
+def test_a_resumed_run_computes_only_the_missing_pairs(full_run):
+    lib, store, qset, _, _ = full_run
+    small = store.save_set("resume", qset.questions[:3])
+    options = EvalOptions(modes=["naive", "mix"], **NO_RAGAS)
+    run = store.create_run(small, options.modes, options.to_dict(), total=6)
+    kept = [QuestionResult("books", "naive", "saved before", [], [], {"em": Score(0.25)}, 1.5),
+            QuestionResult("books", "mix", "saved before", [], [], {"em": Score(0.5)}, 2.5),
+            QuestionResult("ccnews", "naive", "saved before", [], [], {"em": Score(0.75)}, 3.5)]
+    for done, result in enumerate(kept, start=1):
+        store.save_result(run.id, result, done)
+    progress = []
+    outcome = run_eval(lib, small, options, resume=store.get_run(run.id), on_progress=progress.append, store=store)
+    assert outcome.run.id == run.id and outcome.run.status == DONE and outcome.run.done == 6
+    results = store.results(run.id)
+    assert len(results) == 6 and len(store.runs(small.id)) == 1  # the same run, not a new one
+    # The three saved before are untouched (not recomputed); the three missing ones are real runs.
+    assert results[:3] == kept
+    assert sorted((r.question_id, r.mode) for r in results[3:]) == [
+        ("ccnews", "mix"), ("multinli", "mix"), ("multinli", "naive")]
+    assert all(r.answer != "saved before" and r.scores["recall@10"].value == 1.0 for r in results[3:])
+    # Progress counts the work of this process: 3 pairs (ccnews: mix only, then multinli: both).
+    assert [(p.done, p.total) for p in progress] == [(1, 3), (3, 3)]
+
+
+def test_cancel_from_the_progress_callback_stops_after_the_question_in_hand_and_keeps_it(full_run):
+    lib, store, qset, _, _ = full_run
+    small = store.save_set("cancel", qset.questions[:3])
+    options = EvalOptions(modes=["naive", "mix"], **NO_RAGAS)
+    started = []
+
+    def cancel_after_first(progress):
+        store.request_cancel(started[0].id)
+
+    outcome = run_eval(lib, small, options, on_start=started.append, on_progress=cancel_after_first, store=store)
+    run = outcome.run
+    assert run.id == started[0].id and run.status == CANCELLED and run.message == "cancelled after 2 of 6"
+    assert not run.cancel_requested  # the flag is spent: a resume does not stop at once
+    kept = store.results(run.id)
+    assert [(r.question_id, r.mode) for r in kept] == [("books", "naive"), ("books", "mix")]
+    assert run.done == 2 < run.total == 6 and outcome.results == kept
+    # Resumed, it finishes the rest and keeps the first question's results as they were.
+    resumed = run_eval(lib, small, options, resume=run, store=store)
+    assert resumed.run.status == DONE and len(resumed.results) == 6 and resumed.results[:2] == kept
+    # A cancel request on a finished run changes nothing.
+    store.request_cancel(run.id)
+    assert not store.cancel_requested(run.id) and store.get_run(run.id).status == DONE
+
+
+def test_modes_run_one_after_another_retrieve_what_they_retrieve_together(full_run):
+    lib, store, qset, outcome, _ = full_run
+    one = store.save_set("sequential", qset.questions[1:2])  # "ccnews"
+    sequential = run_eval(lib, one, EvalOptions(modes=["naive", "global"], parallel_modes=False, **NO_RAGAS),
+                          store=store)
+    together = {(r.question_id, r.mode): r for r in outcome.results}
+    assert [(r.mode, r.retrieved_chunk_ids) for r in sequential.results] == [
+        (mode, together[("ccnews", mode)].retrieved_chunk_ids) for mode in ("naive", "global")]
+    assert [r.scores for r in sequential.results] == [together[("ccnews", m_)].scores for m_ in ("naive", "global")]
+
+
+def test_a_question_that_cannot_be_asked_is_saved_with_its_error_and_the_run_goes_on(full_run):
+    lib, store, qset, _, _ = full_run
+    blank = EvalQuestion("blank", "   ", ["x"], ["y"])  # possible from a hand-edited set in the store
+    mixed = store.save_set("with a blank question", [blank, qset.questions[0]])
+    outcome = run_eval(lib, mixed, EvalOptions(modes=["naive", "local"], **NO_RAGAS), store=store)
+    assert outcome.run.status == DONE and len(outcome.results) == 4
+    errors = {(r.question_id, r.mode): r.error for r in outcome.results}
+    assert errors[("blank", "naive")] == errors[("blank", "local")] == "the question is empty"
+    assert errors[("books", "naive")] == errors[("books", "local")] == ""
+    summary = summarise(outcome.results)
+    assert summary["naive"]["recall@10"].n == 1 and summary["naive"]["seconds"].n == 2
+
+
+def test_ragas_non_llm_metrics_join_the_scores_and_the_judge_is_skipped_without_an_llm(full_run):
+    lib, store, qset, _, _ = full_run
+    cc_chunk = next(t for t in chunk_texts(lib).values() if "CC-News" in t)
+    # Evidence as question generation writes it (the whole chunk): RAGAS's non-LLM context metrics compare
+    # whole strings (Levenshtein similarity >= 0.5), so they can only credit a passage of about a chunk's size.
+    whole = EvalQuestion("whole-chunk", "Which dataset does RoBERTa train on?", ["CC-News"], [cc_chunk])
+    picked = store.save_set("ragas", [whole] + [q for q in qset.questions if q.id in ("nowhere", "noref")])
+    outcome = run_eval(lib, picked, EvalOptions(modes=["naive"], ragas=True, ragas_judge=True), store=store)
+    assert outcome.run.status == DONE
+    assert outcome.judge_note.startswith("RAGAS LLM metrics skipped: no LLM is configured")
+    assert outcome.run.message == outcome.judge_note  # the page shows why the judged metrics are missing
+    scores = {r.question_id: r.scores for r in store.results(outcome.run.id)}
+    assert set(scores) == {"whole-chunk", "nowhere", "noref"}
+    for qid, per in scores.items():
+        assert set(METRIC_NAMES_NON_LLM) <= set(per), qid
+        assert not set(METRIC_NAMES_LLM) & set(per), qid  # no judge: not even as None
+        assert all(0.0 <= per[n].value <= 1.0 for n in METRIC_NAMES_NON_LLM if per[n].value is not None)
+    assert scores["whole-chunk"]["non_llm_context_recall"].value == 1.0  # the chunk was retrieved
+    assert scores["whole-chunk"]["recall@10"].value == 1.0
+    assert scores["nowhere"]["non_llm_context_recall"].value == 0.0  # in no paper
+    # The extractive answer quotes the CC-News sentence: some overlap with "CC-News"; none with "512".
+    assert scores["whole-chunk"]["rouge"].value > 0 and scores["nowhere"]["rouge"].value == 0.0
+    # No reference answer or passage: nothing to compare with, said as such rather than scored 0.
+    assert all(scores["noref"][n].value is None and scores["noref"][n].error for n in METRIC_NAMES_NON_LLM)
+    summary = summarise(store.results(outcome.run.id))
+    assert (summary["naive"]["non_llm_context_recall"].n, summary["naive"]["non_llm_context_recall"].missing) == (2, 1)
+    assert metric_order(summary)[-1] == "seconds" and "rouge" in metric_order(summary)
+
+
+def test_results_csv_and_run_json_hold_every_row(full_run):
+    _, store, qset, outcome, _ = full_run
+    rows = list(csv.DictReader(io.StringIO(results_csv(outcome.results))))
+    assert len(rows) == 25
+    assert sorted((r["question_id"], r["mode"]) for r in rows) == sorted(
+        (q.id, mode) for q in qset.questions for mode in FIVE_MODES)
+    by_pair = {(r["question_id"], r["mode"]): r for r in rows}
+    stored = {(r.question_id, r.mode): r for r in outcome.results}
+    for pair, row in by_pair.items():
+        assert row["answer"] == stored[pair].answer  # multi-line answers survive the CSV quoting
+    assert float(by_pair[("books", "naive")]["recall@10"]) == 1.0
+    assert by_pair[("noref", "naive")]["recall@10"] == ""
+    assert by_pair[("noref", "naive")]["recall@10 (why missing)"] == "no reference passages"
+    assert by_pair[("noref", "naive")]["em (why missing)"] == "no reference answer"
+
+    data = json.loads(json.dumps(run_json(store, outcome.run)))
+    assert data["run"]["id"] == outcome.run.id and data["run"]["status"] == DONE
+    assert len(data["results"]) == 25 and data["pairwise"] == []
+    assert [QuestionResult.from_dict(r) for r in data["results"]] == outcome.results
+    assert data["summary"]["naive"]["recall@10"] == {"mean": pytest.approx(0.75), "n": 4, "missing": 1}
+
+
+def test_the_leaderboard_has_a_row_per_run_and_mode(full_run):
+    lib, store, qset, outcome, _ = full_run
+    second = run_eval(lib, qset, EvalOptions(modes=["naive"], limit=1, **NO_RAGAS), label="naive, one", store=store)
+    rows = leaderboard_rows(store, qset.id)
+    assert sorted((r["run"], r["mode"]) for r in rows) == sorted(
+        [("five modes", mode) for mode in FIVE_MODES] + [("naive, one", "naive")])
+    by_key = {(r["run_id"], r["mode"]): r for r in rows}
+    assert by_key[(outcome.run.id, "naive")]["questions"] == 5
+    assert by_key[(outcome.run.id, "naive")]["recall@10"] == pytest.approx(0.75)
+    assert by_key[(second.run.id, "naive")]["questions"] == 1
+    assert by_key[(second.run.id, "naive")]["recall@10"] == 1.0  # only "books", found
+    assert all(r["set"] == "papers" and r["status"] == DONE for r in rows)
+
+
+def test_store_keeps_sets_runs_and_verdicts_and_deletes_them(full_run):
+    _, store, qset, _, _ = full_run
+    questions = [EvalQuestion("x1", "Où est « le » corpus?", ["ici"], ["là"], "doc")]
+    saved = store.save_set("  ", questions, source="hand.jsonl")
+    assert saved.name == "questions"  # a blank name gets a default, not an empty label
+    assert store.get_set(saved.id).questions == questions and saved.id in {s.id for s in store.sets()}
+    store.update_set(saved.id, questions + [EvalQuestion("x2", "Second?", [])], name="renamed")
+    again = store.get_set(saved.id)
+    assert again.name == "renamed" and [q.id for q in again.questions] == ["x1", "x2"]
+
+    run = store.create_run(again, ["naive"], {"k": 10}, total=2)
+    store.save_result(run.id, QuestionResult("x1", "naive", "ici", ["ctx"], ["c:1"], {"em": Score(1.0)}, 0.1), 1)
+    store.save_pairwise(run.id, "naive", "mix", {"winner": "naive", "questions": 1})
+    store.rename_run(run.id, "  hand-made  ")
+    assert store.get_run(run.id).label == "hand-made" and store.pairwise(run.id) == [
+        {"winner": "naive", "questions": 1}]
+    assert store.get_run(run.id).status == RUNNING and run_to_dict(store.get_run(run.id))["status"] == RUNNING
+    # A running run nobody has written to for a while is shown as interrupted (its process is gone).
+    with store.db.transaction() as conn:
+        conn.execute("UPDATE eval_runs SET updated_at = updated_at - ? WHERE id = ?", (STALE_AFTER_S + 1, run.id))
+    assert store.get_run(run.id).interrupted and run_to_dict(store.get_run(run.id))["status"] == "interrupted"
+
+    store.delete_set(saved.id)  # the set goes, its run stays
+    assert store.get_set(saved.id) is None and store.get_run(run.id) is not None
+    store.delete_run(run.id)
+    assert store.get_run(run.id) is None and store.results(run.id) == [] and store.pairwise(run.id) == []
+    assert store.done_pairs(run.id) == set()
+    assert store.get_set(qset.id) is not None  # other sets untouched
+
+
+def test_run_eval_refuses_no_modes(full_run):
+    lib, store, qset, _, _ = full_run
+    before = len(store.runs())
+    with pytest.raises(ValueError, match="choose at least one mode"):
+        run_eval(lib, qset, EvalOptions(modes=[], **NO_RAGAS), store=store)
+    assert len(store.runs()) == before  # no empty run left behind
+
+
+@pytest.mark.parametrize("bad", [dict(k=0), dict(k=-3), dict(limit=-1)], ids=["k=0", "k<0", "limit<0"])
+def test_run_eval_refuses_a_k_or_limit_that_means_nothing_before_creating_a_run(full_run, bad):
+    # k = 0 made NDCG divide by zero after the run was created (left "failed"); limit = -1 sliced the
+    # questions to all but the last, silently.
+    lib, store, qset, _, _ = full_run
+    small = store.save_set("bad options", qset.questions[:2])
+    with pytest.raises(ValueError, match="k|limit"):
+        run_eval(lib, small, EvalOptions(modes=["naive"], **bad, **NO_RAGAS), store=store)
+    assert store.runs(small.id) == []
+
+
+def test_cli_eval_refuses_k_below_one_with_exit_2(workspace, tmp_path, monkeypatch, capsys):
+    qfile = tmp_path / "qa.jsonl"
+    qfile.write_text(json.dumps({"question": "Which dataset is BERT pre-trained on?", "answers": ["BooksCorpus"],
+                                 "evidence": ["BooksCorpus"]}) + "\n", encoding="utf-8")
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
+    try:
+        code = cli_main(["eval", str(qfile), "--modes", "naive", "--k", "0", "--no-ragas", "--no-judge", "-q"])
+    except SystemExit as exc:  # refused by the argument parser: fine too
+        code = exc.code
+    assert code == 2 and "k" in capsys.readouterr().err
+
+
+# ===================================================================================================== CLI
+
+def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PAPERGRAPH_WORKSPACE": str(root)}
+    return subprocess.run([sys.executable, "-m", "core", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=240)
+
+
+def test_cli_eval_prints_a_row_per_mode_and_writes_the_run(workspace, tmp_path):
+    lib = open_library(Workspace(workspace.root))
+    questions = [q for q in make_questions(lib) if q.id in ("books", "nowhere")]
+    qfile = tmp_path / "qa.jsonl"
+    qfile.write_text(questions_to_jsonl(questions), encoding="utf-8")
+    out = tmp_path / "out.json"
+    done = run_cli(workspace.root, "eval", str(qfile), "--modes", "naive,mix", "--no-ragas", "--no-judge",
+                   "--out", str(out), "--label", "from the CLI")
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0].startswith("| mode | em | f1 |") and [line.split("|")[1].strip() for line in table[2:]] == [
+        "naive", "mix"]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert set(data["summary"]) == {"naive", "mix"} and data["run"]["status"] == DONE
+    assert sorted((r["question_id"], r["mode"]) for r in data["results"]) == [
+        ("books", "mix"), ("books", "naive"), ("nowhere", "mix"), ("nowhere", "naive")]
+    # naive: books found (1), nowhere not (0) → recall@10 mean 0.5, as the table says.
+    assert data["summary"]["naive"]["recall@10"]["mean"] == 0.5
+    assert "| naive | " in done.stdout and " 0.500 " in table[2]
+    # The run is in the workspace, under the file's name, for the Evaluate page.
+    store = EvalStore(lib.db)
+    (run,) = [r for r in store.runs() if r.label == "from the CLI"]
+    assert run.set_name == "qa" and run.id == data["run"]["id"] and len(store.results(run.id)) == 4
+
+
+def test_cli_eval_refuses_bad_rows_and_unknown_modes_with_exit_2(workspace, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"question": "Fine?", "answers": ["x"]}) + "\n{not json\n", encoding="utf-8")
+    refused = run_cli(workspace.root, "eval", str(bad), "--modes", "naive", "--no-ragas", "--no-judge")
+    assert refused.returncode == 2 and "row 2: not valid JSON" in refused.stderr and refused.stdout == ""
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"question": "Fine?", "answers": ["x"]}) + "\n", encoding="utf-8")
+    unknown = run_cli(workspace.root, "eval", str(good), "--modes", "naive,bogus", "--no-ragas", "--no-judge")
+    assert unknown.returncode == 2 and "unknown mode(s) bogus" in unknown.stderr
+    missing = run_cli(workspace.root, "eval", str(tmp_path / "absent.jsonl"), "--no-ragas", "--no-judge")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    empty_ws = run_cli(tmp_path / "empty-ws", "eval", str(good), "--modes", "naive", "--no-ragas", "--no-judge")
+    assert empty_ws.returncode == 2 and "no paper is ready" in empty_ws.stderr
+
+
+def test_saving_the_same_set_twice_keeps_one_set_and_a_changed_one_is_new(tmp_path):
+    from core.store.sqlite_db import Database
+
+    store = EvalStore(Database(tmp_path / "eval.sqlite"))
+    questions = [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])]
+    first = store.save_set("bert", questions, source="bert.jsonl")
+    again = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])])
+    assert again.id == first.id and len(store.sets()) == 1  # an upload or `core eval` of the same file again
+    changed = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["an encoder"], ["BERT is a model."])])
+    renamed = store.save_set("bert v2", questions)
+    assert len({first.id, changed.id, renamed.id}) == 3 and len(store.sets()) == 3

@@ -1,0 +1,114 @@
+"""The Ask and Compare pages through AppTest over the session's real workspace (MinerU parse, Chroma, SQLite,
+the embedding model and its LLM-free graph), and a hostile paper whose text must never render as markup."""
+from __future__ import annotations
+
+import json
+import re
+
+from core.library import open_library
+from core.pipeline.documents import add_mineru_output
+from core.pipeline.ingest import process_queue
+from core.schema.records import DocStatus
+from core.settings.workspace import Workspace
+from tests.pages.test_app_pages import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, run_app, texts
+
+QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
+
+
+def _ask(at, question: str, mode: str = "mix", context_only: bool = False):
+    at.text_input(key="ask_question").input(question)
+    at.radio(key="ask_mode").set_value(mode)
+    at.toggle(key="ask_context_only").set_value(context_only)
+    at.button[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
+    captions = texts(at.caption)
+    assert "no LLM is set" in captions and "without an LLM: keywords, answer" in captions
+    assert "Extractive answer" in captions
+    answer = next(m.value for m in at.markdown if "](document?doc=" in m.value)
+    assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
+    link = re.search(r"\]\((document\?[^)]*)\)", answer).group(1)
+    assert f"doc={ready_workspace.doc_id}" in link and "page=1" in link and "hl=" in link
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("\\[1\\] ") and "page 1" in label and "cited" in label for label in labels), labels
+    assert at.image and "the cited passage highlighted" in at.image[0].captions[0]
+    page_link = at.get("page_link")[0]
+    assert f"doc={ready_workspace.doc_id}" in page_link.proto.query_string
+
+
+def test_ask_context_only_shows_the_context_and_no_answer(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION, mode="local", context_only=True)
+    assert "Context only" in texts(at.info)
+    code = texts(at.code)
+    assert "Knowledge graph entities" in code and "Sources (cite as [n])" in code
+
+
+def test_ask_keeps_the_history_of_questions(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), "Which lattice solvers are compared?",
+              mode="naive")
+    assert any(e.label.startswith("Recent questions") for e in at.expander)
+    assert "Which lattice solvers are compared?" in texts(at.markdown).replace("\\", "")
+
+
+def test_compare_runs_modes_side_by_side_and_marks_what_only_one_found(monkeypatch, ready_workspace):
+    at = run_app(monkeypatch, ready_workspace.root, "pages/compare.py")
+    at.text_input(key="compare_question").input(QUESTION)
+    at.multiselect(key="compare_modes").set_value(["naive", "local", "global"])
+    at.button[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    md = texts(at.markdown)
+    for mode in ("naive", "local", "global"):
+        assert f"### {mode}" in md
+    assert ":green-badge[only here]" in md and "**Entities**" in md and "**Passages**" in md
+    notes = [c.value for c in at.caption if c.value.startswith("retrieval ")]
+    assert len(notes) == 3 and all("LLM calls 0" in n for n in notes)
+
+
+def test_compare_context_only_shows_each_modes_context(monkeypatch, ready_workspace):
+    at = run_app(monkeypatch, ready_workspace.root, "pages/compare.py")
+    at.text_input(key="compare_question").input(QUESTION)
+    at.multiselect(key="compare_modes").set_value(["naive", "mix"])
+    at.toggle(key="compare_context_only").set_value(True)
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    assert len([c for c in at.code if "Sources (cite as [n])" in c.value]) == 2
+
+
+def test_hostile_paper_text_in_answers_and_sources_stays_text(monkeypatch, tmp_path):
+    out = tmp_path / "evil" / "auto"
+    out.mkdir(parents=True)
+    items = [{"type": "text", "text_level": 1, "text": HOSTILE_TITLE, "page_idx": 0, "bbox": [100, 50, 900, 90]},
+             {"type": "text", "text": HOSTILE_BODY, "page_idx": 0, "bbox": [100, 100, 900, 300]}]
+    (out / "evil_content_list.json").write_text(json.dumps(items))
+    lib = open_library(Workspace(tmp_path / "ws"))
+    add_mineru_output(lib, out.parent)
+    (doc,) = process_queue(lib)
+    assert doc.status == DocStatus.READY, doc.message
+    at = run_app(monkeypatch, tmp_path / "ws", "pages/ask.py")
+    _ask(at, "What is inside the hostile body with a link?", mode="naive")
+    shown = texts(at.markdown) + texts(at.caption) + "\n".join(e.label for e in at.expander)
+    assert "Hostile body" in shown and "Evil" in shown
+    assert not _unescaped_markup(shown), _unescaped_markup(shown)
+
+
+def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_workspace):
+    question = "What accuracy do the three lattice solvers reach on the Okapi benchmark?"
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), question, mode="naive")
+    assert any("· table" in e.label for e in at.expander), [e.label for e in at.expander]
+    assert "The table as it appears in the paper" in [c for i in at.image for c in i.captions]
+    at.switch_page("pages/compare.py").run()
+    at.text_input(key="compare_question").input(question)
+    at.multiselect(key="compare_modes").set_value(["naive", "mix"])
+    at.button[0].click()
+    at.run()
+    assert not at.exception
+    captions = [c for i in at.image for c in i.captions]
+    assert "The table as it appears in the paper" in captions
+    assert not any("highlighted" in c for c in captions)  # Compare shows item images, not page crops

@@ -1,0 +1,154 @@
+"""The real app in a real browser: start `streamlit run app.py` on a fresh workspace, upload a generated paper
+through the file uploader, wait until it is ready, search one of its sentences on the Search page and find it.
+
+Drives Debian's Chromium through Playwright (never `playwright install`); skipped when Chromium is missing.
+A screenshot of the page is saved in the test's tmp dir when anything fails.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests import pdfs
+from tests.paths import REPO
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+READY_TIMEOUT_MS = 180_000  # mineru parse + loading the embedding model in the app's process, on 2 busy cores
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def serve_app(workspace: Path, log: Path):
+    """`streamlit run app.py` on a free port over `workspace`; yields its URL and stops it (and its mineru
+    children: it runs in a session of its own) afterwards."""
+    port = _free_port()
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1")
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, log)
+        yield url
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+@contextmanager
+def browser_page(shot: Path, width: int = 1400, height: int = 1000):
+    """A Chromium page; when anything inside fails, a full-page screenshot is saved to `shot` first."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            yield page
+        except Exception:
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log") as url:
+        yield url
+
+
+def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_path):
+    from playwright.sync_api import expect
+
+    pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
+    shot = tmp_path / "failure.png"
+    with browser_page(shot) as page:
+        # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).
+        page.goto(f"{app_url}/settings")
+        expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+
+        page.goto(app_url)
+        expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)
+
+        page.locator('input[type="file"]').first.set_input_files(str(pdf))
+        expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=30_000)
+
+        sidebar = page.get_by_test_id("stSidebar")
+        expect(sidebar.get_by_text("1 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
+        table = page.get_by_test_id("stDataFrame")
+        expect(table).to_be_visible()
+
+        page.get_by_role("link", name="Search").click()
+        expect(page.get_by_role("heading", name="Search")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question or phrase").fill("purple walrus hypothesis for coherent lattices")
+        page.get_by_role("button", name="Search").click()
+        first = page.get_by_text(f"1. {pdfs.DEFAULT_TITLE}")
+        expect(first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("purple walrus hypothesis predicts exactly this behaviour").first).to_be_visible()
+        expect(page.get_by_text("Page 1: where the passage was found").first).to_be_visible()
+        link = page.get_by_role("link", name="Open page 1 in the Document view").first
+        assert "doc=" in (link.get_attribute("href") or "")
+
+        # Ask: an extractive (LLM-free) answer whose citation links to the cited page with its region.
+        page.get_by_role("link", name="Ask", exact=True).click()
+        expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+        page.get_by_role("button", name="Ask").click()
+        expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
+        citation = page.get_by_role("link", name="[1]").first
+        expect(citation).to_be_visible()
+        assert "doc=" in (citation.get_attribute("href") or "") and "hl=" in (citation.get_attribute("href") or "")
+        expect(page.get_by_text("the cited passage highlighted").first).to_be_visible()
+
+        # Compare: the modes side by side.
+        page.get_by_role("link", name="Compare", exact=True).click()
+        expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
+        page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
+        page.get_by_role("button", name="Compare").click()
+        for mode in ("naive", "local", "global", "hybrid", "mix"):
+            expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)

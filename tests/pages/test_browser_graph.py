@@ -1,0 +1,121 @@
+"""The Graph page in a real browser: `streamlit run app.py` over a real workspace (builtin parser, spaCy graph), in
+Debian's Chromium through Playwright. The graph renders, hovering a node shows its tooltip, clicking a node opens
+its panel, and a paper whose title and text hold `<script>alert(1)</script>` and `<img src=x onerror=…>` (plus
+entities named so, through the page's own rename) shows them as text everywhere: no dialog ever opens.
+
+Skipped when Chromium is missing. A screenshot is saved in the test's tmp dir when anything fails.
+"""
+from __future__ import annotations
+
+import pytest
+
+from core.library import open_library
+from core.pipeline.graph import edits
+from core.pipeline.graph.merge import normalize_key
+from core.presentation.graph.explorer import encode_view_state, load_index
+from tests import pdfs
+from tests.graph_papers import fast_workspace, make_bert_pdf
+from tests.pages.test_browser import CHROMIUM, browser_page, serve_app
+from tests.presentation.test_graph_explorer import ingest
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(2)>"
+XSS_TITLE = f"Attacks {SCRIPT} and {IMG} on Benchmarks"
+XSS_SECTIONS: list[pdfs.Section] = [
+    ("Abstract", [f"We evaluate BERT against {SCRIPT} on the GLUE benchmark. The {IMG} baseline is weaker than "
+                  "BERT on SQuAD."]),
+    ("1 Results", [f"RoBERTa and BERT both beat {IMG} on MultiNLI. {SCRIPT} stands in for any hostile text."]),
+]
+
+
+@pytest.fixture(scope="module")
+def graph_app(tmp_path_factory):
+    """A workspace with the BERT paper and the hostile one, two entities renamed to the payloads, and the app
+    serving it."""
+    folder = tmp_path_factory.mktemp("browser-graph-pdfs")
+    root = tmp_path_factory.mktemp("browser-graph") / "ws"
+    lib = open_library(fast_workspace(root))
+    hostile = pdfs.make_paper_pdf(folder / "hostile.pdf", title=XSS_TITLE, sections=XSS_SECTIONS, pages=1,
+                                  with_table=False, with_figure=False, authors="Mallory")
+    ingest(lib, make_bert_pdf(folder), hostile)
+    edits.rename_entity(lib, normalize_key("SQuAD"), SCRIPT)
+    edits.rename_entity(lib, normalize_key("MultiNLI"), IMG)
+    with serve_app(root, folder / "streamlit.log") as url:
+        yield url, lib
+
+
+def graph_frame(page):
+    """The iframe holding the graph, once vis-network has drawn and settled it."""
+    handle = page.locator("iframe").first.element_handle(timeout=60_000)
+    frame = handle.content_frame()
+    frame.wait_for_function("() => document.body && document.body.getAttribute('data-graph-stable') === '1'",
+                            timeout=60_000)
+    return handle, frame
+
+
+def node_point(handle, frame, key: str) -> tuple[float, float]:
+    """Where a node is drawn, in page coordinates (the graph scrolled into the window first)."""
+    handle.evaluate("e => e.scrollIntoView({block: 'start'})")
+    spot = frame.evaluate("""(key) => {
+        const p = network.canvasToDOM(network.getPositions([key])[key]);
+        const box = document.getElementById('mynetwork').getBoundingClientRect();
+        return [box.left + p.x, box.top + p.y];
+    }""", key)
+    box = handle.bounding_box()
+    return box["x"] + spot[0], box["y"] + spot[1]
+
+
+def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(graph_app, tmp_path):
+    from playwright.sync_api import expect
+
+    url, lib = graph_app
+    index = load_index(lib)
+    hostile_paper = next(k for k, n in index.nodes.items() if n.is_paper and "Attacks" in n.name)
+    assert SCRIPT in index.nodes[hostile_paper].name  # the paper node is named by the hostile title
+    view = encode_view_state({"include_papers": True, "max_nodes": 300})
+    shot = tmp_path / "failure.png"
+    dialogs: list[str] = []
+    with browser_page(shot, height=1100) as page:
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(f"{url}/graph?view={view}")
+        expect(page.get_by_role("heading", name="Graph", exact=True)).to_be_visible(timeout=60_000)
+        handle, frame = graph_frame(page)
+        labels = frame.evaluate("() => nodes.get().map(n => n.label)")
+        assert SCRIPT in labels and IMG in labels  # drawn on the canvas as text
+        assert len(labels) == len(index.nodes)
+        # Nothing from a paper became an element of the graph's document.
+        assert frame.evaluate("() => document.querySelectorAll('img, iframe, object, embed').length") == 0
+        assert frame.evaluate("() => document.scripts.length") <= 4  # vis, utils, pyvis's and ours
+
+        # Hovering the hostile paper node shows its title in the tooltip, as text.
+        page.mouse.move(*node_point(handle, frame, hostile_paper))
+        frame.wait_for_function("() => { const t = document.querySelector('.vis-tooltip');"
+                                " return t && t.style.visibility !== 'hidden' && t.textContent.length > 0; }",
+                                timeout=15_000)
+        tooltip = frame.evaluate("() => { const t = document.querySelector('.vis-tooltip');"
+                                 " return [t.textContent, t.querySelectorAll('img, script').length]; }")
+        assert SCRIPT in tooltip[0] and IMG in tooltip[0] and tooltip[1] == 0
+
+        # Clicking a node opens its panel (the page reloads at ?entity=<key>, keeping the view).
+        target = normalize_key("SQuAD")
+        page.mouse.click(*node_point(handle, frame, target))
+        page.wait_for_url(f"**entity={target.replace(' ', '+')}**", timeout=30_000)
+        assert "view=" in page.url
+        expect(page.get_by_role("heading", name=SCRIPT, exact=True)).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Passages", exact=True)).to_be_visible()
+        expect(page.get_by_text("baseline is weaker than BERT on SQuAD", exact=False).first).to_be_visible()
+        # The view came back with the click: paper nodes are still drawn.
+        handle, frame = graph_frame(page)
+        assert len(frame.evaluate("() => nodes.get()")) == len(index.nodes)
+
+        # An ordinary entity too, chosen by clicking.
+        bert = normalize_key("BERT")
+        page.mouse.click(*node_point(handle, frame, bert))
+        expect(page.get_by_role("heading", name="BERT", exact=True)).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Neighbours", exact=True)).to_be_visible()
+        # The passage keeps the paper's own text (the extractor's description drops the tags): shown as text.
+        expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()
+        page.wait_for_timeout(1000)
+        assert dialogs == [], dialogs

@@ -1,0 +1,353 @@
+"""The query modes over a real workspace built here: two generated papers (BERT, RoBERTa) parsed, chunked,
+embedded into Chroma, with their LLM-free graph and communities; and the LLM path against the OpenAI-protocol
+replay server."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from core.cli import main as cli_main
+from core.library import open_library
+from core.pipeline.documents import add_pdf, delete_document
+from core.pipeline.graph.stage import process_graph_queue
+from core.pipeline.ingest import process_queue
+from core.query.answer import citations_in, split_sentences
+from core.query.context import count_tokens, ends_first
+from core.query.engine import QueryError, ask, compare, unique_to_each
+from core.query.history import recent
+from core.query.records import ALL_MODES, QueryParams
+from core.query.rerank import CrossEncoderReranker
+from core.schema.records import DocStatus
+from core.settings.workspace import Workspace
+from tests import graph_papers
+from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
+
+QUESTION = "Which dataset is BERT pre-trained on?"
+
+
+def _ingest(lib, folder):
+    for pdf in (graph_papers.make_bert_pdf(folder), graph_papers.make_roberta_pdf(folder)):
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+    docs = process_queue(lib)
+    assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
+    graphed = process_graph_queue(lib)
+    assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
+    return {d.filename: d.id for d in docs}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("query-ws")
+    ws = graph_papers.fast_workspace(root / "ws")
+    lib = open_library(ws)
+    ids = _ingest(lib, root / "pdfs")
+    return ws, ids
+
+
+@pytest.fixture
+def lib(workspace):
+    return open_library(Workspace(workspace[0].root))
+
+
+def _assert_citations_resolve(lib, result):
+    assert result.context.sources, "nothing was retrieved"
+    for source in result.context.sources:
+        chunk = lib.chunks.get_many([source.chunk_id])[source.chunk_id]
+        assert chunk.doc_id == source.doc_id and source.page in chunk.pages
+        assert lib.documents.get(source.doc_id).display_title == source.doc_title
+        assert source.text.rstrip(" …")[:50] in chunk.text
+    for sentence in result.answer.sentences:
+        assert sentence.citations and all(result.context.source(n) for n in sentence.citations)
+
+
+@pytest.mark.parametrize("mode", ["naive", "local", "global", "hybrid", "mix"])
+def test_every_mode_answers_llm_free_with_citations_that_resolve_to_pages(lib, mode):
+    result = ask(lib, QUESTION, QueryParams(mode=mode))
+    _assert_citations_resolve(lib, result)
+    assert result.answer.extractive and "answer" in result.llm_free and result.llm_calls == 0
+    assert any("BooksCorpus" in s.text for s in result.context.sources)
+    if mode in ("local", "hybrid", "mix"):
+        assert any(e.name == "BERT" for e in result.retrieval.entities)
+        assert "entity" in {v for c in result.retrieval.chunks for v in c.via}
+    if mode in ("global", "hybrid", "mix"):
+        assert result.retrieval.relations and "relation" in {v for c in result.retrieval.chunks for v in c.via}
+    if mode == "naive":
+        assert not result.retrieval.entities and result.retrieval.keywords is None
+    assert "Sources (cite as [n])" in result.context.text
+
+
+def test_modes_differ_in_what_they_retrieve_and_compare_marks_what_is_unique(lib):
+    results = compare(lib, QUESTION, ["naive", "local", "global"])
+    assert set(results) == {"naive", "local", "global"}
+    unique = unique_to_each(results)
+    assert unique["naive"]["entities"] == set()  # naive never touches the graph
+    local_entities = {e.key for e in results["local"].retrieval.entities}
+    global_entities = {e.key for e in results["global"].retrieval.entities}
+    assert unique["local"]["entities"] == local_entities - global_entities
+    assert results["local"].retrieval.keywords is results["global"].retrieval.keywords  # extracted once
+
+
+def test_the_paper_filter_keeps_other_papers_out(lib, workspace):
+    roberta = workspace[1]["roberta.pdf"]
+    for mode in ("naive", "local", "global", "mix"):
+        result = ask(lib, QUESTION, QueryParams(mode=mode, doc_ids=[roberta]))
+        assert result.context.sources and {s.doc_id for s in result.context.sources} == {roberta}, mode
+        assert all(c.split(":")[0] == roberta for e in result.retrieval.entities for c in e.source_chunks)
+
+
+def test_context_respects_each_token_budget_and_puts_the_strongest_at_both_ends(lib):
+    params = QueryParams(mode="mix", max_entity_tokens=60, max_relation_tokens=50, max_chunk_tokens=150)
+    result = ask(lib, QUESTION, params)
+    tokens, dropped = result.context.tokens, result.context.dropped
+    assert 0 < tokens["entities"] <= 60 and 0 < tokens["relations"] <= 50 and 0 < tokens["chunks"] <= 150
+    assert dropped["entities"] > 0 and dropped["relations"] > 0
+    text = result.context.text
+    numbers = [int(n) for n in re.findall(r"^\[(\d+)\] ", text, re.M)]
+    assert numbers == [s.n for s in ends_first(result.context.sources)]
+    assert ends_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+    entity_section = text.split("-----Knowledge graph entities-----\n")[1].split("-----")[0]
+    assert count_tokens(lib.tokenizer(), [entity_section.strip()])[0] <= 60 + 5
+
+
+def test_context_only_assembles_without_answering_and_no_rerank_keeps_mode_order(lib):
+    result = ask(lib, QUESTION, QueryParams(mode="local", context_only=True, rerank=False))
+    assert result.answer is None and result.context.sources
+    assert "rerank_s" not in result.timings
+    assert [c.score for c in result.retrieval.chunks] == sorted((c.score for c in result.retrieval.chunks),
+                                                                reverse=True)
+
+
+def test_community_mode_uses_reports_llm_free(lib):
+    result = ask(lib, QUESTION, QueryParams(mode="community"))
+    assert result.retrieval.reports, result.retrieval.notes
+    assert "Community report points" in result.context.text
+    assert "community map" in result.llm_free
+    _assert_citations_resolve(lib, result)
+
+
+def test_bad_questions_and_modes_get_clear_errors(lib):
+    with pytest.raises(QueryError, match="empty"):
+        ask(lib, "   ", QueryParams(mode="naive"))
+    with pytest.raises(ValueError, match="unknown query mode"):
+        QueryParams.from_config(lib.settings.query, mode="telepathic")
+    assert set(ALL_MODES) == {"naive", "local", "global", "hybrid", "mix", "community"}
+
+
+def test_a_cross_encoder_folder_that_is_not_one_is_refused_clearly(tmp_path):
+    with pytest.raises(ValueError, match="not a cross-encoder model folder"):
+        CrossEncoderReranker(str(tmp_path))
+
+
+def test_history_keeps_questions_and_answers(lib):
+    ask(lib, "What does RoBERTa remove from BERT?", QueryParams(mode="naive"))
+    entry = recent(lib, 5)[0]
+    assert entry.question == "What does RoBERTa remove from BERT?" and entry.mode == "naive"
+    assert entry.payload["context"]["sources"]
+
+
+def test_bm25_follows_chunks_through_delete_and_reingest(tmp_path):
+    lib = open_library(graph_papers.fast_workspace(tmp_path / "ws"))
+    pdf = graph_papers.make_bert_pdf(tmp_path)
+    doc_id = add_pdf(lib, pdf.name, pdf.read_bytes()).doc_id
+    process_queue(lib)
+    assert lib.fulltext.search("BooksCorpus", 5) and lib.fulltext.search("BooksCorpus", 5)[0][0].startswith(doc_id)
+    delete_document(lib, doc_id)
+    assert lib.fulltext.search("BooksCorpus", 5) == []
+    add_pdf(lib, pdf.name, pdf.read_bytes())
+    process_queue(lib)
+    assert len(lib.fulltext.search("BooksCorpus", 5)) == 1  # re-ingest: indexed once, not twice
+
+
+def test_cli_ask_prints_json_with_resolved_citations(workspace, monkeypatch, capsys):
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace[0].root))
+    assert cli_main(["ask", QUESTION, "--mode", "mix", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "mix" and data["answer"]["extractive"]
+    assert data["citations"] and all(c["page"] >= 1 and c["chunk_id"] for c in data["citations"])
+    assert cli_main(["ask", QUESTION, "--mode", "local", "--context-only"]) == 0
+    out = capsys.readouterr().out
+    assert "=== context ===" in out and "Knowledge graph entities" in out and "=== extractive" not in out
+
+
+def test_sentence_splitting_keeps_markers_with_their_sentence():
+    text = "BERT uses BooksCorpus, e.g. for pre-training [1]. RoBERTa drops NSP. [2][3] It is unsupported."
+    assert split_sentences(text) == ["BERT uses BooksCorpus, e.g. for pre-training [1].",
+                                     "RoBERTa drops NSP. [2][3]", "It is unsupported."]
+    assert citations_in("See [2, 4] and [7].") == [2, 4, 7]
+
+
+# ---------------------------------------------------------------------------------------------- with an LLM
+def _llm_reply(body):
+    text = last_user_message(body)
+    system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+    if graph_papers.is_extraction_request(body) or "JSON report:" in text or text.rstrip().endswith("Description:"):
+        return graph_papers.extraction_reply(body)
+    if "high_level_keywords" in text:
+        if "broken" in text:
+            return Reply(content="Sure! Here are keywords: BERT, datasets")  # no JSON at all
+        return Reply(content=json.dumps({"high_level_keywords": ["pre-training data"],
+                                         "low_level_keywords": ["BERT", "BooksCorpus"]}))
+    if text.startswith("Rate how useful each passage"):  # the LLM reranker: prefers passages not naming RoBERTa
+        passages = re.findall(r"^\[(\d+)\] (.*?)(?=\n\n\[\d+\] |\n\nJSON:)", text, re.M | re.S)
+        return Reply(content=json.dumps({"scores": [{"id": int(i), "score": 1 if "RoBERTa" in body_ else 9}
+                                                    for i, body_ in passages]}))
+    if "community report" in text and "JSON" in text:
+        return Reply(content=json.dumps({"points": [{"description": "BERT is pre-trained on BooksCorpus.",
+                                                     "score": 90}]}))
+    if "Sources (cite as [n])" in system:
+        n = re.search(r"^\[(\d+)\] .*\n.*BooksCorpus", system, re.M)
+        cite = n.group(1) if n else "1"
+        return Reply(content=f"BERT is pre-trained on the BooksCorpus dataset [{cite}]. "
+                             f"This sentence cites nothing. Another claim points nowhere [42].")
+    return Reply(content="ok")
+
+
+@pytest.fixture(scope="module")
+def llm_workspace(tmp_path_factory):
+    with OpenAIReplayServer(default=_llm_reply, model="replay-answerer") as server:
+        root = tmp_path_factory.mktemp("query-llm")
+        ws = graph_papers.fast_workspace(root / "ws", provider="openai", base_url=server.url, model=server.model,
+                                         max_retries=1)
+        _ingest(open_library(ws), root / "pdfs")
+        yield ws, server
+
+
+def test_llm_answer_streams_cites_sources_and_marks_what_it_cannot_back(llm_workspace):
+    ws, server = llm_workspace
+    lib = open_library(Workspace(ws.root))
+    before = len(server.chat_requests)
+    pieces = []
+    result = ask(lib, QUESTION, QueryParams(mode="mix"), on_token=pieces.append)
+    made = server.chat_requests[before:]
+    assert len(made) == 2 and result.llm_calls == 2  # keywords + answer, never more outside community
+    assert made[1]["stream"] is True and pieces and pieces[-1] == result.answer.text
+    assert result.retrieval.keywords.source == "llm:openai:replay-answerer"
+    assert result.retrieval.keywords.low == ["BERT", "BooksCorpus"]
+    answer = result.answer
+    assert not answer.extractive and answer.model == "openai:replay-answerer"
+    first = answer.sentences[0]
+    assert first.citations and "BooksCorpus" in result.context.source(first.citations[0]).text
+    assert [s.text for s in answer.uncited] == ["This sentence cites nothing.",
+                                                "Another claim points nowhere [42]."]
+    assert answer.unknown_citations == [42]
+    assert result.llm_free == [] and result.tokens["prompt"] > 0
+
+    again = ask(lib, QUESTION, QueryParams(mode="mix"))
+    assert len(server.chat_requests) == before + 2 and again.llm_calls == 0 and again.llm_cached == 1
+    assert again.answer.text == answer.text
+
+
+def test_keyword_json_that_cannot_be_read_falls_back_to_the_llm_free_keywords(llm_workspace):
+    ws, server = llm_workspace
+    lib = open_library(Workspace(ws.root))
+    result = ask(lib, "Which broken dataset is BERT pre-trained on?", QueryParams(mode="local", context_only=True))
+    assert result.retrieval.keywords.source.startswith("spacy (the LLM failed")
+    assert "BERT" in result.retrieval.keywords.low and result.context.sources
+
+
+def test_compare_with_an_llm_shares_one_keyword_call(llm_workspace):
+    ws, server = llm_workspace
+    lib = open_library(Workspace(ws.root))
+    before = len(server.chat_requests)
+    results = compare(lib, "What does RoBERTa remove?", ["naive", "local", "mix"])
+    keyword_calls = [r for r in server.chat_requests[before:] if "high_level_keywords" in last_user_message(r)]
+    assert len(keyword_calls) == 1
+    assert all(not r.answer.extractive for r in results.values())
+    assert results["naive"].llm_calls == 1 and results["local"].llm_calls == 2
+
+
+def test_community_mode_maps_over_reports_with_the_llm(llm_workspace):
+    ws, server = llm_workspace
+    lib = open_library(Workspace(ws.root))
+    reports = lib.graph_sources.community_reports()
+    assert reports
+    before = len(server.chat_requests)
+    result = ask(lib, "What is BERT trained on?", QueryParams(mode="community", community_top=2))
+    maps = [r for r in server.chat_requests[before:] if "community report" in last_user_message(r)]
+    assert len(maps) == min(2, len(reports)) and result.llm_calls == len(maps) + 1
+    assert "BERT is pre-trained on BooksCorpus." in result.context.text
+
+
+def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
+    ws, server = llm_workspace
+    settings = ws.settings()
+    settings.query.reranker = "llm"
+    ws.save_settings(settings)
+    try:
+        lib = open_library(Workspace(ws.root))
+        before = len(server.chat_requests)
+        result = ask(lib, "Which corpus is BERT pre-trained on, per the first paper?", QueryParams(mode="naive"))
+        rerank_calls = [r for r in server.chat_requests[before:]
+                        if last_user_message(r).startswith("Rate how useful each passage")]
+        assert len(rerank_calls) == 1 and result.llm_calls == 2  # rerank + answer (naive: no keywords)
+        # Without the LLM's scores the best passage for this question names RoBERTa (it is BERT's replication).
+        assert "RoBERTa" not in result.retrieval.chunks[0].hit.chunk.text
+        assert any(note.startswith("reranked by LLM") for note in result.retrieval.notes)
+    finally:
+        settings.query.reranker = "auto"
+        ws.save_settings(settings)
+
+
+def test_the_vlm_enhanced_answer_sends_the_context_s_table_images(tmp_path):
+    from tests import pdfs
+
+    def vlm_reply(body):
+        user = body["messages"][-1]["content"]
+        if isinstance(user, list):  # the question with images
+            return Reply(content="The table reports the solvers' accuracy on the Okapi benchmark [1].")
+        return Reply(content="ok")
+
+    with OpenAIReplayServer(default=vlm_reply, model="replay-vision") as server:
+        ws = graph_papers.fast_workspace(tmp_path / "ws")
+        settings = ws.settings()
+        settings.vlm.provider, settings.vlm.base_url, settings.vlm.model = "openai", server.url, "replay-vision"
+        ws.save_settings(settings)
+        lib = open_library(ws)
+        pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+        process_queue(lib)
+        question = "What accuracy do the lattice solvers reach on the Okapi benchmark?"
+        result = ask(lib, question, QueryParams(mode="naive", vlm_images=True))
+        table_sources = [s for s in result.context.sources if s.kind == "table"]
+        assert table_sources, [s.kind for s in result.context.sources]
+        (request,) = server.chat_requests
+        parts = request["messages"][-1]["content"]
+        images = [p for p in parts if p["type"] == "image_url"]
+        assert images and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+        assert f"Image of source [{table_sources[0].n}]:" in [p.get("text") for p in parts]
+        assert result.answer.model == "openai:replay-vision" and not result.answer.extractive
+        assert result.answer.sentences[0].citations == [1] and result.llm_calls == 1
+
+        text_only = ask(lib, question, QueryParams(mode="naive"))  # the switch off: no LLM set, extractive
+        assert text_only.answer.extractive and len(server.chat_requests) == 1
+
+
+def test_the_bm25_index_keeps_rare_terms_and_rebuilds_itself_from_an_older_schema(tmp_path):
+    import sqlite3
+
+    from core.store.sqlite_db import Database
+    from core.store.sqlite_fulltext import SQLiteFullText
+
+    lib = open_library(graph_papers.fast_workspace(tmp_path / "ws"))
+    for pdf in (graph_papers.make_bert_pdf(tmp_path), graph_papers.make_roberta_pdf(tmp_path)):
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+    process_queue(lib)
+    # "bert" is in every chunk of both papers: only the rare term decides, so BooksCorpus's chunk comes first.
+    assert lib.fulltext._match("BERT BooksCorpus") == '"bookscorpus"'
+    with sqlite3.connect(lib.db.path) as conn:  # an index made with another tokenizer
+        conn.execute("DROP TABLE chunks_fts")
+        conn.execute("DROP TABLE chunks_fts_vocab")
+        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='rowid', "
+                     "tokenize='porter unicode61')")
+    fresh = SQLiteFullText(Database(lib.db.path))
+    assert fresh.search("BooksCorpus", 5)  # rebuilt on first use, from the chunks
+    with sqlite3.connect(lib.db.path) as conn:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'").fetchone()[0]
+    assert "porter" not in sql
+    with sqlite3.connect(lib.db.path) as conn:
+        version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    SQLiteFullText(Database(lib.db.path))._ensure()
+    with sqlite3.connect(lib.db.path) as conn:  # a current index is kept as it is, not rebuilt on every open
+        assert conn.execute("PRAGMA schema_version").fetchone()[0] == version
