@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.presentation import display as present
+from core.schema.records import DocStatus
 from core.settings.config import Settings, SettingsError
 from core.text.safe_markdown import md_escape
 from pages.widgets import state
@@ -37,7 +38,7 @@ except SettingsError as exc:
     st.stop()
 
 docs = lib.documents.list()
-if any(d.status.value == "queued" or present.graph_busy(d) for d in docs) and not state.ingestor().busy:
+if any(d.status == DocStatus.QUEUED or present.graph_busy(d) for d in docs) and not state.ingestor().busy:
     state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
 
 with st.sidebar:

@@ -32,6 +32,7 @@ from core.pipeline.graph.build import clear_graph  # noqa: E402
 from core.pipeline.graph.stage import process_graph_queue, retry_graph  # noqa: E402
 from core.pipeline.graph.stats import graph_stats  # noqa: E402
 from core.pipeline.ingest import process_queue  # noqa: E402
+from core.schema.records import GraphStatus  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
 
@@ -54,7 +55,7 @@ def main() -> int:
     for path in pdf_paths:
         add_pdf(lib, path.name, path.read_bytes())
     process_queue(lib)
-    ready = [d for d in lib.documents.list() if d.status.value == "ready"]
+    ready = lib.documents.ready_papers()
     # A workspace given again keeps its parse and index; its graph is built from scratch.
     clear_graph(lib)
     parse_cpu = sum(d.timings.get("parse_cpu_s", 0.0) for d in ready)
@@ -66,7 +67,7 @@ def main() -> int:
 
     # 2. all papers but the last, LLM-free
     last = ready[-1]
-    lib.documents.update(last.id, graph_status="")  # held back for step 3
+    lib.documents.set_graph_status(last.id, GraphStatus.NONE)  # held back for step 3
     chunks_first = sum(len(lib.chunks.by_doc(d.id)) for d in ready[:-1])
     c0, t0 = cpu(), time.perf_counter()
     built = process_graph_queue(lib, communities=False)
@@ -81,7 +82,7 @@ def main() -> int:
     row(f"graph stage, {len(built)} papers: CPU-s / wall-s", f"{graph_cpu:.1f} / {graph_wall:.1f}")
 
     # 3. one more paper into the workspace
-    lib.documents.update(last.id, graph_status="pending")
+    lib.documents.set_graph_status(last.id, GraphStatus.PENDING)
     c1, t1 = cpu(), time.perf_counter()
     (doc,) = process_graph_queue(lib, communities=False)
     graph_cpu += cpu() - c1

@@ -28,7 +28,8 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from core.library import open_library  # noqa: E402
 from core.pipeline.graph.communities import generate_graph  # noqa: E402
-from core.presentation.graph.explorer import ViewFilters, build_index, build_view, load_index  # noqa: E402
+from core.presentation.graph.explorer import ViewFilters, build_view  # noqa: E402
+from core.presentation.graph.graph_index import build_index, load_index  # noqa: E402
 from core.presentation.graph.render import RenderOptions, render_html  # noqa: E402
 from core.schema.graph import MENTIONED_IN, GraphEdge, GraphNode, PaperRecord  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402

@@ -23,6 +23,7 @@ from core.library import open_library  # noqa: E402
 from core.pipeline.documents import add_pdf  # noqa: E402
 from core.pipeline.ingest import process_queue  # noqa: E402
 from core.query.search import search  # noqa: E402
+from core.schema.records import DocStatus  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
 DEFAULT_DIR = REPO.parent / "shared" / "corpus" / "papers"
@@ -76,7 +77,7 @@ def main() -> int:
     docs = process_queue(lib)
     ingest_cpu, ingest_wall = cpu_seconds() - cpu1, time.perf_counter() - wall1
 
-    ready = [d for d in docs if d.status.value == "ready"]
+    ready = [d for d in docs if d.status == DocStatus.READY]
     pages = sum(d.pages for d in ready)
     parse_cpu = sum(d.timings.get("parse_cpu_s", 0.0) for d in ready)
     embed_s = sum(d.timings.get("embed_s", 0.0) for d in ready)
@@ -113,7 +114,7 @@ def main() -> int:
     for key, value in rows:
         print(f"{key:<{width}}  {value:>12}")
     for d in docs:
-        if d.status.value != "ready":
+        if d.status != DocStatus.READY:
             print(f"  {d.filename}: {d.status.value} — {d.message}")
     if not args.keep:
         print(f"(workspace {root} is temporary)")

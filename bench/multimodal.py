@@ -34,6 +34,7 @@ from core.pipeline.media.describe import describe_document_media, load_media_doc
 from core.pipeline.media.items import caption_label  # noqa: E402
 from core.pipeline.status import StageReporter  # noqa: E402
 from core.query.search import search  # noqa: E402
+from core.schema.records import GraphStatus  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 from tests.openai_server import OpenAIReplayServer, Reply  # noqa: E402
 
@@ -62,7 +63,7 @@ def main() -> int:
     root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-multimodal-"))
     lib = open_library(Workspace(root).ensure())
     print("| measure | value |\n|---|---|")
-    if not [d for d in lib.documents.list() if d.status.value == "ready"]:
+    if not lib.documents.ready_papers():
         pdf_paths = sorted(Path(args.papers).glob("*.pdf"))
         if not pdf_paths:
             print(f"no PDFs in {args.papers}", file=sys.stderr)
@@ -70,7 +71,7 @@ def main() -> int:
         for path in pdf_paths:
             add_pdf(lib, path.name, path.read_bytes())
         process_queue(lib)
-    ready = [d for d in lib.documents.list() if d.status.value == "ready"]
+    ready = lib.documents.ready_papers()
     docs = {d.id: load_media_doc(lib, d.id) for d in ready}
     counts = Counter(i.type for m in docs.values() for i in m.media)
     row("papers / pages", f"{len(ready)} / {sum(d.pages for d in ready)}")
@@ -98,7 +99,7 @@ def main() -> int:
     from core.query.records import QueryParams
 
     for doc in ready:
-        lib.documents.update(doc.id, graph_status="pending", graph_message="")
+        lib.documents.set_graph_status(doc.id, GraphStatus.PENDING)
     t0 = time.perf_counter()
     process_graph_queue(lib)
     media_entities = sum(1 for n in lib.graph.all_nodes() if n.type in ("table", "figure", "equation"))

@@ -4,9 +4,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from core.models.embedding import get_embedder, get_tokenizer
+from core.models.llm.factory import shared_chat_model
+from core.models.registry import Registry, resources
+from core.models.vlm import vision_model
 from core.settings.config import Settings
 from core.settings.workspace import Workspace, default_workspace
-from core.store.base import ChunkStore, DocumentStore, GraphStore, VectorStore
+from core.store.base import (
+    ChunkStore,
+    DocumentStore,
+    GraphSources,
+    GraphStore,
+    HistoryStore,
+    LLMCacheStore,
+    VectorStore,
+)
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
@@ -14,6 +26,8 @@ from core.store.sqlite_documents import SQLiteDocumentStore
 from core.store.sqlite_fulltext import SQLiteFullText
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
+from core.store.sqlite_history import QueryHistoryStore
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"
@@ -27,7 +41,7 @@ class Library:
     db: Database
     documents: DocumentStore
     chunks: ChunkStore
-    graph_sources: SQLiteGraphSources  # provenance the graph is rebuilt from; SQLite whatever the graph store
+    graph_sources: GraphSources  # provenance the graph is rebuilt from; SQLite whatever the graph store
 
     @cached_property
     def windows(self) -> VectorStore:
@@ -51,6 +65,16 @@ class Library:
         return SQLiteFullText(self.db)
 
     @cached_property
+    def history(self) -> HistoryStore:
+        """Questions asked and their results (core.query.history)."""
+        return QueryHistoryStore(self.db)
+
+    @cached_property
+    def llm_cache(self) -> LLMCacheStore:
+        """The replies the LLM and VLM wrappers cached (core.models.llm.cache), for callers that must drop one."""
+        return SQLiteLLMCache(self.db)
+
+    @cached_property
     def graph(self) -> GraphStore:
         if self.settings.graph.backend == "neo4j":
             from core.store.neo4j_graph import neo4j_store_from_config
@@ -58,32 +82,24 @@ class Library:
             return neo4j_store_from_config(self.settings.graph)
         return SQLiteGraphStore(self.db)
 
-    @cached_property
-    def _chat_model(self):
-        from core.models.llm.factory import get_chat_model
-
-        return get_chat_model(self.settings, self.db)
+    @property
+    def resources(self) -> Registry:
+        """The process's models, engines and clients (core.models.registry), each loaded once whatever the
+        workspace; the accessors below take theirs from it."""
+        return resources
 
     def chat_model(self):
         """The configured LLM behind its prompt-hash cache, or None: every caller has an LLM-free path."""
-        if self.settings.llm.provider == "none":
-            return None
-        return self._chat_model
+        return shared_chat_model(self.settings, self.db)
 
     def vision_model(self):
         """The configured VLM behind the prompt-hash cache, or None: every caller has an offline path."""
-        from core.models.vlm import vision_model
-
         return vision_model(self.settings.vlm, self.db)
 
     def embedder(self):
-        from core.models.embedding import get_embedder
-
         return get_embedder(self.settings.embedding.model)
 
     def tokenizer(self):
-        from core.models.embedding import get_tokenizer
-
         return get_tokenizer(self.settings.embedding.model)
 
 

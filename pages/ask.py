@@ -5,19 +5,11 @@ import streamlit as st
 
 from core.query.engine import ask
 from core.query.history import recent
-from core.query.records import ALL_MODES, COMMUNITY_MODE
+from core.query.routes import available_modes, default_mode
+from core.schema.modes import modes_help
 from core.text.safe_markdown import md_escape
 from pages.widgets import query_view as qv
 from pages.widgets import state
-
-MODE_HELP = {
-    "naive": "passages closest to the question (vectors + BM25)",
-    "local": "entities named in the question → their relations → their passages",
-    "global": "relations matching the question's themes → their entities → their passages",
-    "hybrid": "local + global",
-    "mix": "hybrid + naive: graph and vector passages together",
-    COMMUNITY_MODE: "community reports of the graph, mapped and reduced (GraphRAG global search)",
-}
 
 lib = state.library()
 st.title("Ask")
@@ -29,9 +21,9 @@ st.caption(f"Ask about your {len(ready)} ready paper(s); {llm_note}.")
 with st.form("ask_form"):
     question = st.text_input("Question", key="ask_question",
                              placeholder="e.g. which datasets are used to evaluate the model?")
-    modes = list(ALL_MODES) if lib.graph_sources.has_community_reports() else list(ALL_MODES[:-1])
-    mode = st.radio("Mode", modes, index=modes.index(lib.settings.query.mode), horizontal=True, key="ask_mode",
-                    captions=None, help="\n".join(f"- **{m}**: {h}" for m, h in MODE_HELP.items()))
+    modes = available_modes(lib)
+    mode = st.radio("Mode", modes, index=modes.index(default_mode(lib, modes)), horizontal=True, key="ask_mode",
+                    captions=None, help=modes_help())
     options = qv.params_form(lib, "ask", ready)
     context_only = st.toggle("Context only (show what the model would read, do not answer)", key="ask_context_only")
     submitted = st.form_submit_button("Ask", type="primary")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.query.engine import compare, unique_to_each
-from core.query.records import ALL_MODES
+from core.query.routes import available_modes, default_modes
 from core.text.safe_markdown import md_escape
 from pages.widgets import query_view as qv
 from pages.widgets import state
@@ -13,15 +13,14 @@ from pages.widgets import state
 lib = state.library()
 st.title("Compare modes")
 ready = qv.ready_papers_or_stop(lib)
-available = list(ALL_MODES) if lib.graph_sources.has_community_reports() else list(ALL_MODES[:-1])
+available = available_modes(lib)
 st.caption("The same question through each mode, run side by side. "
            + ("No LLM is set: keywords and answers are LLM-free." if lib.chat_model() is None else
               f"Answers by {lib.chat_model().name}."))
 
 with st.form("compare_form"):
     question = st.text_input("Question", key="compare_question")
-    modes = st.multiselect("Modes", available, default=[m for m in available if m != "community"],
-                           key="compare_modes")
+    modes = st.multiselect("Modes", available, default=default_modes(available), key="compare_modes")
     options = qv.params_form(lib, "compare", ready)
     context_only = st.toggle("Context only (assemble, do not answer)", key="compare_context_only")
     submitted = st.form_submit_button("Compare", type="primary")
@@ -29,7 +28,7 @@ with st.form("compare_form"):
 question = (question or "").strip()
 if submitted and question:
     with qv.query_errors("The comparison could not run"), st.spinner(f"Running {len(modes)} mode(s)…"):
-        base = qv.make_params(lib, modes[0] if modes else "mix", options, context_only)
+        base = qv.make_params(lib, None, options, context_only)  # compare sets each mode
         st.session_state["compare_results"] = compare(lib, question, modes, base)
 
 results = st.session_state.get("compare_results")

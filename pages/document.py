@@ -8,6 +8,7 @@ from core.pipeline.pages import PageImageUnavailable, load_items
 from core.pipeline.parsing.content_list import MalformedContentList
 from core.presentation import display as present
 from core.presentation import page_view as pv
+from core.schema.records import DocStatus
 from core.text import safe_markdown as safe_md
 from core.text import tables
 from pages.widgets import state
@@ -48,12 +49,12 @@ if doc.pages:
     meta.append(f"{doc.pages} pages")
 if doc.backend:
     meta.append(f"backend: {safe_md.md_escape(doc.backend)}")
-if doc.status.value == "ready":
+if doc.status == DocStatus.READY:
     meta.append(f"{doc.chunk_count} chunks")
 st.caption(" · ".join(meta))
 for warning in doc.warnings:
     st.warning(safe_md.md_escape(warning))
-if doc.status.value == "failed":
+if doc.status == DocStatus.FAILED:
     st.error(f"Failed: {safe_md.md_escape(doc.message)}")
 elif doc.status.in_progress:
     st.info(f"This document is {doc.status.value}; what is shown may be incomplete until it is ready.")

@@ -12,7 +12,7 @@ from core.eval.questions import (
 )
 from core.eval.report import leaderboard_rows
 from core.eval.runner import EvalOptions
-from core.query.records import ALL_MODES
+from core.query.routes import available_modes, default_modes
 from core.schema.eval import RUNNING
 from core.store.sqlite_eval import EvalStore
 from core.text.filenames import safe_filename
@@ -93,15 +93,14 @@ with run_tab:
     if not sets:
         st.info("Add or generate a question set first (Question sets tab).")
     else:
-        ready = [d for d in lib.documents.list() if d.status.value == "ready"]
+        ready = lib.documents.ready_papers()
         if not ready:
             st.warning("No paper is ready: the questions would be asked of an empty library. Add PDFs on the "
                        "Library page first.")
-        available = list(ALL_MODES) if lib.graph_sources.has_community_reports() else list(ALL_MODES[:-1])
+        available = available_modes(lib)
         with st.form("eval_run_form"):
             qset = st.selectbox("Question set", sets, format_func=ev.set_label, key="eval_run_set")
-            modes = st.multiselect("Modes", available, default=[m for m in available if m != "community"],
-                                   key="eval_run_modes")
+            modes = st.multiselect("Modes", available, default=default_modes(available), key="eval_run_modes")
             c1, c2, c3 = st.columns(3)
             k = c1.number_input("K (Recall@K, complete@K, NDCG@K)", 1, 100, 10, key="eval_run_k")
             limit = c2.number_input("Only the first N questions (0: all)", 0, 5000, 0, key="eval_run_limit")
@@ -127,6 +126,8 @@ with run_tab:
                                       answer_style=style)
                 try:
                     st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
+                    # The Results tab's picker keeps its own selection; drop it so it opens on the new run.
+                    st.session_state.pop("eval_results_run", None)
                 except RuntimeError as exc:
                     st.error(md_escape(str(exc)))
     ev.active_runs(store, jobs)

@@ -10,7 +10,6 @@ from core.pipeline.media.images import item_png
 from core.pipeline.media.items import kind_name
 from core.presentation import display as present
 from core.presentation.gallery import KINDS, gallery_entries, kind_counts
-from core.schema.records import DocStatus
 from core.text import tables
 from core.text.safe_markdown import md_escape
 from pages.widgets import state
@@ -24,7 +23,7 @@ st.caption("Tables, figures and equations of the ready papers. "
 for kind, text in st.session_state.pop("gallery_notices", []):
     getattr(st, kind)(text)
 
-docs = [d for d in lib.documents.list() if d.status == DocStatus.READY]
+docs = lib.documents.ready_papers()
 if not docs:
     st.info("No paper is ready yet: add PDFs on the Library page.")
     st.stop()

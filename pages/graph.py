@@ -13,7 +13,7 @@ import streamlit as st
 from core.pipeline.graph import edits
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
 from core.presentation import display as present
-from core.presentation.graph import explorer, export, panels, paths
+from core.presentation.graph import explorer, export, graph_index, panels, paths
 from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, legend, render_html
 from core.schema.graph import PAPER_PREFIX
 from core.text.safe_markdown import md_escape
@@ -28,7 +28,7 @@ if not lib.graph.counts()[0]:
             "their graph stage is done.")
     st.stop()
 
-index = explorer.load_index(lib)
+index = graph_index.load_index(lib)
 papers = lib.graph_sources.papers()
 built_by = present.extractor_label(", ".join(sorted({p.extractor for p in papers.values()})))
 llm_note = "" if lib.chat_model() else " No LLM is configured: the graph, panels and paths are LLM-free, and " \

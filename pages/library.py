@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.pipeline.documents import add_mineru_upload, add_pdf, delete_document, retry_document
 from core.presentation import display as present
+from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
 from pages.widgets import state
 
@@ -72,7 +73,7 @@ def live_progress(snapshot: tuple) -> None:
             text = present.stage_text(doc, detail)
         elif present.graph_busy(doc):
             detail, fraction = graph_live.get(doc.id, ("", 0.0))
-            text = f"graph: {detail or doc.graph_status} (searchable already)"
+            text = f"graph: {detail or doc.graph_status.value} (searchable already)"
         else:
             continue
         st.progress(min(max(float(fraction or 0.0), 0.0), 1.0),
@@ -83,7 +84,7 @@ if present.any_in_progress(docs):
     live_progress(present.status_snapshot(docs))
 
 # ------------------------------------------------------------------------------------------------ failures
-failed = [d for d in docs if d.status.value == "failed"]
+failed = [d for d in docs if d.status == DocStatus.FAILED]
 for doc in failed[:5]:
     st.error(f"**{md_escape(present.document_label(doc))}** failed: {md_escape(doc.message)}",
              icon=":material/error:")
@@ -128,8 +129,8 @@ selected = [docs[i] for i in event.selection.rows if i < len(docs)]
 st.caption("Select rows to open, retry or delete documents.")
 
 if selected:
-    ready = [d for d in selected if d.status.value == "ready"]
-    retryable = [d for d in selected if d.status.value == "failed"]
+    ready = [d for d in selected if d.status == DocStatus.READY]
+    retryable = [d for d in selected if d.status == DocStatus.FAILED]
     deletable = [d for d in selected if not d.status.in_progress]
     cols = st.columns(4)
     if len(selected) == 1 and ready:
@@ -143,7 +144,7 @@ if selected:
     if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
                       help="Documents being parsed or indexed cannot be deleted until they finish."):
         st.session_state["confirm_delete"] = [d.id for d in deletable]
-    graphable = [d for d in ready if d.graph_status != "extracting"]
+    graphable = [d for d in ready if d.graph_status != GraphStatus.EXTRACTING]
     if cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
                       help="Extract entities again with the extractor now configured; chunks it already did are "
                            "reused."):

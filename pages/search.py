@@ -8,7 +8,7 @@ from core.pipeline.pages import PageImageUnavailable
 from core.presentation import display as present
 from core.presentation import page_view as pv
 from core.query.search import SearchFilters, search
-from core.store.chroma_vectors import VectorStoreUnavailable
+from core.store.base import StoreUnavailable
 from core.text import safe_markdown as safe_md
 from pages.widgets import state
 
@@ -19,8 +19,7 @@ st.title("Search")
 st.caption("The passages closest in meaning to your words, with where they come from, filtered by paper, "
            "item type and section. For answers with citations, use the Ask page.")
 
-docs = lib.documents.list()
-ready = {d.id: d for d in docs if d.status.value == "ready"}
+ready = {d.id: d for d in lib.documents.ready_papers()}
 if not ready:
     st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
     st.stop()
@@ -45,7 +44,7 @@ try:
         with st.spinner("Loading the embedding model (first search only, 5–15 s)…"):
             lib.embedder()
     hits = search(lib, query, top_k=top_k, filters=SearchFilters(doc_ids=papers, kinds=kinds, sections=sections))
-except (EmbeddingModelError, VectorStoreUnavailable) as exc:
+except (EmbeddingModelError, StoreUnavailable) as exc:
     st.error(f"Search is unavailable: {exc}. Check the Settings page.")
     st.stop()
 if not hits:

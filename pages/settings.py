@@ -1,5 +1,8 @@
 """Settings: every knob of core.settings.config.Settings, one form section per pipeline stage, saved to the workspace.
 
+Each widget is drawn from its field's metadata (label, help, choices, bounds: core.settings.fields); a named preset
+(core.settings.presets) can be applied below the form.
+
 The LLM section has its own widgets: the API key is written to the credentials file outside the workspace (never
 to settings.json) and never shown back, and "Test connection" checks the endpoint the form describes.
 """
@@ -13,7 +16,9 @@ from core.models.embedding import EmbeddingModelError, resolve_model_dir
 from core.models.llm import secrets
 from core.models.llm.factory import describe_llm
 from core.presentation import display as present
-from core.settings.config import LLM_PROVIDERS, SettingsError
+from core.settings.config import LLMConfig, SettingsError
+from core.settings.fields import FieldSpec, field_spec, specs
+from core.settings.presets import apply_preset, list_presets, preset_changes
 from pages.widgets import state
 
 KEY_WIDGET = "setting_llm_api_key"
@@ -28,33 +33,35 @@ EMBEDDED_COST = ("The embedded model generates about 10 tokens/s on this machine
 LLM_CUSTOM = {"provider", "base_url", "model"}  # drawn by llm_section(), before the generic fields
 
 
-def generic_widget(section: str, name: str, value, key: str):
-    label, help_, choices = present.field_spec(section, name)
+def generic_widget(spec: FieldSpec, value, key: str):
+    label, help_, choices = spec.label, spec.help or None, spec.choices
     if choices:
-        return st.selectbox(label, choices, help=help_ or None, key=key,
-                            index=choices.index(value) if value in choices else 0)
+        return st.selectbox(label, choices, help=help_, key=key, index=choices.index(value) if value in choices else 0)
     if isinstance(value, bool):
-        return st.toggle(label, value=value, help=help_ or None, key=key)
-    if isinstance(value, int):
-        return st.number_input(label, value=value, step=1, min_value=0,
-                               max_value=65535 if name.endswith("port") else None, help=help_ or None, key=key)
-    if isinstance(value, float):
-        return st.number_input(label, value=value, help=help_ or None, key=key)
+        return st.toggle(label, value=value, help=help_, key=key)
+    if isinstance(value, int | float):
+        # Streamlit refuses bounds of another type than the value (an int bound on a float input).
+        kind = type(value)
+        low = kind(spec.min) if spec.min is not None else None
+        high = kind(spec.max) if spec.max is not None else None
+        return st.number_input(label, value=value, step=1 if kind is int else None, min_value=low, max_value=high,
+                               help=help_, key=key)
     if isinstance(value, list):
         text = st.text_input(label, value=", ".join(map(str, value)), help=help_ or None, key=key)
         return [item.strip() for item in text.split(",") if item.strip()]
-    return st.text_input(label, value=str(value), help=help_ or None, key=key)
+    return st.text_input(label, value=str(value), help=help_, key=key)
 
 
 def llm_section(config) -> dict:
-    provider = st.selectbox("Provider", LLM_PROVIDERS, key="setting_llm_provider",
-                            index=LLM_PROVIDERS.index(config.provider) if config.provider in LLM_PROVIDERS else 0,
+    spec = field_spec(LLMConfig, "provider")
+    provider = st.selectbox(spec.label, spec.choices, key="setting_llm_provider",
+                            index=spec.choices.index(config.provider) if config.provider in spec.choices else 0,
                             format_func=lambda p: PROVIDER_LABELS.get(p, p))
     left, right = st.columns(2)
     with left:
-        base_url = generic_widget("llm", "base_url", config.base_url, "setting_llm_base_url")
+        base_url = generic_widget(field_spec(LLMConfig, "base_url"), config.base_url, "setting_llm_base_url")
     with right:
-        model = generic_widget("llm", "model", config.model, "setting_llm_model")
+        model = generic_widget(field_spec(LLMConfig, "model"), config.model, "setting_llm_model")
     st.text_input("API key", type="password", key=KEY_WIDGET, placeholder="paste a key to save it for this endpoint",
                   help=f"Kept in {secrets.credentials_path()} (readable only by you), never in the workspace, "
                        "and never shown again. Saved with the settings, for the base URL above.")
@@ -63,6 +70,35 @@ def llm_section(config) -> dict:
                "Library → select papers → Rebuild graph (or `python -m core graph retry`). Every LLM reply is "
                "cached, so a rebuild never pays twice for the same chunk.")
     return {"provider": provider, "base_url": base_url.strip(), "model": model.strip()}
+
+
+def preset_panel(settings) -> None:
+    """Below the form (a form holds no plain buttons): a named preset, what it would change, and Apply."""
+    st.subheader("Presets")
+    presets = {p.name: p for p in list_presets()}
+    name = st.selectbox("Preset", list(presets), key="settings_preset",
+                        help="A preset sets only the fields it names, on top of the settings saved above; it never "
+                             "holds an API key.")
+    st.caption(presets[name].description)
+    try:
+        changes = preset_changes(settings, name)
+    except SettingsError as exc:
+        st.error(f"This preset cannot be applied to the saved settings: {exc}")
+        return
+    if not changes:
+        st.caption("It changes nothing: the saved settings already match it.")
+        return
+    st.caption("It changes " + "; ".join(f"{c.label} ({c.section}.{c.name}) from {c.old!r} to {c.new!r}"
+                                         for c in changes) + ".")
+    if st.button(f"Apply the {name} preset", key="apply_preset"):
+        lib.workspace.save_settings(apply_preset(settings, name))
+        state.reload_library()
+        # The form's widgets keep what they showed unless forgotten: drop them so they draw the saved values.
+        for key in [k for k in st.session_state if str(k).startswith("setting_")]:
+            del st.session_state[key]
+        st.session_state["settings_notices"] = [("success", f"The {name} preset is applied and saved: "
+                                                 f"{len(changes)} settings changed.")]
+        st.rerun()
 
 
 def connection_panel(settings) -> None:
@@ -144,14 +180,14 @@ values: dict[str, dict] = {}
 with st.form("settings_form"):
     for section in fields(current):
         config = getattr(current, section.name)
-        st.subheader(present.SECTION_TITLES.get(section.name, section.name))
+        st.subheader(type(config).TITLE)
         values[section.name] = llm_section(config) if section.name == "llm" else {}
-        generic = [f for f in fields(config) if not (section.name == "llm" and f.name in LLM_CUSTOM)]
+        generic = [spec for spec in specs(config) if not (section.name == "llm" and spec.name in LLM_CUSTOM)]
         columns = st.columns(2)
-        for n, f in enumerate(generic):
+        for n, spec in enumerate(generic):
             with columns[n % 2]:
-                values[section.name][f.name] = generic_widget(section.name, f.name, getattr(config, f.name),
-                                                              f"setting_{section.name}_{f.name}")
+                values[section.name][spec.name] = generic_widget(spec, getattr(config, spec.name),
+                                                                 f"setting_{section.name}_{spec.name}")
         if section.name == "vlm":
             st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
                           placeholder="paste a key to save it for the VLM's endpoint",
@@ -190,4 +226,5 @@ if submitted:
     st.session_state["settings_notices"] = notices
     st.rerun()
 
+preset_panel(current)
 connection_panel(current)

@@ -19,7 +19,7 @@ from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.schema.eval import EvalQuestion
-from core.schema.records import Chunk, DocStatus
+from core.schema.records import Chunk
 from core.text.json_reply import excerpt, key_lookup, read_json_object
 
 NEEDS_LLM = "generating questions needs an LLM: set one on the Settings page"
@@ -295,7 +295,7 @@ def _one_line(value: Any) -> str:
 
 def _ready_papers(lib: Library, doc_ids: list[str] | None) -> list[tuple[str, str]]:
     """(doc id, title) of the ready papers, narrowed to doc_ids when given; a clear error when none is left."""
-    ready = set(lib.documents.ids_with_status(DocStatus.READY))
+    ready = {d.id for d in lib.documents.ready_papers()}
     if doc_ids is not None:
         if not doc_ids:
             raise ValueError("choose at least one paper (or none, for all of them)")

@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.models.llm.secrets import SecretsError, api_key_for, endpoint_id
 from core.schema.eval import CANCELLED, Score
 from core.store.sqlite_ragas_cache import ScoreCache, score_key
 
@@ -83,8 +84,6 @@ def ragas_judge_available(lib: Library) -> str:
 
 
 def judge_id(lib: Library) -> str:
-    from core.models.llm.secrets import endpoint_id
-
     return f"{lib.settings.llm.model}@{endpoint_id(lib.settings.llm.base_url)}"
 
 
@@ -148,13 +147,11 @@ def score_llm(lib: Library, samples: list[RagasSample], on_progress: Progress | 
         return _ordered(results)
 
     try:
-        from core.eval import ragas_metrics
+        from core.eval import ragas_metrics  # imports ragas (~3 s): only when something is scored
     except ImportError as exc:
         for i, names in pending.items():
             results[i].update({name: Score(None, _not_loaded(exc)) for name in names})
         return _ordered(results)
-    from core.models.llm.secrets import SecretsError, api_key_for
-
     llm = lib.settings.llm
     try:
         api_key = api_key_for(llm.base_url)

@@ -18,7 +18,9 @@ from core.library import Library
 from core.query.answer import ANSWER_STYLES, strip_markers
 from core.query.engine import QueryError, compare
 from core.query.records import QueryParams, QueryResult
+from core.query.routes import check_available
 from core.schema.eval import CANCELLED, DONE, FAILED, EvalQuestion, QuestionResult, Score
+from core.schema.modes import Mode
 from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 
 log = logging.getLogger(__name__)
@@ -33,7 +35,7 @@ def retrieval_metric_names(k: int) -> tuple[str, ...]:
 
 @dataclass
 class EvalOptions:
-    modes: list[str]
+    modes: list[str]  # Mode names, as stored with the run
     k: int = 10  # Recall@5 is always reported too
     use_llm: bool = True  # answer with the configured LLM; False (or no LLM): the extractive answer
     ragas: bool = True  # RAGAS's non-LLM metrics
@@ -54,6 +56,8 @@ class EvalOptions:
         """Raises ValueError for options no run can use, before anything is saved."""
         if not self.modes:
             raise ValueError("choose at least one mode")
+        for mode in self.modes:
+            Mode(mode)  # an unknown name raises ValueError, with the modes to choose from
         if self.k < 1:
             raise ValueError(f"k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got {self.k})")
         if self.answer_style not in ANSWER_STYLES:
@@ -131,6 +135,8 @@ def run_eval(lib: Library, qset: QuestionSet, options: EvalOptions, *, resume: R
     """Runs (or resumes) an evaluation; returns when it is done, cancelled or failed — never half-saved."""
     store = store or EvalStore(lib.db)
     options.check()
+    if resume is None:  # a resumed run keeps its modes; one that cannot run now retrieves nothing, noted
+        check_available(lib, options.modes)
     questions = qset.questions[:options.limit] if options.limit else list(qset.questions)
     total = len(questions) * len(options.modes)
     if resume is not None:

@@ -5,10 +5,11 @@ import importlib
 import os
 import threading
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from core.models.registry import resources
 
 # Loading a model by hub name without this hangs ~90 s before failing on these machines.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -88,24 +89,21 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-_embedders: dict[str, Embedder] = {}
-_embedders_lock = threading.Lock()
-
-
 def get_embedder(model: str) -> Embedder:
-    with _embedders_lock:
-        if model not in _embedders:
-            _embedders[model] = Embedder(model)
-        return _embedders[model]
+    """The process's one Embedder for this model (core.models.registry), loaded on first use."""
+    return resources.get(("embedder", model), lambda: Embedder(model))
 
 
 def is_loaded(model: str) -> bool:
-    return model in _embedders
+    return ("embedder", model) in resources
 
 
-@lru_cache(maxsize=4)
 def get_tokenizer(model: str):
     """The embedder's own tokenizer, without torch: counting tokens must not wait for the model."""
+    return resources.get(("tokenizer", model), lambda: _load_tokenizer(model))
+
+
+def _load_tokenizer(model: str):
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(resolve_model_dir(model) / "tokenizer.json"))

@@ -9,15 +9,13 @@ another image (or the same item re-cropped) is another request.
 from __future__ import annotations
 
 import base64
-import hashlib
-import threading
-from typing import Any
 
+from core.models.llm.cache import CachedChatModel
+from core.models.llm.factory import key_digest
+from core.models.llm.secrets import api_key_for
+from core.models.registry import resources
 from core.settings.config import VLMConfig
 from core.store.sqlite_db import Database
-
-_models: dict[tuple, Any] = {}
-_lock = threading.Lock()
 
 
 def image_part(png: bytes) -> dict:
@@ -43,20 +41,16 @@ def vision_model(config: VLMConfig, db: Database):
     feature uses the offline descriptions). One instance per workspace and settings, shared by threads."""
     if config.provider == "none":
         return None
-    from core.models.llm.cache import CachedChatModel
     from core.models.llm.client import OpenAIChatModel  # imports openai (1-2 s): only once a VLM is set
-    from core.models.llm.secrets import api_key_for
 
     key = api_key_for(config.base_url)
-    # A digest of the key, not the key: a changed key makes a new client, and no copy of it sits in this dict.
-    key_digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16] if key else ""
-    cache_id = (str(db.path), config.provider, config.base_url, config.model, config.timeout_s,
-                config.max_tokens, config.concurrency, key_digest)
-    with _lock:
-        model = _models.get(cache_id)
-        if model is None:
-            inner = OpenAIChatModel(config.base_url, config.model, key, timeout_s=config.timeout_s,
-                                    concurrency=config.concurrency, temperature=0.0, max_tokens=config.max_tokens)
-            model = CachedChatModel(inner, db)
-            _models[cache_id] = model
-        return model
+    # A changed key makes a new client.
+    cache_id = ("vlm", str(db.path), config.provider, config.base_url, config.model, config.timeout_s,
+                config.max_tokens, config.concurrency, key_digest(key))
+
+    def build() -> CachedChatModel:
+        inner = OpenAIChatModel(config.base_url, config.model, key, timeout_s=config.timeout_s,
+                                concurrency=config.concurrency, temperature=0.0, max_tokens=config.max_tokens)
+        return CachedChatModel(inner, db)
+
+    return resources.get(cache_id, build)

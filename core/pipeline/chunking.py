@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from core.schema import ids
 from core.schema.records import Chunk, ContentItem
 from core.settings.config import ChunkingConfig
 from core.text.tables import table_text
@@ -156,7 +157,7 @@ def _embedding_windows(chunk: Chunk, spans: _Spans, token_range: tuple[int, int]
         page = items[0].page_idx if items else chunk.pages[0]
         on_page = [i for i in items if i.page_idx == page]
         out.append(Window(
-            id=f"{chunk.id}:{w}", chunk_id=chunk.id, doc_id=chunk.doc_id, text=text, page=page,
+            id=ids.window_id(chunk.id, w), chunk_id=chunk.id, doc_id=chunk.doc_id, text=text, page=page,
             item_indices=[i.index for i in on_page],
             bbox=_bbox_union([i.bbox for i in on_page if i.bbox]), section=chunk.section, kind=chunk.kind))
     return out
@@ -177,7 +178,7 @@ def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig
     out = ChunkedDocument()
 
     def new_chunk(kind, text, chunk_items, section, tokens):
-        chunk = Chunk(id=f"{doc_id}:{len(out.chunks)}", doc_id=doc_id, index=len(out.chunks), kind=kind,
+        chunk = Chunk(id=ids.chunk_id(doc_id, len(out.chunks)), doc_id=doc_id, index=len(out.chunks), kind=kind,
                       text=text, pages=sorted({i.page_idx for i in chunk_items}),
                       item_indices=[i.index for i in chunk_items], section=section, tokens=tokens)
         out.chunks.append(chunk)

@@ -114,7 +114,7 @@ def retry_document(lib: Library, doc_id: str) -> None:
         raise KeyError(doc_id)
     if doc.status.in_progress:
         return
-    lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again", stage_detail="", progress=0.0)
+    lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again")
 
 
 def delete_document(lib: Library, doc_id: str) -> None:

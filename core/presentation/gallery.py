@@ -10,7 +10,7 @@ from core.library import Library
 from core.pipeline.media.describe import load_media_doc
 from core.pipeline.media.items import fingerprint, kind_name
 from core.schema.media import OFFLINE, VLM, Description
-from core.schema.records import ContentItem, DocStatus
+from core.schema.records import ContentItem
 
 KINDS = ("table", "image", "equation")
 
@@ -48,7 +48,7 @@ def gallery_entries(lib: Library, doc_ids: Sequence[str] | None = None, kinds: I
     hold every word of it."""
     wanted_kinds = set(kinds) if kinds else set(KINDS)
     words = _words(query)
-    docs = [d for d in lib.documents.list() if d.status == DocStatus.READY and (not doc_ids or d.id in doc_ids)]
+    docs = [d for d in lib.documents.ready_papers() if not doc_ids or d.id in doc_ids]
     out = []
     for doc in sorted(docs, key=lambda d: d.display_title.lower()):
         media = load_media_doc(lib, doc.id)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from core.models.llm.base import ChatModel
+from core.models.vlm import image_part, text_part
 from core.prompts import PROMPTS
 from core.query.records import Answer, AnswerSentence, Context
 from core.store.sqlite_fulltext import query_terms
@@ -88,8 +89,6 @@ MAX_ANSWER_IMAGES = 4  # images cost the VLM far more tokens than text: the stro
 def with_images(messages: list[dict], images: list[tuple[int, bytes]]) -> list[dict]:
     """The answer messages with the images of the context's table/figure sources appended to the question,
     each introduced by the marker of the source it belongs to so the model can cite it."""
-    from core.models.vlm import image_part, text_part
-
     parts = [text_part(messages[-1]["content"])]
     for n, png in images[:MAX_ANSWER_IMAGES]:
         parts += [text_part(f"Image of source [{n}]:"), image_part(png)]

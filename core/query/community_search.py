@@ -4,10 +4,7 @@ passages from the communities' entities, so the answer can still cite pages — 
 Without an LLM the map is extractive: the report's findings closest to the question."""
 from __future__ import annotations
 
-import json
 import logging
-import re
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -15,13 +12,12 @@ import numpy as np
 from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
-from core.query.records import QueryParams, Retrieval, RetrievedChunk
+from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, Routed
 from core.query.retrieve import RRF_K, resolve_hits, scope_of
+from core.text.json_reply import read_json_object
 
 log = logging.getLogger(__name__)
 ENTITIES_PER_REPORT = 6
-_report_vectors: dict[tuple[str, str], tuple[list[dict], np.ndarray]] = {}
-_lock = threading.Lock()
 
 
 def report_text(report: dict) -> str:
@@ -31,16 +27,15 @@ def report_text(report: dict) -> str:
 
 def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float]]:
     version = lib.graph_sources.meta("communities_version", "")
-    key = (str(lib.workspace.root), version)
-    with _lock:
-        cached = _report_vectors.get(key)
-    if cached is None:
+
+    def embed_reports() -> tuple[list[dict], np.ndarray]:
         reports = lib.graph_sources.community_reports()
-        vectors = lib.embedder().embed([report_text(r)[:2000] for r in reports]) if reports else np.zeros((0, 1))
-        cached = (reports, vectors)
-        with _lock:
-            _report_vectors[key] = cached
-    reports, vectors = cached
+        return reports, (lib.embedder().embed([report_text(r)[:2000] for r in reports]) if reports
+                         else np.zeros((0, 1)))
+
+    # Process-wide, so every session's global search embeds a workspace's reports once per communities version.
+    reports, vectors = lib.resources.get(("community-report-vectors", str(lib.workspace.root), version),
+                                         embed_reports)
     if not reports:
         return []
     sims = vectors @ np.asarray(qvec, dtype=np.float32)
@@ -53,15 +48,16 @@ def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[st
     reply = llm.chat([{"role": "user", "content": PROMPTS["community_map"].format(report=body, question=question)}],
                      purpose="community-map", response_format={"type": "json_object"}, max_tokens=500,
                      temperature=0.0)
-    match = re.search(r"\{.*\}", reply.text or "", re.S)
+    data = read_json_object(reply.text)
     points = []
-    if match:
-        try:
-            for p in json.loads(match.group()).get("points", []):
-                if isinstance(p, dict) and str(p.get("description", "")).strip():
-                    points.append((" ".join(str(p["description"]).split()), float(p.get("score", 50))))
-        except (ValueError, TypeError, AttributeError):
-            log.warning("community map reply could not be read: %r", reply.text[:120])
+    try:
+        if data is None:
+            raise ValueError("not JSON")
+        for p in data.get("points", []):
+            if isinstance(p, dict) and str(p.get("description", "")).strip():
+                points.append((" ".join(str(p["description"]).split()), float(p.get("score", 50))))
+    except (ValueError, TypeError, AttributeError):
+        log.warning("community map reply could not be read: %r", (reply.text or "")[:120])
     return points, 0 if reply.cached else 1
 
 
@@ -72,17 +68,19 @@ def _map_extractive(lib: Library, question_vec: np.ndarray, report: dict, sim: f
     return [(f, round(100 * float(s), 1)) for f, s in sorted(zip(findings, sims), key=lambda x: -x[1])[:3]]
 
 
-def community_retrieve(lib: Library, question: str, params: QueryParams, llm: ChatModel | None, embed,
-                       reranker=None) -> tuple[Retrieval, str, int]:
-    """The retrieval (reports and passages), the points section for the context, and LLM calls made."""
+def community_retrieve(lib: Library, question: str, params: QueryParams, *, llm: ChatModel | None, embed,
+                       reranker=None, keywords: Keywords | None = None) -> Routed:
+    """The community mode's route: the reports and passages retrieved, the report points as a section of the
+    context, and the map's LLM calls. `keywords` is not used: the reports are ranked by the question itself."""
     result = Retrieval(mode=params.mode, keywords=None)
+    routed = Routed(result, llm_free=[] if llm is not None else ["community map"])
     scope = scope_of(lib, params)
     qvec = embed(question)
     ranked = _ranked_reports(lib, qvec)
     if not ranked:
         result.notes.append("no community reports yet: they are built with the graph (or `python -m core graph "
                             "communities`)")
-        return result, "", 0
+        return routed
     top = ranked[:params.community_top]
     calls = 0
     points: list[tuple[str, float, str]] = []
@@ -116,4 +114,7 @@ def community_retrieve(lib: Library, question: str, params: QueryParams, llm: Ch
     else:
         chunks.sort(key=lambda c: -c.hit.score)
     result.chunks = chunks[:params.chunk_top_k]
-    return result, section, calls
+    routed.llm_calls = calls
+    if section:
+        routed.sections.append(("Community report points", section))
+    return routed

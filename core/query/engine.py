@@ -13,12 +13,12 @@ import numpy as np
 from core.library import Library
 from core.models.llm.base import LLMError
 from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
-from core.query.community_search import community_retrieve
 from core.query.context import build_context, count_tokens
 from core.query.keywords import question_keywords
-from core.query.records import COMMUNITY_MODE, Keywords, QueryParams, QueryResult
+from core.query.records import Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
-from core.query.retrieve import retrieve
+from core.query.routes import route_of
+from core.schema.modes import Mode
 from core.schema.records import MEDIA_TYPES
 
 log = logging.getLogger(__name__)
@@ -60,16 +60,13 @@ class Embeddings:
         return self.lib.embedder().embed(texts)
 
 
-def needs_keywords(mode: str) -> bool:
-    return mode not in ("naive", COMMUNITY_MODE)
-
-
 def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_token: TokenFn | None = None,
         keywords: Keywords | None = None, embeddings: Embeddings | None = None, save: bool = True) -> QueryResult:
     question = " ".join((question or "").split())
     if not question:
         raise QueryError("the question is empty")
     params = params or QueryParams.from_config(lib.settings.query)
+    route = route_of(params.mode)
     started = time.perf_counter()
     llm = lib.chat_model() if params.use_llm else None
     embeddings = embeddings or Embeddings(lib)
@@ -78,7 +75,9 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     timings: dict[str, float] = {}
 
     t = time.perf_counter()
-    if keywords is None and needs_keywords(params.mode):
+    if not route.keywords:  # compare hands every mode the shared keywords; this one searches without them
+        keywords = None
+    elif keywords is None:
         keywords = question_keywords(question, llm)
         calls += keywords.llm_calls
     if keywords is not None and not keywords.source.startswith("llm:"):
@@ -86,24 +85,16 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     timings["keywords_s"] = time.perf_counter() - t
 
     reranker = make_reranker(lib, use_llm=params.use_llm) if params.rerank else None
-    extra_sections: list[tuple[str, str]] = []
-    if params.mode == COMMUNITY_MODE:
-        retrieval, points, map_calls = community_retrieve(lib, question, params, llm, embeddings, reranker)
-        calls += map_calls
-        if points:
-            extra_sections.append(("Community report points", points))
-        if llm is None:
-            llm_free.append("community map")
-    else:
-        retrieval = retrieve(lib, question, keywords if needs_keywords(params.mode) else None, params,
-                             reranker=reranker, embed=embeddings)
-    calls += getattr(reranker, "calls", 0)
+    routed = route.run(lib, question, params, keywords=keywords, llm=llm, embed=embeddings, reranker=reranker)
+    retrieval = routed.retrieval
+    calls += routed.llm_calls + getattr(reranker, "calls", 0)
+    llm_free.extend(routed.llm_free)
     if reranker is not None:
         retrieval.notes.append(f"reranked by {reranker.name}")
     timings["retrieve_s"] = time.perf_counter() - t
 
     tokenizer = lib.tokenizer()
-    context = build_context(retrieval, params, tokenizer, extra_sections)
+    context = build_context(retrieval, params, tokenizer, routed.sections)
     result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,
                          llm_free=llm_free)
     if not params.context_only:
@@ -187,26 +178,28 @@ def _stream_is_cached(llm, messages, max_tokens) -> bool:
 
 
 def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,
-            on_done: Callable[[str, QueryResult], None] | None = None,
-            save_history: bool = True) -> dict[str, QueryResult]:
+            on_done: Callable[[Mode, QueryResult], None] | None = None,
+            save_history: bool = True) -> dict[Mode, QueryResult]:
     """The same question through several modes at once; keywords are extracted once and shared."""
     question = " ".join((question or "").split())
     if not question:
         raise QueryError("the question is empty")
     if not modes:
         raise QueryError("choose at least one mode")
+    modes = [Mode(m) for m in modes]
+    with_keywords = {m for m in modes if route_of(m).keywords}
     base = params or QueryParams.from_config(lib.settings.query)
     embeddings = Embeddings(lib)
     keywords = None
     shared_calls = 0
-    if any(needs_keywords(m) for m in modes):
+    if with_keywords:
         keywords = question_keywords(question, lib.chat_model() if base.use_llm else None)
         shared_calls = keywords.llm_calls
     from dataclasses import replace
 
-    def run(mode: str) -> QueryResult:
-        result = ask(lib, question, replace(base, mode=mode), keywords=keywords if needs_keywords(mode) else None,
-                     embeddings=embeddings, save=save_history)
+    def run(mode: Mode) -> QueryResult:
+        result = ask(lib, question, replace(base, mode=mode), keywords=keywords, embeddings=embeddings,
+                     save=save_history)
         if on_done:
             on_done(mode, result)
         return result
@@ -215,7 +208,7 @@ def compare(lib: Library, question: str, modes: Sequence[str], params: QueryPara
         results = dict(zip(modes, pool.map(run, modes)))
     # The one keyword call serves every mode: charge it to each, as each alone would have made it.
     for mode, result in results.items():
-        if needs_keywords(mode):
+        if mode in with_keywords:
             result.llm_calls += shared_calls
     return results
 

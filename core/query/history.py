@@ -1,4 +1,5 @@
-"""The workspace's history of questions and results, in its SQLite file, for the Ask and Compare pages."""
+"""The workspace's history of questions and results, for the Ask and Compare pages: what an entry holds and how
+many are kept. The rows live in the library's HistoryStore (core.store.sqlite_history)."""
 from __future__ import annotations
 
 import json
@@ -9,18 +10,6 @@ from dataclasses import dataclass
 from core.library import Library
 from core.query.records import QueryResult
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS query_history (
-    id TEXT PRIMARY KEY,
-    ts REAL NOT NULL,
-    question TEXT NOT NULL,
-    mode TEXT NOT NULL,
-    batch TEXT NOT NULL DEFAULT '',
-    summary TEXT NOT NULL DEFAULT '',
-    payload TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS query_history_by_ts ON query_history(ts);
-"""
 MAX_ENTRIES = 2000  # older entries are dropped: a history, not an archive
 
 
@@ -39,34 +28,22 @@ class HistoryEntry:
         return json.loads(self.payload_json)
 
 
-def _ensure(lib: Library) -> None:
-    with lib.db.connect() as conn:
-        conn.executescript(SCHEMA)
+def _entry(row: dict) -> HistoryEntry:
+    return HistoryEntry(id=row["id"], ts=row["ts"], question=row["question"], mode=row["mode"],
+                        summary=row["summary"], payload_json=row["payload"])
 
 
 def save_result(lib: Library, result: QueryResult, batch: str = "") -> str:
-    _ensure(lib)
     entry_id = uuid.uuid4().hex
     answer = result.answer.text if result.answer else "(context only)"
-    payload = result.to_dict()
-    with lib.db.transaction() as conn:
-        conn.execute("INSERT INTO query_history VALUES (?, ?, ?, ?, ?, ?, ?)",
-                     (entry_id, time.time(), result.question, result.mode, batch, answer[:300],
-                      json.dumps(payload, default=str)))
-        conn.execute("DELETE FROM query_history WHERE id NOT IN (SELECT id FROM query_history ORDER BY ts DESC "
-                     "LIMIT ?)", (MAX_ENTRIES,))
+    lib.history.add(entry_id=entry_id, ts=time.time(), question=result.question, mode=result.mode, batch=batch,
+                    summary=answer[:300], payload=json.dumps(result.to_dict(), default=str), keep=MAX_ENTRIES)
     return entry_id
 
 
 def recent(lib: Library, limit: int = 50) -> list[HistoryEntry]:
-    _ensure(lib)
-    with lib.db.connect() as conn:
-        rows = conn.execute("SELECT * FROM query_history ORDER BY ts DESC LIMIT ?", (limit,)).fetchall()
-    return [HistoryEntry(id=r["id"], ts=r["ts"], question=r["question"], mode=r["mode"], summary=r["summary"],
-                         payload_json=r["payload"]) for r in rows]
+    return [_entry(row) for row in lib.history.recent(limit)]
 
 
 def clear(lib: Library) -> None:
-    _ensure(lib)
-    with lib.db.connect() as conn:
-        conn.execute("DELETE FROM query_history")
+    lib.history.clear()

@@ -2,13 +2,13 @@
 (themes) for global search. One cached LLM call when an LLM is set; otherwise spaCy's parse of the question."""
 from __future__ import annotations
 
-import json
 import logging
-import re
 
 from core.models.llm.base import ChatModel, LLMError
+from core.models.nlp import load_pipeline
 from core.prompts import PROMPTS
 from core.query.records import Keywords
+from core.text.json_reply import read_json_object
 
 log = logging.getLogger(__name__)
 
@@ -16,7 +16,6 @@ _QUESTION_WORDS = {"what", "which", "who", "whom", "whose", "when", "where", "wh
                    "were", "do", "does", "did", "can", "could", "should", "would", "the", "a", "an", "this", "that",
                    "these", "those", "it", "its", "they", "their", "there", "both", "either", "paper", "papers"}
 _PHRASE_POS = {"NOUN", "PROPN", "ADJ", "X"}
-_JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
 def question_keywords(question: str, llm: ChatModel | None) -> Keywords:
@@ -35,10 +34,9 @@ def question_keywords(question: str, llm: ChatModel | None) -> Keywords:
 def _llm_keywords(question: str, llm: ChatModel) -> Keywords:
     reply = llm.chat([{"role": "user", "content": PROMPTS["keywords_extraction"].format(question=question)}],
                      purpose="keywords", response_format={"type": "json_object"}, max_tokens=200, temperature=0.0)
-    match = _JSON_OBJECT.search(reply.text or "")
-    if not match:
-        raise ValueError(f"the keyword reply is not JSON: {reply.text[:80]!r}")
-    data = json.loads(match.group())
+    data = read_json_object(reply.text)
+    if data is None:
+        raise ValueError(f"the keyword reply is not JSON: {(reply.text or '')[:80]!r}")
     high, low = _strings(data.get("high_level_keywords")), _strings(data.get("low_level_keywords"))
     if not high and not low:
         raise ValueError("the keyword reply has no keywords")
@@ -58,8 +56,6 @@ def spacy_keywords(question: str) -> Keywords:
     """Low-level: the question's named entities and noun phrases (without question words and articles).
     High-level: the question itself, then its phrases, because a relation's keywords are themes the question's
     own wording matches best."""
-    from core.pipeline.graph.spacy_extract import load_pipeline
-
     doc = load_pipeline()(question)
     phrases: list[str] = []
 

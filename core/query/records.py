@@ -1,28 +1,28 @@
 """Records of one query: its parameters, what each step retrieved, the context, the answer and its citations."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, make_dataclass
 from typing import Any
 
+from core.schema.modes import Mode
 from core.schema.records import SearchHit
-from core.settings.config import QUERY_MODES, QueryConfig
+from core.settings.config import QueryConfig
 
-COMMUNITY_MODE = "community"  # Microsoft GraphRAG's global search over community reports, when reports exist
-ALL_MODES = QUERY_MODES + (COMMUNITY_MODE,)
+# The workspace's query settings a single query may override; the rest of QueryConfig (reranker, answer length)
+# stays the workspace's.
+QUERY_KNOBS = ("mode", "top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_chunk_tokens", "bm25",
+               "rerank")
+# Those knobs as fields: QueryConfig's own (type, default, label and help), so the two cannot disagree.
+QueryKnobs = make_dataclass("QueryKnobs", [
+    (f.name, f.type, field(default=f.default, default_factory=f.default_factory, metadata=f.metadata))
+    for f in fields(QueryConfig) if f.name in QUERY_KNOBS])
 
 
 @dataclass
-class QueryParams:
-    """One query's knobs. Those shared with QueryConfig take its defaults, so the two never disagree."""
+class QueryParams(QueryKnobs):
+    """One query's knobs: the QUERY_KNOBS (QueryConfig's defaults; `from_config`: the workspace's values) and
+    those that only make sense per question."""
 
-    mode: str = QueryConfig.mode
-    top_k: int = QueryConfig.top_k
-    chunk_top_k: int = QueryConfig.chunk_top_k
-    max_entity_tokens: int = QueryConfig.max_entity_tokens
-    max_relation_tokens: int = QueryConfig.max_relation_tokens
-    max_chunk_tokens: int = QueryConfig.max_chunk_tokens
-    bm25: bool = QueryConfig.bm25
-    rerank: bool = QueryConfig.rerank
     doc_ids: list[str] = field(default_factory=list)  # papers to search; empty = every ready paper
     context_only: bool = False  # assemble the context and stop, as LightRAG's only_need_context
     use_llm: bool = True  # False: the LLM-free path even when an LLM is configured
@@ -32,15 +32,15 @@ class QueryParams:
     vlm_images: bool = False
     answer_style: str = "paragraphs"  # or "short": see core.query.answer.ANSWER_STYLES
 
+    def __post_init__(self) -> None:
+        self.mode = Mode(self.mode)  # an unknown mode fails here, with the modes to choose from
+
     @classmethod
     def from_config(cls, config: QueryConfig, **overrides: Any) -> QueryParams:
-        shared = {f.name for f in fields(cls)} & {f.name for f in fields(config)}
-        values = {name: getattr(config, name) for name in shared}
+        """The workspace's knobs, with the overrides that are not None (a flag or a field left unset)."""
+        values = {name: getattr(config, name) for name in QUERY_KNOBS}
         values.update({k: v for k, v in overrides.items() if v is not None})
-        params = cls(**values)
-        if params.mode not in ALL_MODES:
-            raise ValueError(f"unknown query mode {params.mode!r}: choose one of {', '.join(ALL_MODES)}")
-        return params
+        return cls(**values)
 
 
 @dataclass
@@ -92,7 +92,7 @@ class RetrievedChunk:
 
 @dataclass
 class Retrieval:
-    mode: str
+    mode: Mode
     keywords: Keywords | None
     entities: list[RetrievedEntity] = field(default_factory=list)
     relations: list[RetrievedRelation] = field(default_factory=list)
@@ -100,6 +100,17 @@ class Retrieval:
     reports: list[dict] = field(default_factory=list)  # community mode
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Routed:
+    """What a mode's route hands the engine (core.query.routes): the retrieval, any section the context gets
+    besides entities, relations and passages, the LLM calls the route made and its steps that ran without one."""
+
+    retrieval: Retrieval
+    sections: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
+    llm_calls: int = 0
+    llm_free: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -167,7 +178,7 @@ class QueryResult:
     error: str = ""
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.params.mode
 
     def to_dict(self) -> dict[str, Any]:

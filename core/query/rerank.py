@@ -6,9 +6,7 @@ by reciprocal rank. A cross-encoder from a local folder, or the LLM, can replace
 """
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +18,7 @@ from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import RetrievedChunk
 from core.query.retrieve import rrf
+from core.text.json_reply import excerpt, read_json_object
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +61,7 @@ class CrossEncoderReranker:
         folder = Path(path).expanduser()
         if not (folder / "config.json").exists():
             raise ValueError(f"{folder} is not a cross-encoder model folder (no config.json)")
-        from sentence_transformers import CrossEncoder
+        from sentence_transformers import CrossEncoder  # 5-15 s to import: only when a cross-encoder is set
 
         self.model = CrossEncoder(str(folder), device="cpu", local_files_only=True)
         self.name = f"cross-encoder ({folder.name})"
@@ -90,8 +89,11 @@ class LLMReranker:
                 question=question, passages=passages)}], purpose="rerank", response_format={"type": "json_object"},
                 max_tokens=40 + 12 * len(chunks), temperature=0.0)
             self.calls += 0 if reply.cached else 1
-            match = re.search(r"\{.*\}", reply.text, re.S)
-            entries = json.loads(match.group())["scores"] if match else []
+            data = read_json_object(reply.text)
+            if data is None and "{" in reply.text:
+                raise ValueError(f"the rerank reply is not JSON: {excerpt(reply.text)}")
+            # A reply without any JSON scores no passage: all keep their fusion order, below any scored one.
+            entries = data["scores"] if data is not None else []
             llm_scores = {int(e["id"]): float(e["score"]) for e in entries if isinstance(e, dict)}
         except (LLMError, ValueError, KeyError, TypeError) as exc:
             log.warning("LLM rerank failed, keeping the fusion order: %s", exc)
@@ -106,7 +108,8 @@ def make_reranker(lib: Library, use_llm: bool = True) -> Reranker:
     fusion = FusionReranker(lib)
     if q.reranker in ("auto", "cross-encoder") and q.cross_encoder_path:
         try:
-            return _cross_encoder(q.cross_encoder_path)
+            path = q.cross_encoder_path
+            return lib.resources.get(("cross-encoder", path), lambda: CrossEncoderReranker(path))
         except (ValueError, OSError) as exc:
             if q.reranker == "cross-encoder":
                 raise
@@ -116,11 +119,3 @@ def make_reranker(lib: Library, use_llm: bool = True) -> Reranker:
         return LLMReranker(llm, fusion)
     return fusion
 
-
-_cross_encoders: dict[str, CrossEncoderReranker] = {}
-
-
-def _cross_encoder(path: str) -> CrossEncoderReranker:
-    if path not in _cross_encoders:
-        _cross_encoders[path] = CrossEncoderReranker(path)
-    return _cross_encoders[path]

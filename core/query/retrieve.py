@@ -1,20 +1,21 @@
-"""The five retrieval modes, with LightRAG's meaning.
+"""The chunk sources of the retrieval modes, with LightRAG's meaning, and their fusion (`retrieve`).
 
 - naive: chunk vectors (best embedding window per chunk), fused with BM25 over chunk text by reciprocal rank.
 - local: entity vectors searched with the low-level keywords → those entities → their one-hop relations → the
   entities' source chunks, ranked by how many of the retrieved relations point to them.
 - global: relation vectors searched with the high-level keywords → those relations → their endpoint entities →
   the relations' source chunks.
-- hybrid: local + global. mix: hybrid + naive.
 
-Every chunk that comes back is resolved to its best-matching embedding window against the question, so a
-citation can show the page and the box of the passage that matters, whatever route found the chunk.
+Which sources each mode runs (hybrid: local + global; mix: naive + local + global) is its route in
+core.query.routes. Every chunk that comes back is resolved to its best-matching embedding window against the
+question, so a citation can show the page and the box of the passage that matters, whatever source found it.
 """
 from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,10 +23,12 @@ from core.library import Library
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, RetrievedEntity, RetrievedRelation
 from core.query.search import OVERFETCH, _parse_bbox
 from core.schema.graph import RELATED
-from core.schema.records import DocStatus, SearchHit
+from core.schema.ids import chunk_id_of, doc_id_of, window_ids
+from core.schema.records import SearchHit
+from core.store.base import VectorFilter
 
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.): robust across very different score scales
-# Chunks a graph route may propose before rerank: enough for recall, few enough to resolve windows quickly.
+# Chunks a graph walk may propose before rerank: enough for recall, few enough to resolve windows quickly.
 GRAPH_CHUNK_CANDIDATES = 3
 
 
@@ -37,14 +40,14 @@ class Scope:
     titles: dict[str, str]
 
     def allows_chunk(self, chunk_id: str) -> bool:
-        return chunk_id.split(":", 1)[0] in self._set
+        return doc_id_of(chunk_id) in self._set
 
     def __post_init__(self) -> None:
         self._set = set(self.doc_ids)
 
 
 def scope_of(lib: Library, params: QueryParams) -> Scope:
-    docs = [d for d in lib.documents.list() if d.status == DocStatus.READY]
+    docs = lib.documents.ready_papers()
     ids = [d.id for d in docs]
     if params.doc_ids:
         ids = [i for i in ids if i in set(params.doc_ids)]
@@ -76,7 +79,7 @@ def vector_chunk_ids(lib: Library, qvec: np.ndarray, k: int, scope: Scope) -> li
 
     found = best(lib.windows.query(qvec, k * OVERFETCH))
     if len(found) < k and len(found) < lib.windows.count():
-        found = best(lib.windows.query(qvec, k * OVERFETCH, where={"doc_id": {"$in": scope.doc_ids}}))
+        found = best(lib.windows.query(qvec, k * OVERFETCH, filters=VectorFilter(doc_ids=scope.doc_ids)))
     return found
 
 
@@ -89,7 +92,7 @@ def _window_ids(chunk_id: str, tokens: int, lib: Library) -> list[str]:
     stride = max(c.window_tokens - c.window_overlap, 1)
     # Windows of a chunk are numbered 0..n-1; asking for a few more than its size allows is harmless.
     n = max(tokens - c.window_overlap, 1) // stride + 3
-    return [f"{chunk_id}:{w}" for w in range(n)]
+    return window_ids(chunk_id, n)
 
 
 def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Scope) -> dict[str, SearchHit]:
@@ -102,7 +105,7 @@ def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Sc
         matrix = np.stack([vec for _, vec in records])
         sims = matrix @ np.asarray(qvec, dtype=np.float32)
         for (match, _), sim in zip(records, sims):
-            cid = match.metadata.get("chunk_id", match.id.rsplit(":", 1)[0])
+            cid = match.metadata.get("chunk_id", chunk_id_of(match.id))
             if cid not in best or sim > best[cid][0]:
                 best[cid] = (float(sim), match)
     hits = {}
@@ -124,12 +127,12 @@ def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Sc
     return hits
 
 
-# ---------------------------------------------------------------------------------------------- graph routes
+# ---------------------------------------------------------------------------------------------- graph walks
 def _keyword_text(words: list[str]) -> str:
     return ", ".join(words)
 
 
-def local_route(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
+def local_graph(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
                 ) -> tuple[list[RetrievedEntity], list[RetrievedRelation], list[str]]:
     if not keywords.low:
         return [], [], []
@@ -170,7 +173,7 @@ def local_route(lib: Library, keywords: Keywords, embed, params: QueryParams, sc
     return entities, relations, chunk_ids
 
 
-def global_route(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
+def global_graph(lib: Library, keywords: Keywords, embed, params: QueryParams, scope: Scope
                  ) -> tuple[list[RetrievedEntity], list[RetrievedRelation], list[str]]:
     if not keywords.high:
         return [], [], []
@@ -221,8 +224,8 @@ def _relation(edge, names: dict[str, str], score: float, scope: Scope) -> Retrie
                              source_chunks=[c for c in edge.source_chunks if scope.allows_chunk(c)])
 
 
-def merge_routes(lists: list[list], key) -> list:
-    """Round-robin over the routes' lists, first occurrence kept: LightRAG's way of joining local and global."""
+def merge_round_robin(lists: list[list], key) -> list:
+    """Round-robin over the sources' lists, first occurrence kept: LightRAG's way of joining local and global."""
     seen, out = set(), []
     for i in range(max((len(x) for x in lists), default=0)):
         for items in lists:
@@ -232,11 +235,66 @@ def merge_routes(lists: list[list], key) -> list:
     return out
 
 
-# ---------------------------------------------------------------------------------------------- the modes
-def retrieve(lib: Library, question: str, keywords: Keywords | None, params: QueryParams, reranker=None,
-             embed=None) -> Retrieval:
-    """Run one mode. `embed` embeds one query text (cached by the caller across modes); `reranker` reorders the
-    candidate chunks (None: keep the mode's own order)."""
+# ---------------------------------------------------------------------------------------------- chunk sources
+@dataclass
+class Probe:
+    """The question as every chunk source sees it."""
+
+    lib: Library
+    question: str
+    qvec: np.ndarray
+    keywords: Keywords | None
+    embed: Callable[[str], np.ndarray]
+    params: QueryParams
+    scope: Scope
+
+
+@dataclass
+class Proposal:
+    """What one source proposes: chunk ids best first, why each was proposed, and the graph items it met."""
+
+    chunk_ids: list[str]
+    via: dict[str, list[str]]  # chunk id -> vector / bm25 / entity / relation
+    entities: list[RetrievedEntity] = field(default_factory=list)
+    relations: list[RetrievedRelation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ChunkSource:
+    """One way to propose chunks for a question; a mode's route (core.query.routes) fuses one or more."""
+
+    name: str  # its time is reported as `<name>_s`
+    propose: Callable[[Probe], Proposal]
+    graph: bool  # walks the graph from the question's keywords: skipped when the caller gave none
+
+
+def naive_chunks(probe: Probe) -> Proposal:
+    lib, params, scope = probe.lib, probe.params, probe.scope
+    vector_ids = vector_chunk_ids(lib, probe.qvec, params.chunk_top_k * 2, scope)
+    bm25_ids = bm25_chunk_ids(lib, probe.question, params.chunk_top_k * 2, scope) if params.bm25 else []
+    via: dict[str, list[str]] = {}
+    for name, ids in (("vector", vector_ids), ("bm25", bm25_ids)):
+        for cid in ids:
+            via.setdefault(cid, []).append(name)
+    return Proposal([cid for cid, _ in rrf([vector_ids, bm25_ids])] if bm25_ids else vector_ids, via)
+
+
+def _graph_source(walk, via: str) -> Callable[[Probe], Proposal]:
+    def propose(probe: Probe) -> Proposal:
+        entities, relations, ids = walk(probe.lib, probe.keywords, probe.embed, probe.params, probe.scope)
+        return Proposal(ids, {cid: [via] for cid in ids}, entities, relations)
+    return propose
+
+
+NAIVE = ChunkSource("naive", naive_chunks, graph=False)
+LOCAL = ChunkSource("local", _graph_source(local_graph, "entity"), graph=True)
+GLOBAL = ChunkSource("global", _graph_source(global_graph, "relation"), graph=True)
+
+
+def retrieve(lib: Library, question: str, keywords: Keywords | None, params: QueryParams,
+             sources: Sequence[ChunkSource], reranker=None, embed=None) -> Retrieval:
+    """Run the sources of one mode and fuse what they propose. `embed` embeds one query text (cached by the
+    caller across modes); `reranker` reorders the candidate chunks (None: keep the fused order)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     scope = scope_of(lib, params)
@@ -247,59 +305,38 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
     embed = embed or lib.embedder().embed_query
     if keywords is not None and hasattr(embed, "prefetch"):  # one batch for the question and both keyword texts
         embed.prefetch([question, _keyword_text(keywords.low), _keyword_text(keywords.high)])
-    qvec = embed(question)
-    mode = params.mode
+    probe = Probe(lib, question, embed(question), keywords, embed, params, scope)
     rankings: list[list[str]] = []
     via: dict[str, list[str]] = {}
-
-    def route(name: str, ids: list[str]) -> None:
-        rankings.append(ids)
-        for cid in ids:
-            via.setdefault(cid, []).append(name)
-
-    if mode in ("naive", "mix"):
+    for source in sources:
+        if source.graph and keywords is None:
+            continue
         t = time.perf_counter()
-        vector_ids = vector_chunk_ids(lib, qvec, params.chunk_top_k * 2, scope)
-        bm25_ids = bm25_chunk_ids(lib, question, params.chunk_top_k * 2, scope) if params.bm25 else []
-        naive_ids = [cid for cid, _ in rrf([vector_ids, bm25_ids])] if bm25_ids else vector_ids
-        for cid in vector_ids:
-            via.setdefault(cid, []).append("vector")
-        for cid in bm25_ids:
-            via.setdefault(cid, []).append("bm25")
-        rankings.append(naive_ids)
-        timings["naive_s"] = time.perf_counter() - t
-    if mode in ("local", "hybrid", "mix") and keywords is not None:
-        t = time.perf_counter()
-        ents, rels, ids = local_route(lib, keywords, embed, params, scope)
-        result.entities, result.relations = ents, rels
-        route("entity", ids)
-        timings["local_s"] = time.perf_counter() - t
-    if mode in ("global", "hybrid", "mix") and keywords is not None:
-        t = time.perf_counter()
-        ents, rels, ids = global_route(lib, keywords, embed, params, scope)
-        result.entities = merge_routes([result.entities, ents], lambda e: e.key)
-        result.relations = merge_routes([result.relations, rels], lambda r: r.pair)
-        route("relation", ids)
-        timings["global_s"] = time.perf_counter() - t
-    if mode in ("local", "global", "hybrid", "mix") and not result.entities and not result.relations:
+        proposal = source.propose(probe)
+        rankings.append(proposal.chunk_ids)
+        for cid, reasons in proposal.via.items():
+            via.setdefault(cid, []).extend(reasons)
+        result.entities = merge_round_robin([result.entities, proposal.entities], lambda e: e.key)
+        result.relations = merge_round_robin([result.relations, proposal.relations], lambda r: r.pair)
+        timings[f"{source.name}_s"] = time.perf_counter() - t
+    if any(s.graph for s in sources) and not result.entities and not result.relations:
         result.notes.append("the graph gave nothing for this question (is the graph built?)")
 
-    # Naive ranks come first in mix because they are ranked against the question itself; graph routes add
+    # Naive ranks come first in mix because they are ranked against the question itself; graph sources add
     # the chunks vector search cannot reach (the second hop).
-    candidates = merge_routes(rankings, lambda cid: cid)
+    candidates = merge_round_robin(rankings, lambda cid: cid)
     limit = params.chunk_top_k * (3 if reranker is not None else 1)
     candidates = candidates[:max(limit, params.chunk_top_k)]
     t = time.perf_counter()
-    hits = resolve_hits(lib, candidates, qvec, scope)
+    hits = resolve_hits(lib, candidates, probe.qvec, scope)
     timings["resolve_s"] = time.perf_counter() - t
     chunks = [RetrievedChunk(hit=hits[cid], score=1.0 / (RRF_K + rank + 1), via=via.get(cid, []))
               for rank, cid in enumerate(candidates) if cid in hits]
     if reranker is not None and chunks:
         t = time.perf_counter()
-        chunks = reranker.rerank(question, qvec, chunks)
+        chunks = reranker.rerank(question, probe.qvec, chunks)
         timings["rerank_s"] = time.perf_counter() - t
     result.chunks = chunks[:params.chunk_top_k]
     timings["retrieve_s"] = time.perf_counter() - started
     result.timings = timings
     return result
-

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.library import Library
-from core.schema.records import DocStatus, SearchHit
+from core.schema.records import SearchHit
+from core.store.base import VectorFilter
 
 # Windows are fetched several times over top_k because several windows of one chunk may match.
 OVERFETCH = 4
@@ -17,14 +18,11 @@ class SearchFilters:
     sections: list[str] = field(default_factory=list)  # exact section headings; empty = all
 
 
-def _where(filters: SearchFilters, ready: list[str]) -> dict | None:
+def _vector_filter(filters: SearchFilters, ready: list[str]) -> VectorFilter:
+    # The page's "empty = all" becomes the store's "None = no constraint"; papers are always limited to the
+    # ready ones.
     doc_ids = sorted(set(filters.doc_ids) & set(ready)) if filters.doc_ids else ready
-    clauses = [{"doc_id": {"$in": doc_ids}}]
-    if filters.kinds:
-        clauses.append({"kind": {"$in": list(filters.kinds)}})
-    if filters.sections:
-        clauses.append({"section": {"$in": list(filters.sections)}})
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+    return VectorFilter(doc_ids=doc_ids, kinds=list(filters.kinds) or None, sections=list(filters.sections) or None)
 
 
 def _parse_bbox(value) -> list[float] | None:
@@ -43,12 +41,12 @@ def search(lib: Library, query: str, top_k: int = 10, filters: SearchFilters | N
         return []
     filters = filters or SearchFilters()
     # Only ready documents are searchable: a document mid-ingest or failed never shows half its vectors.
-    docs = lib.documents.list()
-    ready = [d.id for d in docs if d.status == DocStatus.READY]
+    docs = lib.documents.ready_papers()
+    ready = [d.id for d in docs]
     if not ready or (filters.doc_ids and not set(filters.doc_ids) & set(ready)):
         return []
     vector = lib.embedder().embed_query(query)
-    matches = lib.windows.query(vector, top_k * OVERFETCH, where=_where(filters, ready))
+    matches = lib.windows.query(vector, top_k * OVERFETCH, filters=_vector_filter(filters, ready))
     best = {}
     for match in matches:  # sorted by score: the first window of a chunk is its best
         chunk_id = match.metadata.get("chunk_id")

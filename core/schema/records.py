@@ -2,11 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class DocStatus(str, Enum):
+class IllegalTransition(ValueError):
+    """A status write the state machine does not allow: a bug in the caller, never a user error."""
+
+
+# StrEnum: the values are what SQLite stores, and an f-string or format() shows the value, not "DocStatus.READY".
+class DocStatus(StrEnum):
+    """A document's ingest: queued → parsing → indexing → ready | failed. Retry queues a ready or failed
+    document again; recovery queues again one whose worker died while parsing or indexing."""
+
     QUEUED = "queued"
     PARSING = "parsing"
     INDEXING = "indexing"
@@ -16,6 +24,46 @@ class DocStatus(str, Enum):
     @property
     def in_progress(self) -> bool:
         return self in (DocStatus.QUEUED, DocStatus.PARSING, DocStatus.INDEXING)
+
+    def can_become(self, other: DocStatus) -> bool:
+        return other in _DOC_MOVES[self]
+
+
+_DOC_MOVES = {
+    DocStatus.QUEUED: {DocStatus.PARSING},  # a worker claims it
+    DocStatus.PARSING: {DocStatus.INDEXING, DocStatus.FAILED, DocStatus.QUEUED},  # queued: its worker died
+    DocStatus.INDEXING: {DocStatus.READY, DocStatus.FAILED, DocStatus.QUEUED},
+    DocStatus.READY: {DocStatus.QUEUED},  # retry
+    DocStatus.FAILED: {DocStatus.QUEUED},  # retry
+}
+
+
+class GraphStatus(StrEnum):
+    """A ready paper's graph stage: pending → extracting → done | failed. Any state may go back to pending (a
+    retry, a cleared graph, a new parse of the paper) or to NONE (its ingest failed: it has no graph); an
+    extraction that is paused or whose worker died goes back to pending."""
+
+    NONE = ""  # the graph stage was never queued for this paper
+    PENDING = "pending"
+    EXTRACTING = "extracting"
+    DONE = "done"
+    FAILED = "failed"
+
+    @property
+    def in_progress(self) -> bool:
+        return self in (GraphStatus.PENDING, GraphStatus.EXTRACTING)
+
+    def can_become(self, other: GraphStatus) -> bool:
+        return other in _GRAPH_MOVES[self]
+
+
+_GRAPH_MOVES = {
+    GraphStatus.NONE: {GraphStatus.NONE, GraphStatus.PENDING},  # NONE → NONE: a first ingest that failed
+    GraphStatus.PENDING: {GraphStatus.PENDING, GraphStatus.EXTRACTING, GraphStatus.NONE},
+    GraphStatus.EXTRACTING: {GraphStatus.PENDING, GraphStatus.DONE, GraphStatus.FAILED, GraphStatus.NONE},
+    GraphStatus.DONE: {GraphStatus.PENDING, GraphStatus.NONE},
+    GraphStatus.FAILED: {GraphStatus.PENDING, GraphStatus.NONE},
+}
 
 
 # Item types that carry the paper's content; the rest (running headers, page numbers...) are kept but not indexed.
@@ -72,8 +120,8 @@ class Document:
     item_counts: dict[str, int] = field(default_factory=dict)
     chunk_count: int = 0
     warnings: list[str] = field(default_factory=list)
-    # The graph stage runs after a document is ready (searchable): "" | pending | extracting | done | failed.
-    graph_status: str = ""
+    # The graph stage runs after a document is ready (searchable).
+    graph_status: GraphStatus = GraphStatus.NONE
     graph_message: str = ""
 
     @property

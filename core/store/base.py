@@ -1,7 +1,8 @@
 """The storage contracts, in the spirit of LightRAG's BaseKVStorage / BaseVectorStorage / DocStatusStorage.
 
 Pipelines and pages talk to these protocols only, so a backend (SQLite, Chroma embedded or server, later a
-graph store) can be swapped by writing one file.
+graph store) can be swapped by writing one file. Nothing here names a backend's own types: filters are
+VectorFilter, not Chroma's `where` dialect, and a store that cannot be reached raises StoreUnavailable.
 """
 from __future__ import annotations
 
@@ -11,8 +12,35 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.schema.graph import GraphEdge, GraphNode
-from core.schema.records import Chunk, DocStatus, Document
+from core.schema.graph import (
+    ChunkExtraction,
+    EntitySource,
+    GraphEdge,
+    GraphNode,
+    PaperRecord,
+    Reference,
+    RelationSource,
+)
+from core.schema.overrides import Override
+from core.schema.records import Chunk, DocStatus, Document, GraphStatus
+
+
+class StoreUnavailable(RuntimeError):
+    """A store's server cannot be reached or refused the login (Chroma server, Neo4j); the message says what
+    to check. Pages catch this one type whatever the backend."""
+
+
+@dataclass(frozen=True)
+class VectorFilter:
+    """Which stored vectors a query may return, in metadata PaperGraph writes with every window. Each field
+    is None for no constraint, or the allowed values: an empty list matches nothing."""
+
+    doc_ids: Sequence[str] | None = None
+    kinds: Sequence[str] | None = None  # text / table / image / equation
+    sections: Sequence[str] | None = None  # exact section headings
+
+    def matches_nothing(self) -> bool:
+        return any(values is not None and len(values) == 0 for values in (self.doc_ids, self.kinds, self.sections))
 
 
 @dataclass
@@ -27,7 +55,8 @@ class VectorStore(Protocol):
     def upsert(self, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None: ...
 
-    def query(self, embedding: np.ndarray, top_k: int, where: dict[str, Any] | None = None) -> list[VectorMatch]: ...
+    def query(self, embedding: np.ndarray, top_k: int, filters: VectorFilter | None = None) -> list[VectorMatch]:
+        """The top_k nearest records that pass the filters, best first."""
 
     def delete_doc(self, doc_id: str) -> None: ...
 
@@ -66,9 +95,16 @@ class ChunkStore(Protocol):
 
 
 class DocumentStore(Protocol):
+    """The registry of documents and their two status machines (DocStatus, GraphStatus in core.schema.records).
+    Status writes are checked against the machines' transitions and raise IllegalTransition otherwise; callers
+    name what they change (a status, a live stage), never a column."""
+
     def get(self, doc_id: str) -> Document | None: ...
 
     def list(self) -> list[Document]: ...
+
+    def ready_papers(self) -> list[Document]:
+        """The searchable papers (status ready), oldest first."""
 
     def ids_with_status(self, status: DocStatus) -> list[str]: ...
 
@@ -81,9 +117,21 @@ class DocumentStore(Protocol):
     def insert(self, doc: Document) -> bool:
         """False when a document with that id is already registered."""
 
-    def update(self, doc_id: str, **fields: Any) -> None: ...
+    def set_status(self, doc_id: str, status: DocStatus, message: str = "", *, graph: GraphStatus | None = None,
+                   graph_detail: str = "", **fields: Any) -> None:
+        """Move the ingest to `status` (and, with `graph`, the graph stage in the same write); `fields` are plain
+        record fields (title, pages, backend, timings, item_counts, chunk_count, warnings)."""
 
-    def set_status(self, doc_id: str, status: DocStatus, message: str = "", **fields: Any) -> None: ...
+    def set_graph_status(self, doc_id: str, status: GraphStatus, message: str = "", *, detail: str = "",
+                         fraction: float | None = None, expect: GraphStatus | None = None, **fields: Any) -> bool:
+        """Move the graph stage to `status`; with `expect`, only if it is still in that state. False when
+        nothing was written."""
+
+    def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
+        """Live detail and fraction done of the ingest."""
+
+    def report_graph_stage(self, doc_id: str, detail: str, fraction: float) -> None:
+        """Live detail and fraction done of the graph stage."""
 
     def claim_next(self, worker: str) -> Document | None:
         """Atomically move the oldest queued document to parsing for this worker."""
@@ -137,3 +185,111 @@ class GraphStore(Protocol):
         descriptions and provenance lists that make `all_edges` several times slower."""
 
     def clear(self) -> None: ...
+
+
+class GraphSources(Protocol):
+    """The provenance the merged graph is rebuilt from (core.pipeline.graph.merge): raw per-chunk extractions,
+    per-chunk contributions to entities and relations, aliases from merges, the dirty set, paper records,
+    bibliography entries, community reports and manual overrides. A change and the marking of what it touched
+    commit together, so rebuilding the dirty set after a crash is enough."""
+
+    # --- raw extractions, kept so the graph can be rebuilt without extracting again
+    def extracted(self, doc_id: str, extractor: str) -> dict[str, str]:
+        """chunk id → text hash of the chunks this extractor already did for the document."""
+
+    def put_extraction(self, doc_id: str, ord_: int, sha: str, extraction: ChunkExtraction) -> None: ...
+
+    def extractions(self, doc_id: str) -> list[tuple[int, ChunkExtraction]]: ...
+
+    def forget_extractions(self, doc_id: str, keep_chunk_ids: Iterable[str] = ()) -> None: ...
+
+    def clear(self, keep_extractions: bool = True) -> None:
+        """Forget every contribution, alias, paper record and report (the graph is rebuilt from extractions)."""
+
+    # --- contributions and the dirty set
+    def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
+                    paper: PaperRecord | None, references: Sequence[Reference] = ()) -> None:
+        """Swap a document's contributions (None/empty: remove them) and mark everything touched, atomically."""
+
+    def dirty(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """Node keys and edge pairs whose merged form must be rebuilt."""
+
+    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]]) -> None: ...
+
+    def entity_sources(self, keys: Iterable[str]) -> dict[str, list[EntitySource]]: ...
+
+    def relation_sources(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[RelationSource]]: ...
+
+    def has_sources(self, key: str) -> bool: ...
+
+    def relation_pairs_of(self, key: str) -> list[tuple[str, str]]:
+        """Every relation pair with a contribution touching `key` (whether or not its edge is in the graph)."""
+
+    def docs_of(self, key: str) -> list[str]: ...
+
+    def mentions(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+        """(entity key, doc id) → the chunk ids of that document where the entity occurs."""
+
+    # --- aliases from merges
+    def aliases(self) -> dict[str, str]: ...
+
+    def merge_keys(self, keys: Sequence[str], canonical: str) -> None:
+        """Re-key every contribution of `keys` to `canonical` and remember the aliases."""
+
+    # --- papers, references, community reports, metadata
+    def papers(self) -> dict[str, PaperRecord]: ...
+
+    def references(self, doc_id: str) -> list[Reference]: ...
+
+    def put_community_reports(self, reports: Sequence[dict], version: str) -> None: ...
+
+    def has_community_reports(self) -> bool: ...
+
+    def community_reports(self) -> list[dict]: ...
+
+    def meta(self, key: str, default: str = "") -> str: ...
+
+    # --- manual edits
+    def put_override(self, override: Override, nodes: Iterable[str] = (),
+                     edges: Iterable[tuple[str, str]] = (), alias: tuple[str, str] | None = None) -> None:
+        """Record an edit and mark what it changes dirty (and an alias a rename brings), in one transaction."""
+
+    def remove_override(self, kind: str, a: str, b: str, field: str, nodes: Iterable[str] = (),
+                        edges: Iterable[tuple[str, str]] = ()) -> bool: ...
+
+    def overrides(self) -> list[Override]: ...
+
+
+class HistoryStore(Protocol):
+    """Questions asked and their results, newest first. Entries are plain dicts with keys id, ts, question,
+    mode, batch, summary and payload (the result as JSON text)."""
+
+    def add(self, *, entry_id: str, ts: float, question: str, mode: str, batch: str, summary: str, payload: str,
+            keep: int) -> None:
+        """Store one entry and drop all but the `keep` newest, in one transaction."""
+
+    def recent(self, limit: int) -> list[dict[str, Any]]: ...
+
+    def clear(self) -> None: ...
+
+
+class LLMCacheStore(Protocol):
+    """LLM replies by request key, and a log of every call. Only replies are stored, never an error (a failure
+    must be retried) and never a key to an endpoint."""
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """{"text", "prompt_tokens", "completion_tokens"} of the cached reply, or None."""
+
+    def has(self, key: str) -> bool: ...
+
+    def put(self, key: str, model: str, text: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None: ...
+
+    def forget(self, key: str) -> None:
+        """Drop one cached reply, so that exact request reaches the model again."""
+
+    def log_call(self, *, model: str, purpose: str, prompt_tokens: int, completion_tokens: int, latency_s: float,
+                 cached: bool, streamed: bool, error: str) -> None: ...
+
+    def usage_by_purpose(self) -> list[dict[str, Any]]:
+        """Per purpose (sorted): calls (made, not cached), cache_hits, errors, and the prompt_tokens,
+        completion_tokens and latency_s of the calls made."""

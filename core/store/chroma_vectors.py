@@ -2,9 +2,12 @@
 
 Collections are created without an embedding function: PaperGraph embeds with its own offline model and passes
 vectors in, so Chroma never tries to download its default model and any process can reopen the collection.
+This is the only module that knows Chroma's `where` dialect and its exception types: callers filter with
+VectorFilter and catch StoreUnavailable.
 """
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -14,16 +17,12 @@ from typing import Any
 import numpy as np
 
 from core.settings.config import StoreConfig
-from core.store.base import VectorMatch
+from core.store.base import StoreUnavailable, VectorFilter, VectorMatch
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
-
-
-class VectorStoreUnavailable(RuntimeError):
-    pass
 
 
 def chroma_client(config: StoreConfig, persist_dir: Path):
@@ -40,7 +39,7 @@ def chroma_client(config: StoreConfig, persist_dir: Path):
                     _clients[key] = chromadb.HttpClient(host=config.chroma_host, port=config.chroma_port,
                                                         settings=settings)
                 except Exception as exc:
-                    raise VectorStoreUnavailable(
+                    raise StoreUnavailable(
                         f"cannot reach the Chroma server at {config.chroma_host}:{config.chroma_port}: {exc}") from exc
             else:
                 persist_dir.mkdir(parents=True, exist_ok=True)
@@ -58,12 +57,48 @@ def _clean_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def chroma_where(filters: VectorFilter | None) -> dict[str, Any] | None:
+    """A VectorFilter in Chroma's dialect: one `$in` per constrained field, joined by `$and` when there are
+    several (Chroma rejects an `$and` of one clause). None when nothing is constrained. A filter that matches
+    nothing has no translation (Chroma rejects an empty `$in`): the store answers it without asking Chroma."""
+    if filters is None:
+        return None
+    clauses = [{field: {"$in": list(values)}}
+               for field, values in (("doc_id", filters.doc_ids), ("kind", filters.kinds),
+                                     ("section", filters.sections)) if values is not None]
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _server_call(method):
+    """A Chroma server that stopped answering surfaces as StoreUnavailable, like one that never answered."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            import httpx  # Chroma's HTTP client is built on httpx, already imported by then
+
+            if isinstance(exc, httpx.TransportError):
+                raise StoreUnavailable(f"cannot reach the Chroma server at {self.server}: {exc}") from exc
+            raise
+    return call
+
+
 class ChromaVectorStore:
     def __init__(self, client, name: str):
         self.name = name
-        self.collection = client.get_or_create_collection(name, embedding_function=None,
-                                                          metadata={"hnsw:space": "cosine"})
+        settings = client.get_settings()
+        self.server = (f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
+                       if settings.chroma_server_host else "")
+        self.collection = self._open(client, name)
 
+    @_server_call
+    def _open(self, client, name: str):
+        return client.get_or_create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
+
+    @_server_call
     def upsert(self, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
                metadatas: Sequence[dict[str, Any]], batch_size: int = 2000) -> None:
         for start in range(0, len(ids), batch_size):
@@ -72,27 +107,32 @@ class ChromaVectorStore:
                                    documents=list(documents[start:end]),
                                    metadatas=[_clean_metadata(m) for m in metadatas[start:end]])
 
-    def query(self, embedding: np.ndarray, top_k: int, where: dict[str, Any] | None = None) -> list[VectorMatch]:
-        if top_k <= 0:
+    @_server_call
+    def query(self, embedding: np.ndarray, top_k: int, filters: VectorFilter | None = None) -> list[VectorMatch]:
+        if top_k <= 0 or (filters is not None and filters.matches_nothing()):
             return []
         result = self.collection.query(query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                                       n_results=top_k, where=where or None,
+                                       n_results=top_k, where=chroma_where(filters),
                                        include=["documents", "metadatas", "distances"])
         return [VectorMatch(id=i, score=1.0 - float(d), document=doc or "", metadata=meta or {})
                 for i, d, doc, meta in zip(result["ids"][0], result["distances"][0], result["documents"][0],
                                            result["metadatas"][0])]
 
+    @_server_call
     def delete_doc(self, doc_id: str) -> None:
         self.collection.delete(where={"doc_id": doc_id})
 
+    @_server_call
     def delete(self, ids: Sequence[str], batch_size: int = 2000) -> None:
         ids = list(ids)
         for start in range(0, len(ids), batch_size):
             self.collection.delete(ids=ids[start:start + batch_size])
 
+    @_server_call
     def all_ids(self) -> list[str]:
         return list(self.collection.get(include=[])["ids"])
 
+    @_server_call
     def get_documents(self, ids: Sequence[str], batch_size: int = 2000) -> dict[str, str]:
         out: dict[str, str] = {}
         ids = list(ids)
@@ -101,17 +141,20 @@ class ChromaVectorStore:
             out.update(zip(result["ids"], result["documents"]))
         return out
 
+    @_server_call
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]], batch_size: int = 2000) -> None:
         for start in range(0, len(ids), batch_size):
             self.collection.update(ids=list(ids[start:start + batch_size]),
                                    metadatas=[_clean_metadata(m) for m in metadatas[start:start + batch_size]])
 
+    @_server_call
     def get_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
         result = self.collection.get(ids=list(ids), include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(result["ids"], result["embeddings"])}
 
+    @_server_call
     def fetch(self, ids: Sequence[str], batch_size: int = 2000) -> list[tuple[VectorMatch, np.ndarray]]:
         """Stored records by id (missing ids are skipped), with their vectors; `score` is 0."""
         out = []
@@ -125,9 +168,11 @@ class ChromaVectorStore:
                             np.asarray(emb, dtype=np.float32)))
         return out
 
+    @_server_call
     def doc_ids(self) -> set[str]:
         result = self.collection.get(include=["metadatas"])
         return {m.get("doc_id") for m in result["metadatas"] if m}
 
+    @_server_call
     def count(self) -> int:
         return self.collection.count()

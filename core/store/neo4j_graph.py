@@ -23,15 +23,12 @@ from typing import Any
 
 from core.schema.graph import PAPER_PREFIX, GraphEdge, GraphNode
 from core.settings.config import GraphConfig
+from core.store.base import StoreUnavailable
 
 ENTITY, PAPER = "Entity", "Paper"
 LABELS = (ENTITY, PAPER)
 _RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _CLEAR_BATCH = 10_000  # nodes detached and deleted per transaction, so clearing a large graph never runs out of memory
-
-
-class GraphStoreUnavailable(RuntimeError):
-    """The Neo4j server cannot be reached or refused the login; the message says what to check."""
 
 
 def label_of(key: str) -> str:
@@ -101,12 +98,12 @@ class Neo4jGraphStore:
                                 f"FOR (n:{label}) REQUIRE n.key IS UNIQUE").consume()
         except exceptions.AuthError as exc:
             self._driver.close()
-            raise GraphStoreUnavailable(f"Neo4j at {uri} refused the login of {user!r}: set NEO4J_PASSWORD "
-                                        f"({exc})") from exc
+            raise StoreUnavailable(f"Neo4j at {uri} refused the login of {user!r}: set NEO4J_PASSWORD "
+                                   f"({exc})") from exc
         except (exceptions.ServiceUnavailable, exceptions.SessionExpired, OSError) as exc:
             self._driver.close()
-            raise GraphStoreUnavailable(f"no Neo4j server answers at {uri}: start one, or set the graph backend "
-                                        f"to sqlite ({exc})") from exc
+            raise StoreUnavailable(f"no Neo4j server answers at {uri}: start one, or set the graph backend "
+                                   f"to sqlite ({exc})") from exc
 
     def close(self) -> None:
         self._driver.close()

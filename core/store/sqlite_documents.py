@@ -1,17 +1,20 @@
-"""The document registry and its status machine (queued → parsing → indexing → ready | failed), in SQLite."""
+"""The document registry and its two status machines, in SQLite: the ingest (DocStatus) and, once a paper is
+ready, its graph stage (GraphStatus). Every status write is checked against the machine's transitions."""
 from __future__ import annotations
 
 import json
 import time
 from typing import Any
 
-from core.schema.records import DocStatus, Document
+from core.schema.records import DocStatus, Document, GraphStatus, IllegalTransition
 from core.store.sqlite_db import Database
 
 _JSON_FIELDS = {"timings", "item_counts", "warnings"}
-_COLUMNS = {"filename", "title", "status", "message", "stage_detail", "progress", "pages", "backend", "size_bytes",
-            "timings", "item_counts", "chunk_count", "warnings", "worker", "graph_status", "graph_detail",
-            "graph_progress", "graph_worker", "graph_message"}
+# Plain record fields a status write may carry along. Statuses, messages, live stage details and workers are
+# written only through the named methods, which know which of them go together.
+_PLAIN_FIELDS = {"title", "pages", "backend", "timings", "item_counts", "chunk_count", "warnings"}
+_IN_PROGRESS = tuple(s.value for s in DocStatus if s.in_progress)
+_GRAPH_IN_PROGRESS = tuple(s.value for s in GraphStatus if s.in_progress)
 
 
 def _row_to_document(row) -> Document:
@@ -20,13 +23,37 @@ def _row_to_document(row) -> Document:
         message=row["message"], pages=row["pages"], backend=row["backend"], size_bytes=row["size_bytes"],
         created_at=row["created_at"], updated_at=row["updated_at"], timings=json.loads(row["timings"]),
         item_counts=json.loads(row["item_counts"]), chunk_count=row["chunk_count"],
-        warnings=json.loads(row["warnings"]), graph_status=row["graph_status"], graph_message=row["graph_message"],
+        warnings=json.loads(row["warnings"]), graph_status=GraphStatus(row["graph_status"]),
+        graph_message=row["graph_message"],
     )
+
+
+def _plain(fields: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(fields) - _PLAIN_FIELDS
+    if unknown:
+        raise ValueError(f"not plain document fields: {sorted(unknown)}")
+    return {k: json.dumps(v) if k in _JSON_FIELDS else v for k, v in fields.items()}
+
+
+def _graph_values(status: GraphStatus, message: str, detail: str, fraction: float | None) -> dict[str, Any]:
+    # Only claim_graph_next names a worker: it is the one that holds the row while extracting.
+    values = {"graph_status": status.value, "graph_message": message, "graph_detail": detail[:300],
+              "graph_worker": ""}
+    if fraction is not None:
+        values["graph_progress"] = round(fraction, 3)
+    return values
+
+
+def _check(current, new) -> None:
+    if not current.can_become(new):
+        raise IllegalTransition(f"{type(new).__name__} {current.value!r} cannot become {new.value!r}")
 
 
 class SQLiteDocumentStore:
     def __init__(self, db: Database):
         self.db = db
+
+    # ------------------------------------------------------------------------------------------ reads
 
     def get(self, doc_id: str) -> Document | None:
         with self.db.connect() as conn:
@@ -38,16 +65,44 @@ class SQLiteDocumentStore:
             rows = conn.execute("SELECT * FROM documents ORDER BY created_at, id").fetchall()
         return [_row_to_document(r) for r in rows]
 
-    def progress(self) -> dict[str, tuple[str, float]]:
-        """Live stage detail and fraction done of every document in progress, for the Library page."""
+    def ready_papers(self) -> list[Document]:
+        """The searchable papers, oldest first."""
         with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, stage_detail, progress FROM documents WHERE status IN (?, ?, ?)",
-                                ("queued", "parsing", "indexing")).fetchall()
-        return {r["id"]: (r["stage_detail"], r["progress"]) for r in rows}
+            rows = conn.execute("SELECT * FROM documents WHERE status = ? ORDER BY created_at, id",
+                                (DocStatus.READY.value,)).fetchall()
+        return [_row_to_document(r) for r in rows]
 
     def ids_with_status(self, status: DocStatus) -> list[str]:
         with self.db.connect() as conn:
-            return [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = ?", (status.value,))]
+            return [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id",
+                                               (status.value,))]
+
+    def progress(self) -> dict[str, tuple[str, float]]:
+        """Live stage detail and fraction done of every document in progress, for the Library page."""
+        with self.db.connect() as conn:
+            rows = conn.execute(f"SELECT id, stage_detail, progress FROM documents WHERE status IN "
+                                f"({', '.join('?' * len(_IN_PROGRESS))})", _IN_PROGRESS).fetchall()
+        return {r["id"]: (r["stage_detail"], r["progress"]) for r in rows}
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_detail, graph_progress FROM documents WHERE status = ? AND "
+                                "graph_status IN (?, ?)", (DocStatus.READY.value, *_GRAPH_IN_PROGRESS)).fetchall()
+        return {r["id"]: (r["graph_detail"], r["graph_progress"]) for r in rows}
+
+    def in_progress_workers(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, worker FROM documents WHERE status IN (?, ?)",
+                                (DocStatus.PARSING.value, DocStatus.INDEXING.value))
+            return {r["id"]: r["worker"] for r in rows}
+
+    def graph_workers(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_worker FROM documents WHERE graph_status = ?",
+                                (GraphStatus.EXTRACTING.value,))
+            return {r["id"]: r["graph_worker"] for r in rows}
+
+    # ------------------------------------------------------------------------------------------ writes
 
     def insert(self, doc: Document) -> bool:
         now = time.time()
@@ -58,58 +113,84 @@ class SQLiteDocumentStore:
                 (doc.id, doc.filename, doc.title, doc.status.value, doc.message, doc.size_bytes, now, now))
             return cur.rowcount == 1
 
-    def update(self, doc_id: str, **fields: Any) -> None:
-        unknown = set(fields) - _COLUMNS
-        if unknown:
-            raise ValueError(f"unknown document fields: {sorted(unknown)}")
-        values = {k: (json.dumps(v) if k in _JSON_FIELDS else v.value if isinstance(v, DocStatus) else v)
-                  for k, v in fields.items()}
-        values["updated_at"] = time.time()
-        assignments = ", ".join(f"{k} = ?" for k in values)
-        with self.db.connect() as conn:
-            conn.execute(f"UPDATE documents SET {assignments} WHERE id = ?", (*values.values(), doc_id))
+    def set_status(self, doc_id: str, status: DocStatus, message: str = "", *, graph: GraphStatus | None = None,
+                   graph_detail: str = "", **fields: Any) -> None:
+        """Move a document's ingest to `status`; with `graph`, its graph stage moves in the same write (a paper
+        that turns ready queues its graph, a failed one has none). A document deleted meanwhile is left alone.
+        Raises IllegalTransition for a move the state machine does not allow."""
+        values = {"status": status.value, "message": message, **_plain(fields)}
+        if status not in (DocStatus.PARSING, DocStatus.INDEXING):  # no live stage, no worker holds it
+            values.update(stage_detail="", progress=1.0 if status == DocStatus.READY else 0.0, worker="")
+        if graph is not None:
+            values.update(_graph_values(graph, "", graph_detail, 0.0))
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT status, graph_status FROM documents WHERE id = ?", (doc_id,)).fetchone()
+            if row is None:
+                return
+            _check(DocStatus(row["status"]), status)
+            if graph is not None:
+                _check(GraphStatus(row["graph_status"]), graph)
+            _write(conn, doc_id, values)
 
-    def set_status(self, doc_id: str, status: DocStatus, message: str = "", **fields: Any) -> None:
-        self.update(doc_id, status=status, message=message, **fields)
+    def set_graph_status(self, doc_id: str, status: GraphStatus, message: str = "", *, detail: str = "",
+                         fraction: float | None = None, expect: GraphStatus | None = None, **fields: Any) -> bool:
+        """Move a paper's graph stage to `status`; `fraction` None keeps the progress shown so far. With `expect`,
+        nothing is written unless the graph stage is still there (a worker finishing a paper that was re-queued
+        meanwhile leaves it re-queued). False when nothing was written; IllegalTransition for a move the state
+        machine does not allow."""
+        values = {**_graph_values(status, message, detail, fraction), **_plain(fields)}
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT graph_status FROM documents WHERE id = ?", (doc_id,)).fetchone()
+            if row is None or (expect is not None and row["graph_status"] != expect.value):
+                return False
+            _check(GraphStatus(row["graph_status"]), status)
+            _write(conn, doc_id, values)
+        return True
+
+    def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
+        """The live detail and fraction done of a document being parsed or indexed."""
+        self._report(doc_id, "stage_detail", "progress", detail, fraction)
+
+    def report_graph_stage(self, doc_id: str, detail: str, fraction: float) -> None:
+        """The live detail and fraction done of a paper's graph stage (the paper is ready meanwhile)."""
+        self._report(doc_id, "graph_detail", "graph_progress", detail, fraction)
+
+    def _report(self, doc_id: str, detail_column: str, progress_column: str, detail: str, fraction: float) -> None:
+        with self.db.connect() as conn:
+            conn.execute(f"UPDATE documents SET {detail_column} = ?, {progress_column} = ?, updated_at = ? "
+                         "WHERE id = ?", (detail[:300], round(fraction, 3), time.time(), doc_id))
 
     def claim_next(self, worker: str) -> Document | None:
         # BEGIN IMMEDIATE serialises claims across processes: two workers never take the same document.
         with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM documents WHERE status = 'queued' ORDER BY created_at, id"
-                               " LIMIT 1").fetchone()
+            row = conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id LIMIT 1",
+                               (DocStatus.QUEUED.value,)).fetchone()
             if row is None:
                 return None
-            conn.execute("UPDATE documents SET status = 'parsing', worker = ?, message = '', stage_detail = '',"
-                         " progress = 0, updated_at = ? WHERE id = ?", (worker, time.time(), row["id"]))
+            conn.execute("UPDATE documents SET status = ?, worker = ?, message = '', stage_detail = '',"
+                         " progress = 0, updated_at = ? WHERE id = ?",
+                         (DocStatus.PARSING.value, worker, time.time(), row["id"]))
         return self.get(row["id"])
 
     def claim_graph_next(self, worker: str) -> Document | None:
         """Atomically take the oldest ready document whose graph is pending."""
         with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM documents WHERE status = 'ready' AND graph_status = 'pending' "
-                               "ORDER BY created_at, id LIMIT 1").fetchone()
+            row = conn.execute("SELECT id FROM documents WHERE status = ? AND graph_status = ? "
+                               "ORDER BY created_at, id LIMIT 1",
+                               (DocStatus.READY.value, GraphStatus.PENDING.value)).fetchone()
             if row is None:
                 return None
-            conn.execute("UPDATE documents SET graph_status = 'extracting', graph_worker = ?, graph_detail = '', "
-                         "graph_progress = 0, updated_at = ? WHERE id = ?", (worker, time.time(), row["id"]))
+            conn.execute("UPDATE documents SET graph_status = ?, graph_worker = ?, graph_detail = '', "
+                         "graph_progress = 0, updated_at = ? WHERE id = ?",
+                         (GraphStatus.EXTRACTING.value, worker, time.time(), row["id"]))
         return self.get(row["id"])
-
-    def graph_progress(self) -> dict[str, tuple[str, float]]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, graph_detail, graph_progress FROM documents WHERE status = 'ready' AND "
-                                "graph_status IN ('pending', 'extracting')").fetchall()
-        return {r["id"]: (r["graph_detail"], r["graph_progress"]) for r in rows}
-
-    def graph_workers(self) -> dict[str, str]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, graph_worker FROM documents WHERE graph_status = 'extracting'")
-            return {r["id"]: r["graph_worker"] for r in rows}
-
-    def in_progress_workers(self) -> dict[str, str]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, worker FROM documents WHERE status IN ('parsing', 'indexing')")
-            return {r["id"]: r["worker"] for r in rows}
 
     def delete(self, doc_id: str) -> None:
         with self.db.connect() as conn:
             conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+def _write(conn, doc_id: str, values: dict[str, Any]) -> None:
+    values = {**values, "updated_at": time.time()}
+    assignments = ", ".join(f"{k} = ?" for k in values)  # keys are this module's own column names
+    conn.execute(f"UPDATE documents SET {assignments} WHERE id = ?", (*values.values(), doc_id))

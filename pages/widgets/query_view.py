@@ -16,7 +16,8 @@ from core.presentation import display as present
 from core.presentation import page_view as pv
 from core.query.engine import QueryError
 from core.query.records import Answer, QueryParams, QueryResult, Source
-from core.store.chroma_vectors import VectorStoreUnavailable
+from core.schema.modes import Mode
+from core.store.base import StoreUnavailable
 from core.text.safe_markdown import md_escape
 
 MEDIA_KINDS = ("table", "image", "equation")
@@ -25,7 +26,7 @@ _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
 
 def ready_papers_or_stop(lib: Library) -> dict[str, str]:
     """Labels of the ready papers; the page stops with a hint when there are none."""
-    ready = {d.id: present.document_label(d) for d in lib.documents.list() if d.status.value == "ready"}
+    ready = {d.id: present.document_label(d) for d in lib.documents.ready_papers()}
     if not ready:
         st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
         st.stop()
@@ -40,7 +41,7 @@ def query_errors(what: str):
     except (QueryError, ValueError) as exc:
         st.error(str(exc))
         st.stop()
-    except (EmbeddingModelError, VectorStoreUnavailable, LLMError) as exc:
+    except (EmbeddingModelError, StoreUnavailable, LLMError) as exc:
         st.error(f"{what}: {exc}. Check the Settings page.")
         st.stop()
 
@@ -194,5 +195,6 @@ def params_form(lib: Library, prefix: str, papers: dict[str, str]) -> dict:
                 use_llm=use_llm, doc_ids=list(doc_ids), vlm_images=vlm_images)
 
 
-def make_params(lib: Library, mode: str, options: dict, context_only: bool) -> QueryParams:
+def make_params(lib: Library, mode: Mode | None, options: dict, context_only: bool) -> QueryParams:
+    """The form's knobs over the workspace's; mode None: the workspace's default mode."""
     return QueryParams.from_config(lib.settings.query, mode=mode, context_only=context_only, **options)

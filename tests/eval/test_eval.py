@@ -1,6 +1,6 @@
-"""Evaluation runs over a real workspace (two generated papers parsed by the builtin parser, embedded into Chroma,
-with their LLM-free graph): results kept per question × mode, summaries, resume, cancel, exports, the
-leaderboard, the store and the CLI."""
+"""Evaluation runs over a real workspace (two generated papers and a distractor paper, parsed by the builtin
+parser, embedded into Chroma, with their LLM-free graph): results kept per question × mode, summaries, resume,
+cancel, exports, the leaderboard, the store and the CLI."""
 from __future__ import annotations
 
 import csv
@@ -132,12 +132,23 @@ def test_a_run_saves_every_question_in_every_mode_with_scores_that_match_what_wa
 
 
 def test_real_evidence_is_found_and_evidence_from_nowhere_is_not(full_run):
-    _, store, _, outcome, _ = full_run
+    lib, store, _, outcome, _ = full_run
     score = {(r.question_id, r.mode): {n: s.value for n, s in r.scores.items()} for r in outcome.results}
+    # Every mode keeps 10 of the three papers' chunks: a passage ranked below them would be missed.
+    assert {len(r.retrieved_chunk_ids) for r in outcome.results} == {10}
+    assert len(chunk_texts(lib)) > 10
     for qid in ("books", "ccnews", "multinli"):
         naive = score[(qid, "naive")]
         assert naive["recall@10"] == 1.0 and naive["complete@10"] == 1.0, (qid, naive)
         assert naive["mrr"] > 0 and naive["ndcg@10"] > 0 and naive["evidence_in_context"] == 1.0
+    # Ranks, in every mode, above the distractor paper's near misses ("ELECTRA is pre-trained on the OpenWebText
+    # dataset", "ELECTRA ... reaches 88.8 accuracy on MultiNLI"): BooksCorpus's and MultiNLI's passages first, both
+    # MultiNLI passages in the top 5, CC-News's in the top 2.
+    for mode in FIVE_MODES:
+        books, multinli, ccnews = (score[(qid, mode)] for qid in ("books", "multinli", "ccnews"))
+        assert books["mrr"] == 1.0 and multinli["mrr"] == 1.0, (mode, books, multinli)
+        assert multinli["recall@5"] == 1.0 and multinli["complete@10"] == 1.0, (mode, multinli)
+        assert ccnews["mrr"] >= 0.5 and ccnews["recall@5"] == 1.0, (mode, ccnews)
     for mode in FIVE_MODES:
         nowhere = score[("nowhere", mode)]
         assert {n: nowhere[n] for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
@@ -351,13 +362,17 @@ def test_run_eval_refuses_no_modes(full_run):
     assert len(store.runs()) == before  # no empty run left behind
 
 
-@pytest.mark.parametrize("bad", [dict(k=0), dict(k=-3), dict(limit=-1)], ids=["k=0", "k<0", "limit<0"])
-def test_run_eval_refuses_a_k_or_limit_that_means_nothing_before_creating_a_run(full_run, bad):
+@pytest.mark.parametrize("bad, message", [
+    (dict(k=0), "k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got 0)"),
+    (dict(k=-3), "k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got -3)"),
+    (dict(limit=-1), "the question limit cannot be negative (got -1); 0 asks every question"),
+], ids=["k=0", "k<0", "limit<0"])
+def test_run_eval_refuses_a_k_or_limit_that_means_nothing_before_creating_a_run(full_run, bad, message):
     # k = 0 made NDCG divide by zero after the run was created (left "failed"); limit = -1 sliced the
     # questions to all but the last, silently.
     lib, store, qset, _, _ = full_run
     small = store.save_set("bad options", qset.questions[:2])
-    with pytest.raises(ValueError, match="k|limit"):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         run_eval(lib, small, EvalOptions(modes=["naive"], **bad, **NO_RAGAS), store=store)
     assert store.runs(small.id) == []
 
@@ -367,11 +382,9 @@ def test_cli_eval_refuses_k_below_one_with_exit_2(workspace, tmp_path, monkeypat
     qfile.write_text(json.dumps({"question": "Which dataset is BERT pre-trained on?", "answers": ["BooksCorpus"],
                                  "evidence": ["BooksCorpus"]}) + "\n", encoding="utf-8")
     monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
-    try:
-        code = cli_main(["eval", str(qfile), "--modes", "naive", "--k", "0", "--no-ragas", "--no-judge", "-q"])
-    except SystemExit as exc:  # refused by the argument parser: fine too
-        code = exc.code
-    assert code == 2 and "k" in capsys.readouterr().err
+    code = cli_main(["eval", str(qfile), "--modes", "naive", "--k", "0", "--no-ragas", "--no-judge", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "error: k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got 0)\n" in err, err
 
 
 # ===================================================================================================== CLI

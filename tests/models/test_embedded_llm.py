@@ -135,7 +135,8 @@ def test_a_short_question_gets_a_short_real_answer(model):
     reply = model.chat([{"role": "system", "content": "Answer with one word."},
                         {"role": "user", "content": "What is the capital of France?"}],
                        purpose="answer", max_tokens=8)
-    print(f"load {embedded._runtime.load_s:.1f} s, {embedded._runtime.threads} thread(s); answer "
+    runtime = model._runtime()  # the process's one server, loaded by the call above
+    print(f"load {runtime.load_s:.1f} s, {runtime.threads} thread(s); answer "
           f"{reply.completion_tokens} tokens in {reply.latency_s:.1f} s: {reply.text!r}")
     assert "paris" in reply.text.lower()
     assert reply.model == "embedded:qwen2.5-coder-1.5b" and not reply.cached

@@ -1,6 +1,9 @@
 """The Evaluate page through AppTest over a real workspace (builtin parser, Chroma, SQLite, the embedding model,
 the LLM-free graph): a run started from the page goes on in the background, its progress shows, it can be
-cancelled and resumed, and its per-mode table, charts and drill-down are drawn from what was really scored."""
+cancelled and resumed, and its per-mode table, charts and drill-down are drawn from what was really scored.
+
+Every test saves its own question set (and, for the pairwise judge, makes its own run), so any one of them can run
+alone or in any order."""
 from __future__ import annotations
 
 import json
@@ -8,12 +11,13 @@ import time
 
 import pytest
 
+from core.eval.runner import EvalOptions, run_eval
 from core.library import open_library
 from core.schema.eval import EvalQuestion
 from core.store.sqlite_eval import EvalStore
 from tests.eval.test_eval_ragas import _first_user
 from tests.eval.test_eval_ragas import judge as ragas_judge
-from tests.graph_papers import fast_workspace, make_bert_pdf, make_roberta_pdf
+from tests.graph_papers import fast_workspace, make_bert_pdf, make_electra_pdf, make_roberta_pdf
 from tests.openai_server import OpenAIReplayServer, Reply
 from tests.pages.test_app_pages import run_app, texts
 from tests.presentation.test_graph_explorer import ingest
@@ -34,7 +38,9 @@ def eval_ws(tmp_path_factory):
     folder = tmp_path_factory.mktemp("eval-pdfs")
     root = tmp_path_factory.mktemp("eval-app") / "ws"
     lib = open_library(fast_workspace(root))
-    ingest(lib, make_bert_pdf(folder), make_roberta_pdf(folder))
+    # ELECTRA's paper is a distractor (it reports its own MultiNLI accuracy and pre-training datasets): with it
+    # the papers have more chunks than a run keeps (10), so recall and rank are earned, not given.
+    ingest(lib, make_bert_pdf(folder), make_roberta_pdf(folder), make_electra_pdf(folder))
     return root, lib
 
 
@@ -48,7 +54,16 @@ def _wait(store: EvalStore, run_id: str, status: str = "done", timeout: float = 
     raise AssertionError(f"run {run_id} is {store.get_run(run_id).status}, not {status}, after {timeout} s")
 
 
-def _start(at, modes):
+def _show(at, store: EvalStore, run_id: str):
+    """Pick the run on the Results tab, as a user comparing runs would."""
+    at.run()
+    at.selectbox(key="eval_results_run").set_value(store.get_run(run_id))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _start(at, modes, qset):
+    at.selectbox(key="eval_run_set").set_value(qset)  # the test's own set, whatever other tests saved
     at.multiselect(key="eval_run_modes").set_value(modes)
     next(b for b in at.button if b.label == "Start the run").click()
     at.run()
@@ -59,20 +74,23 @@ def _start(at, modes):
 def test_a_run_started_on_the_page_scores_every_mode_and_shows_the_table(monkeypatch, eval_ws):
     root, lib = eval_ws
     store = EvalStore(lib.db)
-    store.save_set("bert questions", QUESTIONS, source="test")
+    qset = store.save_set("bert questions", QUESTIONS, source="test")
     at = run_app(monkeypatch, root, "pages/evaluate.py")
     assert "No LLM is set" in texts(at.info)
-    run_id = _start(at, ["naive", "mix"])
+    run_id = _start(at, ["naive", "mix"], qset)
     run = _wait(store, run_id)
     assert (run.done, run.total) == (8, 8)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    _show(at, store, run_id)
 
     table = next(df.value for df in at.dataframe if "recall@10" in getattr(df.value, "columns", []))
     assert list(table.index) == ["naive", "mix"]
-    # Both found questions have their evidence in the top 10 of both modes, the absent one never: 2 of 3.
+    # Both found questions have their evidence in the top 10 of both modes, the absent one never: 2 of 3. Each
+    # found passage is ranked first (reciprocal rank 1), above ELECTRA's near misses, so MRR is 2/3 too.
+    chunks = sum(len(lib.chunks.by_doc(d.id)) for d in lib.documents.list())
+    assert {len(r.retrieved_chunk_ids) for r in store.results(run_id)} == {10} and chunks > 10
     assert table.loc["naive", "recall@10"] == pytest.approx(2 / 3)
     assert table.loc["mix", "complete@10"] == pytest.approx(2 / 3)
+    assert table.loc["naive", "mrr"] == pytest.approx(2 / 3) and table.loc["mix", "mrr"] == pytest.approx(2 / 3)
     assert {"em", "f1", "mrr", "ndcg@10", "evidence_in_context", "bleu", "rouge", "string_similarity",
             "non_llm_context_recall", "seconds"} <= set(table.columns)
     assert "faithfulness" not in table.columns  # no judge: the judged metrics are absent, never 0
@@ -94,9 +112,9 @@ def test_cancel_from_the_page_keeps_what_was_scored_and_resume_finishes(monkeypa
     store = EvalStore(lib.db)
     many = [EvalQuestion(f"q{i}", f"What does BERT report on benchmark number {i}?", ["GLUE"],
                          ["BERT obtains new state-of-the-art results on the GLUE benchmark."]) for i in range(20)]
-    store.save_set("twenty questions", many, source="test")
+    qset = store.save_set("twenty questions", many, source="test")
     at = run_app(monkeypatch, root, "pages/evaluate.py")
-    run_id = _start(at, ["naive", "local", "global", "hybrid", "mix"])
+    run_id = _start(at, ["naive", "local", "global", "hybrid", "mix"], qset)
     at.run()
     assert any(p.proto.text.startswith(run_id) or run_id in p.proto.text for p in at.get("progress"))
     at.button(key=f"eval_cancel_{run_id}").click()
@@ -116,6 +134,21 @@ def test_cancel_from_the_page_keeps_what_was_scored_and_resume_finishes(monkeypa
     assert run.done == len(results) == 100  # each question × mode once: nothing scored twice
     assert len({(r.question_id, r.mode) for r in results}) == 100
 
+
+
+def test_a_run_started_on_the_page_is_the_one_its_results_tab_shows(monkeypatch, eval_ws):
+    root, lib = eval_ws
+    store = EvalStore(lib.db)
+    qset = store.save_set("one question", QUESTIONS[1:2], source="test")
+    earlier = run_eval(lib, qset, EvalOptions(modes=["naive"], ragas=False, ragas_judge=False), store=store).run
+    at = run_app(monkeypatch, root, "pages/evaluate.py")
+    assert at.selectbox(key="eval_results_run").value.id == earlier.id  # the newest run, shown first
+    run_id = _start(at, ["naive"], qset)
+    _wait(store, run_id)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = at.selectbox(key="eval_results_run").value.id
+    assert shown == run_id, f"the Results tab still shows run {shown}, not the run {run_id} just started"
 
 
 # ---------------------------------------------------------------------------------------------- with an LLM
@@ -163,15 +196,15 @@ def llm_ws(tmp_path_factory):
 def test_with_an_llm_the_judged_metrics_show_and_an_unreadable_verdict_is_missing_not_zero(monkeypatch, llm_ws):
     root, lib, server = llm_ws
     store = EvalStore(lib.db)
-    store.save_set("judged", [QUESTIONS[0], EvalQuestion("broken", "BROKEN: what does BERT reach on MultiNLI?",
-                                                         ["86.7"], QUESTIONS[0].evidence)], source="test")
+    qset = store.save_set("judged", [QUESTIONS[0], EvalQuestion("broken", "BROKEN: what does BERT reach on MultiNLI?",
+                                                                ["86.7"], QUESTIONS[0].evidence)], source="test")
     at = run_app(monkeypatch, root, "pages/evaluate.py")
     assert "RAGAS judged metrics use it as the judge" in texts(at.caption)
     at.radio(key="eval_run_style").set_value("short")
-    run_id = _start(at, ["naive", "mix"])
+    before = len(server.chat_requests)
+    run_id = _start(at, ["naive", "mix"], qset)
     _wait(store, run_id)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    _show(at, store, run_id)
     table = next(df.value for df in at.dataframe if "faithfulness" in getattr(df.value, "columns", []))
     # The scripted judge: 2 statements, the first supported → faithfulness 0.5 for both questions. Context
     # recall: 3 reference statements, 2 attributed → 2/3 for the readable question; for BROKEN the reply has the
@@ -184,16 +217,28 @@ def test_with_an_llm_the_judged_metrics_show_and_an_unreadable_verdict_is_missin
     assert results[("broken", "naive")].scores["context_recall"].value is None
     assert "could not be read" in results[("broken", "naive")].scores["context_recall"].error
     assert results[("mnli", "naive")].answer == LLM_ANSWER
-    answer_requests = [r for r in server.chat_requests if r.get("stream")]
+    answer_requests = [r for r in server.chat_requests[before:] if r.get("stream")]
     assert answer_requests and all("the shortest complete answer" in r["messages"][0]["content"]
                                    for r in answer_requests)  # the run's short answer style reached the LLM
     assert results[("mnli", "mix")].answer.startswith(LLM_ANSWER + " It is")
 
 
-def test_the_pairwise_judge_from_the_page_reports_order_disagreements(monkeypatch, llm_ws):
+@pytest.fixture
+def answered_run(llm_ws):
+    """A finished naive + mix run of two questions answered by the LLM, for the pairwise judge (RAGAS off: the
+    judge compares answers only). Paragraph answers, so no other test's (short) answers are taken from the cache."""
+    _, lib, _ = llm_ws
+    store = EvalStore(lib.db)
+    qset = store.save_set("pairwise", QUESTIONS[:2], source="test")
+    outcome = run_eval(lib, qset, EvalOptions(modes=["naive", "mix"], ragas=False, ragas_judge=False), store=store)
+    assert outcome.run.status == "done" and len(outcome.results) == 4
+    return outcome.run
+
+
+def test_the_pairwise_judge_from_the_page_reports_order_disagreements(monkeypatch, llm_ws, answered_run):
     root, lib, server = llm_ws
     store = EvalStore(lib.db)
-    run = next(r for r in store.runs() if r.status == "done" and {"naive", "mix"} <= set(r.modes))
+    run = answered_run
     at = run_app(monkeypatch, root, "pages/evaluate.py")
     at.selectbox(key="eval_pair_run").set_value(run)
     at.selectbox(key="eval_pair_a").set_value("naive")

@@ -11,7 +11,8 @@ import pytest
 
 from core.library import open_library
 from core.pipeline.graph.merge import normalize_key
-from core.presentation.graph.explorer import encode_view_state, load_index
+from core.presentation.graph.explorer import encode_view_state
+from core.presentation.graph.graph_index import load_index
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace, make_bert_pdf, make_roberta_pdf
 from tests.pages.test_app_pages import run_app, texts
@@ -209,12 +210,31 @@ def test_exports_from_the_page(monkeypatch, graph_ws):
     assert b"new vis.Network" in at.session_state["g_export"][1]
 
 
-def test_duplicates_are_listed_with_evidence(monkeypatch, graph_ws):
+def test_duplicates_are_listed_with_evidence(monkeypatch, graph_ws, ws_copy):
+    # At the default threshold (0.92) no pair of these two papers' entities is close enough, and the page says so.
     at = run_app(monkeypatch, graph_ws, PAGE)
     at.button(key="g_find_duplicates").click().run()
     ok(at)
-    found = at.session_state["g_duplicates"]
-    if not found:
-        assert "No pair of entities is above the similarity threshold" in texts(at.info)
-    else:
-        assert f"similarity {found[0]['similarity']:.2f}" in plain(at.caption)
+    assert at.session_state["g_duplicates"] == []
+    assert "No pair of entities is above the similarity threshold (Settings → graph)." in texts(at.info)
+
+    # With the threshold lowered in the settings, the closest pair is suggested: one sentence ("Dynamic masking
+    # replaces the static masking used by BERT.") describes both, and their names share a word.
+    ws = Workspace(ws_copy)
+    settings = ws.settings()
+    settings.graph.duplicate_similarity = 0.8
+    ws.save_settings(settings)
+    at = run_app(monkeypatch, ws_copy, PAGE)
+    at.button(key="g_find_duplicates").click().run()
+    ok(at)
+    (pair,) = at.session_state["g_duplicates"]
+    assert (pair["keep_name"], pair["merge_name"]) == ("static masking", "dynamic masking")
+    assert 0.8 <= pair["similarity"] < 0.92 and f"similarity {pair['similarity']:.2f}" in plain(at.caption)
+    # Each side's evidence: name, type and counts, then its description and a passage naming it.
+    md, captions = plain(at.markdown), plain(at.caption)
+    lib = open_library(ws)
+    for key in (pair["keep"], pair["merge"]):
+        node = lib.graph.get_node(key)
+        assert f"**{node.name}** ({node.type}), " in md and node.description[:300] in captions
+    assert captions.count("Dynamic masking replaces the static masking used by BERT.") >= 2, captions
+    assert "Merge dynamic masking into static masking" in [b.label for b in at.button]

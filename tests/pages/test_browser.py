@@ -6,6 +6,7 @@ A screenshot of the page is saved in the test's tmp dir when anything fails.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import socket
@@ -27,6 +28,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 READY_TIMEOUT_MS = 180_000  # mineru parse + loading the embedding model in the app's process, on 2 busy cores
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+PAGES = ["Library", "Document", "Ask", "Compare", "Search", "Graph", "Gallery", "Evaluate", "Settings"]
 
 
 def _free_port() -> int:
@@ -110,6 +114,10 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         page.goto(f"{app_url}/settings")
         expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
         expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+        # The navigation lists the nine pages of app.py and nothing else (pages/widgets/ is not a page).
+        nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
+        expect(nav).to_have_count(len(PAGES))
+        assert [t.strip() for t in nav.all_inner_texts()] == PAGES
 
         page.goto(app_url)
         expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
@@ -152,3 +160,11 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         page.get_by_role("button", name="Compare").click()
         for mode in ("naive", "local", "global", "hybrid", "mix"):
             expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)
+
+        # A deep link to a page of a document, in a fresh tab: the Document page opens on that paper and page.
+        doc_id = hashlib.sha256(pdf.read_bytes()).hexdigest()
+        fresh = page.context.new_page()
+        fresh.goto(f"{app_url}/document?doc={doc_id[:12]}&page=2")
+        expect(fresh.get_by_role("heading", name=pdfs.DEFAULT_TITLE)).to_be_visible(timeout=30_000)
+        expect(fresh.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+        assert f"doc={doc_id}" in fresh.url

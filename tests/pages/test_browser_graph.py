@@ -12,7 +12,8 @@ import pytest
 from core.library import open_library
 from core.pipeline.graph import edits
 from core.pipeline.graph.merge import normalize_key
-from core.presentation.graph.explorer import encode_view_state, load_index
+from core.presentation.graph.explorer import encode_view_state
+from core.presentation.graph.graph_index import load_index
 from tests import pdfs
 from tests.graph_papers import fast_workspace, make_bert_pdf
 from tests.pages.test_browser import CHROMIUM, browser_page, serve_app

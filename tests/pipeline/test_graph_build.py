@@ -16,9 +16,9 @@ import pytest
 
 from core.library import open_library
 from core.pipeline.documents import add_mineru_output, add_pdf, delete_document, retry_document
-from core.pipeline.graph.build import commit_document, current_extractor, extract_document, rebuild_dirty
+from core.pipeline.graph.build import commit_document, current_extractor, extract_document
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
-from core.pipeline.graph.stage import process_graph_queue
+from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.graph.stats import graph_stats
 from core.pipeline.ingest import process_queue
 from core.pipeline.parsing.content_list import load_content_list
@@ -33,7 +33,7 @@ from tests.graph_papers import (
     make_bert_pdf,
     make_roberta_pdf,
 )
-from tests.openai_server import OpenAIReplayServer, Reply
+from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
 from tests.paths import REPO
 
 
@@ -156,14 +156,22 @@ def test_a_crash_between_commit_and_rebuild_is_repaired(tmp_path, pdf_dir):
     lib = open_library(fast_workspace(tmp_path / "crashed"))
     (doc_id,) = [add_pdf(lib, "bert.pdf", (pdf_dir / "bert.pdf").read_bytes()).doc_id]
     process_queue(lib)
+    lib.documents.claim_graph_next("a-graph-worker-that-dies")
     outcome = extract_document(lib, doc_id, current_extractor(lib))
     commit_document(lib, doc_id, BERT_TITLE, load_content_list(lib.workspace.parsed_dir(doc_id) /
                                                               "content_list.json"), outcome)
-    # ...the process dies here: contributions committed, nothing merged. The next run finishes the merge.
+    # ...the process dies here: contributions committed, nothing merged, the paper left extracting by a worker
+    # that is gone.
     assert graph_stats(lib).pending_changes > 0
-    rebuild_dirty(open_library(Workspace(tmp_path / "crashed")))
-    lib.documents.update(doc_id, graph_status="done")
-    assert snapshot(lib) == snapshot(reference)
+    extracted = _extraction_times(lib)
+    # The restart, as the app's worker and `python -m core graph build` start: recover, then the graph stage.
+    restarted = open_library(Workspace(tmp_path / "crashed"))
+    assert recover_graph(restarted) == [doc_id]
+    (done,) = process_graph_queue(restarted)
+    assert done.id == doc_id and done.graph_status == "done", done.graph_message
+    assert graph_stats(restarted).pending_changes == 0
+    assert _extraction_times(restarted) == extracted  # what was extracted before the crash is reused, not redone
+    assert snapshot(restarted) == snapshot(reference)
 
 
 def test_merging_duplicates_rewires_edges_and_survives_new_papers(tmp_path, pdf_dir):
@@ -325,7 +333,9 @@ def test_llm_failures_and_bad_replies_never_fail_the_paper(tmp_path, pdf_dir, ll
     process_queue(lib)
     (doc,) = process_graph_queue(lib)
     assert doc.graph_status == "done"
-    assert "could not be extracted" in doc.graph_message and "retry" in doc.graph_message
+    chunks = len(lib.chunks.by_doc(doc.id))
+    assert f"; 1 of {chunks} chunks could not be extracted (" in doc.graph_message, doc.graph_message
+    assert "): retry the graph to redo them" in doc.graph_message, doc.graph_message
     assert node_named(lib, "RoBERTa") is not None  # the chunks that worked are in the graph
     # The endpoint recovers: retrying the graph redoes only the failed chunk.
     llm_server.rules.clear()
@@ -389,13 +399,34 @@ def test_killed_mid_extraction_resumes_to_the_same_graph(tmp_path, pdf_dir):
             time.sleep(0.2)
         proc.kill()
         proc.wait()
-        assert 0 < _extracted_rows(lib), "the build was killed before it extracted anything"
+        chunks = {c.id: c.text for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)}
+        stored = _extraction_times(lib)  # chunk id → when it was extracted, as the kill left them
+        assert stored, "the build was killed before it extracted anything"
+        assert len(stored) < len(chunks), "the build finished before it was killed: nothing left to resume"
+        before = len(server.chat_requests)
         out = subprocess.run([sys.executable, "-m", "core", "graph", "build", "-q"], cwd=REPO, env=env,
                              capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stdout + out.stderr
-        assert snapshot(open_library(Workspace(root))) == expected
+        resumed = open_library(Workspace(root))
+        assert snapshot(resumed) == expected
+        # The resumed build extracted only the chunks the killed one had not stored: those keep their rows, and
+        # no extraction prompt of the restart holds their text. (A chunk whose reply the killed build had cached
+        # but not stored is taken from the cache, so the restart may ask for fewer than all the missing ones.)
+        after = _extraction_times(resumed)
+        assert set(after) == set(chunks) and {c: after[c] for c in stored} == stored
+        prompts = [last_user_message(r) for r in server.chat_requests[before:]
+                   if "\nOutput:" in last_user_message(r)]
+        asked = [cid for prompt in prompts for cid, text in chunks.items() if text in prompt]
+        assert len(asked) == len(prompts) and len(set(asked)) == len(asked), "one prompt per chunk, never twice"
+        assert asked and not set(asked) & set(stored), (asked, sorted(stored))
 
 
 def _extracted_rows(lib) -> int:
     with lib.db.connect() as conn:
         return conn.execute("SELECT COUNT(*) FROM graph_extractions").fetchone()[0]
+
+
+def _extraction_times(lib) -> dict[str, float]:
+    """Chunk id → when its extraction was stored: a chunk extracted again gets a new time."""
+    with lib.db.connect() as conn:
+        return dict(conn.execute("SELECT chunk_id, created_at FROM graph_extractions").fetchall())

@@ -9,11 +9,11 @@ import time
 import pytest
 
 from core.models.llm.factory import get_chat_model
-from core.pipeline.graph.llm_extract import (
+from core.pipeline.graph.llm_extract import LLMExtractor
+from core.pipeline.graph.llm_replies import (
     EXTRACTION_JSON_SCHEMA,
     MAX_LIST_ITEMS,
     MAX_NAME_CHARS,
-    LLMExtractor,
     extraction_json_schema,
     parse_extraction,
 )

@@ -8,7 +8,8 @@ from dataclasses import asdict
 import pytest
 
 from core.pipeline.graph.acronyms import schwartz_hearst
-from core.pipeline.graph.spacy_extract import SpacyExtractor, clean_text
+from core.pipeline.graph.spacy_extract import SpacyExtractor
+from core.pipeline.graph.spacy_text import clean_text
 from core.schema.graph import ChunkExtraction
 from core.schema.records import Chunk
 from core.settings.config import GraphConfig
@@ -220,16 +221,17 @@ def test_text_cleaning_and_acronym_matching():
     assert schwartz_hearst("XYZ", "nothing alike here") is None
 
 
-def test_threads_load_one_pipeline_and_agree(monkeypatch):
+def test_threads_load_one_pipeline_and_agree():
     from concurrent.futures import ThreadPoolExecutor
 
-    from core.pipeline.graph import spacy_extract
+    from core.models import nlp
+    from core.models.registry import resources
 
-    monkeypatch.setattr(spacy_extract, "_lexicon", None)  # the first use happens in three threads at once
+    resources.clear(nlp.LEXICON_KEY)  # the first use happens in three threads at once
 
     def run(_):
         (result,) = SpacyExtractor().extract([chunk(BERT_ABSTRACT)])
-        return id(spacy_extract.lexicon()), asdict(result)
+        return id(nlp.lexicon()), asdict(result)
 
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = list(pool.map(run, range(3)))

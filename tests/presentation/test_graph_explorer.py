@@ -23,15 +23,14 @@ from core.pipeline.graph.merge import normalize_key
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
 from core.presentation.graph.explorer import (
-    GraphIndex,
     ViewError,
     ViewFilters,
     build_view,
     decode_view_state,
     encode_view_state,
-    load_index,
 )
 from core.presentation.graph.export import cypher_script, export_graph, export_view_html
+from core.presentation.graph.graph_index import GraphIndex, load_index
 from core.presentation.graph.panels import edge_panel, entity_panel
 from core.presentation.graph.paths import explain_connection, shortest_paths, supporting_passage
 from core.presentation.graph.render import RenderOptions, render_html

@@ -17,18 +17,30 @@ from core.query.answer import citations_in, split_sentences
 from core.query.context import count_tokens, ends_first
 from core.query.engine import QueryError, ask, compare, unique_to_each
 from core.query.history import recent
-from core.query.records import ALL_MODES, QueryParams
+from core.query.records import QueryParams
 from core.query.rerank import CrossEncoderReranker
+from core.query.routes import ROUTES, available_modes, default_modes, unavailable_reason
+from core.schema.modes import Mode
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from tests import graph_papers
 from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
 
 QUESTION = "Which dataset is BERT pre-trained on?"
+# Its answer sits in one chunk, BERT's introduction ("BERT is pre-trained with a masked language model objective on
+# the BooksCorpus dataset."). The graph modes reach chunks through entities and relations, so their question names
+# the entity: in the LLM-free graph BooksCorpus is linked to "language model objective", not to BERT.
+GRAPH_QUESTION = "Which model is pre-trained on BooksCorpus?"
+QUESTION_OF = {"naive": QUESTION, "mix": QUESTION, "local": GRAPH_QUESTION, "global": GRAPH_QUESTION,
+               "hybrid": GRAPH_QUESTION}
+TOP = 3  # chunks kept: far fewer than the three papers have, so a mode must rank rather than return everything
 
 
 def _ingest(lib, folder):
-    for pdf in (graph_papers.make_bert_pdf(folder), graph_papers.make_roberta_pdf(folder)):
+    """BERT and RoBERTa, and ELECTRA as a distractor: a paper that names BERT and pre-training datasets all
+    through but holds none of the answers, so that a mode has to rank the answer's chunk above near misses."""
+    for pdf in (graph_papers.make_bert_pdf(folder), graph_papers.make_roberta_pdf(folder),
+                graph_papers.make_electra_pdf(folder)):
         add_pdf(lib, pdf.name, pdf.read_bytes())
     docs = process_queue(lib)
     assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
@@ -51,6 +63,12 @@ def lib(workspace):
     return open_library(Workspace(workspace[0].root))
 
 
+def _answer_chunk(lib):
+    """The one chunk of the workspace that holds the answer to QUESTION and GRAPH_QUESTION."""
+    (chunk,) = [c for d in lib.documents.list() for c in lib.chunks.by_doc(d.id) if "BooksCorpus" in c.text]
+    return chunk
+
+
 def _assert_citations_resolve(lib, result):
     assert result.context.sources, "nothing was retrieved"
     for source in result.context.sources:
@@ -64,10 +82,25 @@ def _assert_citations_resolve(lib, result):
 
 @pytest.mark.parametrize("mode", ["naive", "local", "global", "hybrid", "mix"])
 def test_every_mode_answers_llm_free_with_citations_that_resolve_to_pages(lib, mode):
-    result = ask(lib, QUESTION, QueryParams(mode=mode))
+    answer = _answer_chunk(lib)
+    chunks = sum(len(lib.chunks.by_doc(d.id)) for d in lib.documents.list())
+    result = ask(lib, QUESTION_OF[mode], QueryParams(mode=mode, chunk_top_k=TOP))
     _assert_citations_resolve(lib, result)
     assert result.answer.extractive and "answer" in result.llm_free and result.llm_calls == 0
-    assert any("BooksCorpus" in s.text for s in result.context.sources)
+    # The answer's chunk is ranked first of the TOP kept out of every chunk, above ELECTRA's near misses
+    # ("ELECTRA is pre-trained on the OpenWebText dataset", "XLNet is pre-trained on the Giga5 dataset"), and the
+    # extractive answer opens with its sentence, citing it.
+    assert len(result.retrieval.chunks) == TOP < chunks
+    assert result.retrieval.chunks[0].id == answer.id, [c.hit.chunk.text[:60] for c in result.retrieval.chunks]
+    first = result.answer.sentences[0]
+    assert "pre-trained with a masked language model objective on the BooksCorpus dataset." in first.text
+    assert [result.context.source(n).chunk_id for n in first.citations] == [answer.id]
+    # The mode's own ranking, before the reranker reorders its candidates, puts it first too.
+    own = ask(lib, QUESTION_OF[mode], QueryParams(mode=mode, chunk_top_k=TOP, rerank=False, context_only=True),
+              save=False)
+    assert own.retrieval.chunks[0].id == answer.id, [c.hit.chunk.text[:60] for c in own.retrieval.chunks]
+    if QUESTION_OF[mode] == GRAPH_QUESTION:  # the entity the question names is the first one found
+        assert result.retrieval.entities[0].name == "BooksCorpus"
     if mode in ("local", "hybrid", "mix"):
         assert any(e.name == "BERT" for e in result.retrieval.entities)
         assert "entity" in {v for c in result.retrieval.chunks for v in c.via}
@@ -79,9 +112,17 @@ def test_every_mode_answers_llm_free_with_citations_that_resolve_to_pages(lib, m
 
 
 def test_modes_differ_in_what_they_retrieve_and_compare_marks_what_is_unique(lib):
-    results = compare(lib, QUESTION, ["naive", "local", "global"])
+    # Without the reranker (which orders every mode's candidates against the same question) and with few chunks
+    # kept, each mode keeps what its own route ranks best: the question's words (naive), the keywords' entities
+    # (local) or the relations (global).
+    results = compare(lib, QUESTION, ["naive", "local", "global"], QueryParams(chunk_top_k=TOP, rerank=False))
     assert set(results) == {"naive", "local", "global"}
     unique = unique_to_each(results)
+    chunks = {mode: [c.id for c in r.retrieval.chunks] for mode, r in results.items()}
+    assert all(len(ids) == TOP for ids in chunks.values()) and chunks["naive"][0] == _answer_chunk(lib).id
+    for mode, ids in chunks.items():
+        others = set().union(*(set(v) for m, v in chunks.items() if m != mode))
+        assert unique[mode]["chunks"] == set(ids) - others and unique[mode]["chunks"], (mode, chunks)
     assert unique["naive"]["entities"] == set()  # naive never touches the graph
     local_entities = {e.key for e in results["local"].retrieval.entities}
     global_entities = {e.key for e in results["global"].retrieval.entities}
@@ -128,11 +169,22 @@ def test_community_mode_uses_reports_llm_free(lib):
 
 
 def test_bad_questions_and_modes_get_clear_errors(lib):
-    with pytest.raises(QueryError, match="empty"):
+    with pytest.raises(QueryError, match="^the question is empty$"):
         ask(lib, "   ", QueryParams(mode="naive"))
     with pytest.raises(ValueError, match="unknown query mode"):
         QueryParams.from_config(lib.settings.query, mode="telepathic")
-    assert set(ALL_MODES) == {"naive", "local", "global", "hybrid", "mix", "community"}
+    assert set(Mode) == {"naive", "local", "global", "hybrid", "mix", "community"}
+
+
+def test_every_mode_has_a_route_and_community_is_offered_only_with_reports(lib, tmp_path):
+    assert list(ROUTES) == list(Mode) and all(route.mode is mode for mode, route in ROUTES.items())
+    assert not ROUTES[Mode.NAIVE].keywords and not ROUTES[Mode.NAIVE].needs_graph
+    assert lib.graph_sources.has_community_reports() and available_modes(lib) == list(Mode)
+    empty = open_library(Workspace(tmp_path / "no-reports"))
+    assert not empty.graph_sources.has_community_reports()
+    assert available_modes(empty) == [Mode.NAIVE, Mode.LOCAL, Mode.GLOBAL, Mode.HYBRID, Mode.MIX]
+    assert "community reports" in unavailable_reason(empty, "community") and unavailable_reason(empty, "mix") == ""
+    assert default_modes(available_modes(lib)) == available_modes(empty)  # community is opt-in side by side
 
 
 def test_a_cross_encoder_folder_that_is_not_one_is_refused_clearly(tmp_path):

@@ -49,12 +49,13 @@ def _neo4j_store(tmp_path):
         _neo4j_checked["reason"] = _neo4j_reason()
     if _neo4j_checked["reason"]:
         pytest.skip(_neo4j_checked["reason"])
-    from core.store.neo4j_graph import GraphStoreUnavailable, Neo4jGraphStore
+    from core.store.base import StoreUnavailable
+    from core.store.neo4j_graph import Neo4jGraphStore
 
     try:
         store = Neo4jGraphStore(NEO4J_URI, os.environ.get("NEO4J_USER", "neo4j"),
                                 os.environ.get("NEO4J_PASSWORD"), database=os.environ.get("NEO4J_DATABASE"))
-    except GraphStoreUnavailable as exc:  # e.g. a server that refuses the login
+    except StoreUnavailable as exc:  # e.g. a server that refuses the login
         _neo4j_checked["reason"] = str(exc)
         pytest.skip(str(exc))
     if "empty" not in _neo4j_checked:
@@ -258,8 +259,9 @@ def test_neo4j_labels_follow_the_key_and_relation_types_cannot_inject_cypher():
 
 def test_an_unreachable_neo4j_is_a_clear_error(monkeypatch):
     from core.settings.config import GraphConfig
-    from core.store.neo4j_graph import GraphStoreUnavailable, neo4j_store_from_config
+    from core.store.base import StoreUnavailable
+    from core.store.neo4j_graph import neo4j_store_from_config
 
     monkeypatch.setenv("NEO4J_PASSWORD", "secret")
-    with pytest.raises(GraphStoreUnavailable, match="no Neo4j server answers at bolt://127.0.0.1:1"):
+    with pytest.raises(StoreUnavailable, match="no Neo4j server answers at bolt://127.0.0.1:1"):
         neo4j_store_from_config(GraphConfig(backend="neo4j", neo4j_uri="bolt://127.0.0.1:1"))

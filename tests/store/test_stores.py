@@ -5,16 +5,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from core.schema.records import Chunk, DocStatus, Document
+from core.schema.records import Chunk, DocStatus, Document, GraphStatus, IllegalTransition
 from core.settings.config import StoreConfig
+from core.store.base import StoreUnavailable, VectorFilter
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
 from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_history import QueryHistoryStore
 from tests.paths import REPO
 
 
@@ -32,15 +35,60 @@ def test_document_registry_status_machine(tmp_path):
     assert claimed.id == "a" and claimed.status == DocStatus.PARSING
     assert docs.claim_next("worker-2").id == "b"
     assert docs.claim_next("worker-3") is None
-    docs.set_status("a", DocStatus.READY, "done", pages=3, timings={"parse_s": 1.5}, item_counts={"text": 4})
+    with pytest.raises(IllegalTransition):  # parsing goes through indexing
+        docs.set_status("a", DocStatus.READY, "done")
+    docs.report_stage("a", "parsing: page 2", 0.25)
+    assert docs.progress() == {"a": ("parsing: page 2", 0.25), "b": ("", 0.0)}
+    docs.set_status("a", DocStatus.INDEXING, pages=3, item_counts={"text": 4})
+    assert docs.progress()["a"] == ("parsing: page 2", 0.25), "indexing keeps the live stage until it reports"
+    docs.set_status("a", DocStatus.READY, "done", timings={"parse_s": 1.5}, graph=GraphStatus.PENDING,
+                    graph_detail="waiting")
     a = docs.get("a")
     assert (a.status, a.message, a.pages, a.timings, a.item_counts) == (DocStatus.READY, "done", 3,
                                                                          {"parse_s": 1.5}, {"text": 4})
-    assert docs.ids_with_status(DocStatus.READY) == ["a"]
+    assert a.graph_status == GraphStatus.PENDING and docs.graph_progress() == {"a": ("waiting", 0.0)}
+    assert "a" not in docs.progress() and docs.in_progress_workers() == {"b": "worker-2"}
+    assert docs.ids_with_status(DocStatus.READY) == ["a"] and [d.id for d in docs.ready_papers()] == ["a"]
     with pytest.raises(ValueError):
-        docs.update("a", not_a_column=1)
+        docs.set_status("b", DocStatus.INDEXING, not_a_field=1)
+    with pytest.raises(ValueError):  # live-stage and worker columns are the store's own business
+        docs.set_status("b", DocStatus.INDEXING, worker="someone")
+    assert docs.get("b").status == DocStatus.PARSING, "a refused write changes nothing"
+    docs.set_status("b", DocStatus.FAILED, "broken", graph=GraphStatus.NONE)
+    docs.set_status("b", DocStatus.QUEUED, "queued again")
+    assert docs.claim_next("worker-4").id == "b"
     docs.delete("a")
     assert docs.get("a") is None and [d.id for d in docs.list()] == ["b"]
+    docs.set_status("a", DocStatus.QUEUED)  # a write to a document deleted meanwhile is a no-op
+    assert docs.get("a") is None
+
+
+def test_graph_stage_status_machine(tmp_path):
+    docs = SQLiteDocumentStore(Database(tmp_path / "db.sqlite"))
+    docs.insert(Document(id="a", filename="a.pdf"))
+    assert docs.get("a").graph_status == GraphStatus.NONE and docs.claim_graph_next("w") is None
+    docs.claim_next("w")
+    docs.set_status("a", DocStatus.INDEXING)
+    docs.set_status("a", DocStatus.READY, "ok", graph=GraphStatus.PENDING, graph_detail="waiting")
+    with pytest.raises(IllegalTransition):  # a pending graph is extracted before it is done
+        docs.set_graph_status("a", GraphStatus.DONE)
+    claimed = docs.claim_graph_next("worker-1")
+    assert claimed.graph_status == GraphStatus.EXTRACTING and docs.graph_workers() == {"a": "worker-1"}
+    docs.report_graph_stage("a", "extracting chunk 3 of 9" + "!" * 400, 0.33333)
+    assert docs.graph_progress() == {"a": ("extracting chunk 3 of 9" + "!" * 277, 0.333)}
+    # Re-queued while extracting (a retry, a cleared graph): the worker's finishing write leaves it queued.
+    assert docs.set_graph_status("a", GraphStatus.PENDING, detail="queued")
+    assert not docs.set_graph_status("a", GraphStatus.DONE, "12 entities", expect=GraphStatus.EXTRACTING)
+    assert docs.get("a").graph_status == GraphStatus.PENDING and docs.graph_workers() == {}
+    docs.claim_graph_next("worker-2")
+    assert docs.set_graph_status("a", GraphStatus.DONE, "12 entities", fraction=1.0, expect=GraphStatus.EXTRACTING,
+                                 timings={"graph_total_s": 2.0})
+    a = docs.get("a")
+    assert (a.graph_status, a.graph_message, a.timings) == (GraphStatus.DONE, "12 entities", {"graph_total_s": 2.0})
+    assert docs.graph_progress() == {} and docs.claim_graph_next("worker-3") is None
+    with pytest.raises(IllegalTransition):  # a done graph is queued again before it is extracted again
+        docs.set_graph_status("a", GraphStatus.EXTRACTING)
+    assert not docs.set_graph_status("gone", GraphStatus.PENDING)
 
 
 def test_claims_are_exclusive_across_processes(tmp_path):
@@ -90,7 +138,7 @@ def test_chroma_persists_and_reopens_in_another_process(tmp_path):
     match = store.query(vectors[3], 1)[0]
     assert match.id == "w3" and match.score == pytest.approx(1.0, abs=1e-4)
     assert match.metadata["items"] == "3,4"
-    assert all(m.metadata["doc_id"] == "b" for m in store.query(vectors[3], 5, where={"doc_id": "b"}))
+    assert all(m.metadata["doc_id"] == "b" for m in store.query(vectors[3], 5, filters=VectorFilter(doc_ids=["b"])))
     script = ("import sys; sys.path.insert(0, %r)\n"
               "from core.settings.config import StoreConfig\n"
               "from core.store.chroma_vectors import ChromaVectorStore, chroma_client\n"
@@ -102,10 +150,58 @@ def test_chroma_persists_and_reopens_in_another_process(tmp_path):
     assert store.count() == 15 and store.doc_ids() == {"b"}
 
 
+def test_vector_filters_select_by_paper_kind_and_section(tmp_path):
+    store = ChromaVectorStore(chroma_client(StoreConfig(), tmp_path / "chroma"), "filtered_windows")
+    n = 24
+    vectors = _vectors(n, seed=1)
+    metas = [{"doc_id": "abc"[i % 3], "chunk_id": f"c{i}", "kind": ("text", "table")[i % 2],
+              "section": ("Intro", "Method", "Results", "Method")[i % 4]} for i in range(n)]
+    store.upsert([f"w{i}" for i in range(n)], vectors, [f"text {i}" for i in range(n)], metas)
+
+    def found(filters):
+        return {m.id for m in store.query(vectors[0], n, filters=filters)}
+
+    def expected(keep):
+        return {f"w{i}" for i in range(n) if keep(metas[i])}
+
+    everything = expected(lambda m: True)
+    assert found(None) == found(VectorFilter()) == everything, "None is no constraint"
+    assert found(VectorFilter(doc_ids=["a", "c"])) == expected(lambda m: m["doc_id"] in "ac")
+    assert found(VectorFilter(kinds=["table"])) == expected(lambda m: m["kind"] == "table")
+    assert found(VectorFilter(sections=["Method"])) == expected(lambda m: m["section"] == "Method")
+    both = VectorFilter(doc_ids=["b"], kinds=["text"], sections=["Intro", "Results"])
+    assert found(both) == expected(lambda m: m["doc_id"] == "b" and m["kind"] == "text"
+                                   and m["section"] in ("Intro", "Results")) != set()
+    for nothing in (VectorFilter(doc_ids=[]), VectorFilter(kinds=[]), VectorFilter(doc_ids=["a"], sections=[])):
+        assert store.query(vectors[0], n, filters=nothing) == [], "an empty list matches nothing"
+    scores = [m.score for m in store.query(vectors[0], 5, filters=VectorFilter(doc_ids=["a"]))]
+    assert scores == sorted(scores, reverse=True) and scores[0] == pytest.approx(1.0, abs=1e-4)
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_a_chroma_server_where_nothing_listens_is_store_unavailable(tmp_path):
+    port = _free_port()  # bound then released: nothing listens there now
+    config = StoreConfig(chroma_host="127.0.0.1", chroma_port=port)
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match=f"cannot reach the Chroma server at 127.0.0.1:{port}"):
+        chroma_client(config, tmp_path / "unused")
+    assert time.monotonic() - started < 10, "a refused connection fails fast, not after a long timeout"
+
+
+def test_query_history_keeps_the_newest_entries(tmp_path):
+    history = QueryHistoryStore(Database(tmp_path / "db.sqlite"))
+    for i in range(5):
+        history.add(entry_id=f"e{i}", ts=float(i), question=f"q{i}", mode="naive", batch="", summary="s",
+                    payload="{}", keep=3)
+    assert [r["id"] for r in history.recent(10)] == ["e4", "e3", "e2"]
+    assert history.recent(1)[0]["question"] == "q4"
+    history.clear()
+    assert history.recent(10) == []
 
 
 @pytest.fixture
@@ -126,20 +222,25 @@ def chroma_server(tmp_path):
             time.sleep(0.3)
         else:
             pytest.fail("chroma server did not start within 60 s")
-        yield port
+        yield SimpleNamespace(port=port, proc=proc)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
 
 
 def test_chroma_http_client_against_a_real_server(chroma_server, tmp_path):
-    config = StoreConfig(chroma_host="127.0.0.1", chroma_port=chroma_server)
+    config = StoreConfig(chroma_host="127.0.0.1", chroma_port=chroma_server.port)
     store = ChromaVectorStore(chroma_client(config, tmp_path / "unused"), "server_windows")
     vectors = _fill(store)
     assert store.query(vectors[7], 1)[0].id == "w7"
+    assert {m.metadata["doc_id"] for m in store.query(vectors[7], 30, filters=VectorFilter(doc_ids=["a"]))} == {"a"}
     store.delete_doc("b")
     assert store.count() == 15
     assert not (tmp_path / "unused").exists(), "a server-backed store writes nothing locally"
+    chroma_server.proc.terminate()
+    chroma_server.proc.wait(timeout=30)
+    with pytest.raises(StoreUnavailable, match=f"cannot reach the Chroma server at 127.0.0.1:{chroma_server.port}"):
+        store.query(vectors[7], 1)
 
 
 def test_the_whole_pipeline_runs_against_a_chroma_server(chroma_server, tmp_path, monkeypatch):
@@ -151,7 +252,7 @@ def test_the_whole_pipeline_runs_against_a_chroma_server(chroma_server, tmp_path
     from tests import pdfs
 
     monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
-    monkeypatch.setenv("CHROMA_PORT", str(chroma_server))
+    monkeypatch.setenv("CHROMA_PORT", str(chroma_server.port))
     lib = open_library(Workspace(tmp_path / "ws"))
     assert lib.settings.store.chroma_host == "127.0.0.1"
     add_pdf(lib, "paper.pdf", pdfs.make_paper_pdf(tmp_path / "paper.pdf", pages=1).read_bytes())

@@ -1,8 +1,9 @@
 """A prompt-hash cache in front of any ChatModel, and a log of every call for the usage summary.
 
-Re-running an extraction over the same chunks with the same model and prompt costs nothing the second time. Both
-tables live in the workspace's SQLite file, created here rather than in sqlite_db.py's schema so the store stays
-ignorant of LLMs. Only replies are stored: never a key, and never an error (a failure must be retried).
+Re-running an extraction over the same chunks with the same model and prompt costs nothing the second time. The
+replies and the log live in an LLMCacheStore (core.store.sqlite_llm_cache: the workspace's SQLite file); this
+module decides what a key hashes and what may be stored. Only replies are stored: never a key, and never an
+error (a failure must be retried).
 """
 from __future__ import annotations
 
@@ -13,36 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from core.models.llm.base import ChatModel, ChatReply, LLMError, Message
+from core.store.base import LLMCacheStore
 from core.store.sqlite_db import Database
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS llm_cache (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    text TEXT NOT NULL,
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS llm_calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    model TEXT NOT NULL,
-    purpose TEXT NOT NULL DEFAULT '',
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    latency_s REAL NOT NULL DEFAULT 0,
-    cached INTEGER NOT NULL DEFAULT 0,
-    streamed INTEGER NOT NULL DEFAULT 0,
-    error TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS llm_calls_by_purpose ON llm_calls(purpose);
-"""
-
-
-def ensure_tables(db: Database) -> None:
-    with db.connect() as conn:
-        conn.executescript(SCHEMA)
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 
 
 def cache_key(model_name: str, messages: Sequence[Message], response_format: dict[str, Any] | None,
@@ -56,17 +30,14 @@ def cache_key(model_name: str, messages: Sequence[Message], response_format: dic
 class CachedChatModel:
     def __init__(self, inner: ChatModel, db: Database):
         self.inner = inner
-        self.db = db
+        self.store: LLMCacheStore = SQLiteLLMCache(db)
         self.name = inner.name  # what ran is the inner model, cached or not
-        ensure_tables(db)
 
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
              max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
         key = cache_key(self.name, messages, response_format, max_tokens, temperature)
         started = time.monotonic()
-        with self.db.connect() as conn:
-            row = conn.execute("SELECT text, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?",
-                               (key,)).fetchone()
+        row = self.store.get(key)
         if row is not None:
             reply = ChatReply(text=row["text"], model=self.name, prompt_tokens=row["prompt_tokens"],
                               completion_tokens=row["completion_tokens"], latency_s=time.monotonic() - started,
@@ -79,28 +50,22 @@ class CachedChatModel:
         except Exception as exc:
             self._log(purpose, None, latency_s=time.monotonic() - started, error=_error_text(exc))
             raise
-        with self.db.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO llm_cache (key, model, text, prompt_tokens, completion_tokens, "
-                         "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                         (key, self.name, reply.text, reply.prompt_tokens, reply.completion_tokens, time.time()))
+        self.store.put(key, self.name, reply.text, reply.prompt_tokens, reply.completion_tokens)
         self._log(purpose, reply)
         return reply
 
     def has_cached_stream(self, messages: Sequence[Message], *, max_tokens: int | None = None,
                           temperature: float | None = None) -> bool:
         """Whether streaming these messages would be replayed from the cache (no call made)."""
-        key = cache_key(self.name, messages, {"stream": True}, max_tokens, temperature)
-        with self.db.connect() as conn:
-            return conn.execute("SELECT 1 FROM llm_cache WHERE key = ?", (key,)).fetchone() is not None
+        return self.store.has(self._stream_key(messages, max_tokens, temperature))
 
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:
         """The same prompt streamed again is replayed from the cache in one piece; a stream is stored only once
         it has ended well, so an interrupted answer is never replayed as if complete."""
-        key = cache_key(self.name, messages, {"stream": True}, max_tokens, temperature)
+        key = self._stream_key(messages, max_tokens, temperature)
         started = time.monotonic()
-        with self.db.connect() as conn:
-            row = conn.execute("SELECT text FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        row = self.store.get(key)
         if row is not None:
             self._log(purpose, ChatReply(text=row["text"], model=self.name, latency_s=time.monotonic() - started,
                                          cached=True), streamed=True)
@@ -118,19 +83,18 @@ class CachedChatModel:
         finally:
             self._log(purpose, None, latency_s=time.monotonic() - started, error=error, streamed=True)
             if finished:
-                with self.db.transaction() as conn:
-                    conn.execute("INSERT OR REPLACE INTO llm_cache (key, model, text, prompt_tokens, "
-                                 "completion_tokens, created_at) VALUES (?, ?, ?, 0, 0, ?)",
-                                 (key, self.name, "".join(pieces), time.time()))
+                self.store.put(key, self.name, "".join(pieces))
+
+    def _stream_key(self, messages: Sequence[Message], max_tokens: int | None, temperature: float | None) -> str:
+        # A streamed reply is stored apart from a non-streamed one to the same messages (a marker in the key).
+        return cache_key(self.name, messages, {"stream": True}, max_tokens, temperature)
 
     def _log(self, purpose: str, reply: ChatReply | None, *, latency_s: float = 0.0, error: str = "",
              streamed: bool = False) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("INSERT INTO llm_calls (ts, model, purpose, prompt_tokens, completion_tokens, latency_s, "
-                         "cached, streamed, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (time.time(), self.name, purpose, reply.prompt_tokens if reply else 0,
-                          reply.completion_tokens if reply else 0, reply.latency_s if reply else latency_s,
-                          int(bool(reply and reply.cached)), int(streamed), error))
+        self.store.log_call(model=self.name, purpose=purpose, prompt_tokens=reply.prompt_tokens if reply else 0,
+                            completion_tokens=reply.completion_tokens if reply else 0,
+                            latency_s=reply.latency_s if reply else latency_s, cached=bool(reply and reply.cached),
+                            streamed=streamed, error=error)
 
 
 def _error_text(exc: Exception) -> str:
@@ -141,14 +105,7 @@ def _error_text(exc: Exception) -> str:
 def usage_summary(db: Database) -> dict[str, Any]:
     """What the LLM cost so far: calls actually made (misses, streams and failures), cache hits, the tokens and
     seconds those calls spent, overall and per purpose."""
-    ensure_tables(db)
-    query = ("SELECT purpose, SUM(cached = 0) AS calls, SUM(cached) AS cache_hits, SUM(error != '') AS errors, "
-             "SUM(CASE WHEN cached = 0 THEN prompt_tokens ELSE 0 END) AS prompt_tokens, "
-             "SUM(CASE WHEN cached = 0 THEN completion_tokens ELSE 0 END) AS completion_tokens, "
-             "SUM(CASE WHEN cached = 0 THEN latency_s ELSE 0 END) AS latency_s "
-             "FROM llm_calls GROUP BY purpose ORDER BY purpose")
-    with db.connect() as conn:
-        rows = [dict(r) for r in conn.execute(query)]
+    rows = SQLiteLLMCache(db).usage_by_purpose()
     keys = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "latency_s")
     total: dict[str, Any] = {k: 0 for k in keys}
     by_purpose: dict[str, dict[str, Any]] = {}

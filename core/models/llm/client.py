@@ -21,6 +21,7 @@ import openai
 
 from core.models.llm.base import ChatReply, LLMError, Message
 from core.models.llm.secrets import NO_KEY, redact
+from core.models.registry import resources
 from core.settings.config import LLMConfig
 
 log = logging.getLogger(__name__)
@@ -48,20 +49,11 @@ class RetryPolicy:
 
 # ---------------------------------------------------------------------------------------------- concurrency
 
-_limits_lock = threading.Lock()
-_limits: dict[tuple[str, str], tuple[int, threading.BoundedSemaphore]] = {}
-
-
 def shared_limit(base_url: str, model: str, concurrency: int) -> threading.BoundedSemaphore:
-    """One semaphore per (endpoint, model) in the process, so the pipeline's many instances share a budget.
-    A changed limit makes a new semaphore for new instances; calls in flight keep theirs."""
-    key = (base_url.rstrip("/"), model)
-    with _limits_lock:
-        current = _limits.get(key)
-        if current is None or current[0] != concurrency:
-            current = (concurrency, threading.BoundedSemaphore(max(1, concurrency)))
-            _limits[key] = current
-        return current[1]
+    """One semaphore per (endpoint, model, limit) in the process (core.models.registry), so the pipeline's many
+    instances share a budget. A changed limit gives new instances another semaphore; calls in flight keep theirs."""
+    key = ("llm-limit", base_url.rstrip("/"), model, concurrency)
+    return resources.get(key, lambda: threading.BoundedSemaphore(max(1, concurrency)))
 
 
 # ---------------------------------------------------------------------------------------------- errors

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from core.models.llm.base import ChatReply, LLMError, Message
+from core.models.registry import resources
 from core.settings.config import LLMConfig
 
 log = logging.getLogger(__name__)
@@ -198,46 +199,43 @@ class _Runtime:
     load_s: float
 
 
-_runtime: _Runtime | None = None
-_runtime_lock = threading.Lock()
-
-
 def _get_runtime(threads: int) -> _Runtime:
-    """The process's one llama.cpp server, loaded on first use; `threads` only counts for that first load."""
-    global _runtime
-    with _runtime_lock:
-        if _runtime is not None:
-            return _runtime
-        try:
-            import xllamacpp
-        except ImportError as exc:
-            raise EmbeddedModelMissing(f"the embedded LLM runtime (xllamacpp) is not installed: {INSTALL_HINT}") \
-                from exc
-        path = install_model()
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = N_CTX
-        params.n_parallel = 1
-        params.n_batch = 512
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.ctx_shift = False  # a prompt too long for the context is an error, not silently cut
-        params.warmup = False
-        params.sampling.penalty_repeat = REPEAT_PENALTY
-        # Its HTTP side listens on a free loopback port that we never use: a random key locks other local
-        # processes out of it (the in-process calls need no key).
-        params.hostnames = ["127.0.0.1"]
-        params.port = 0
-        params.api_keys = [secrets.token_hex(16)]
-        params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else 1  # llama.cpp's per-call timing lines
-        started = time.monotonic()
-        try:
-            server = xllamacpp.Server(params)
-        except Exception as exc:  # noqa: BLE001 - the native error text is all there is
-            raise LLMError(f"could not load the embedded model {path}: {exc}") from exc
-        _runtime = _Runtime(server, threads, path, threading.Lock(), time.monotonic() - started)
-        log.info("embedded model loaded in %.1f s with %d thread(s)", _runtime.load_s, threads)
-        return _runtime
+    """The process's one llama.cpp server (core.models.registry), loaded on first use; `threads` only counts for
+    that first load."""
+    return resources.get(("embedded-llm", MODEL_FILENAME), lambda: _load_runtime(threads))
+
+
+def _load_runtime(threads: int) -> _Runtime:
+    try:
+        import xllamacpp
+    except ImportError as exc:
+        raise EmbeddedModelMissing(f"the embedded LLM runtime (xllamacpp) is not installed: {INSTALL_HINT}") \
+            from exc
+    path = install_model()
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = N_CTX
+    params.n_parallel = 1
+    params.n_batch = 512
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.ctx_shift = False  # a prompt too long for the context is an error, not silently cut
+    params.warmup = False
+    params.sampling.penalty_repeat = REPEAT_PENALTY
+    # Its HTTP side listens on a free loopback port that we never use: a random key locks other local
+    # processes out of it (the in-process calls need no key).
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.api_keys = [secrets.token_hex(16)]
+    params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else 1  # llama.cpp's per-call timing lines
+    started = time.monotonic()
+    try:
+        server = xllamacpp.Server(params)
+    except Exception as exc:  # noqa: BLE001 - the native error text is all there is
+        raise LLMError(f"could not load the embedded model {path}: {exc}") from exc
+    runtime = _Runtime(server, threads, path, threading.Lock(), time.monotonic() - started)
+    log.info("embedded model loaded in %.1f s with %d thread(s)", runtime.load_s, threads)
+    return runtime
 
 
 def _error_text(result: Any) -> str | None:

@@ -1,9 +1,14 @@
 """The chat model the settings ask for, behind the cache, or None when the pipeline should run LLM-free."""
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import asdict
+
 from core.models.llm.base import ChatModel, LLMError
 from core.models.llm.cache import CachedChatModel
 from core.models.llm.secrets import api_key_for
+from core.models.registry import resources
 from core.settings.config import Settings
 from core.store.sqlite_db import Database
 
@@ -30,6 +35,22 @@ def get_chat_model(settings: Settings, db: Database) -> ChatModel | None:
             raise LLMError(f"the embedded LLM is not installed: run `make llm` ({exc})") from None
         return CachedChatModel(inner, db)
     raise LLMError(f"unknown LLM provider {llm.provider!r}")
+
+
+def shared_chat_model(settings: Settings, db: Database) -> ChatModel | None:
+    """The process's one chat model for this workspace and these LLM settings (core.models.registry), built on
+    first use; other settings or another API key make another one."""
+    llm = settings.llm
+    if llm.provider == "none":
+        return None
+    config = json.dumps(asdict(llm), sort_keys=True, default=str)
+    key = ("chat-model", str(db.path), config, key_digest(api_key_for(llm.base_url)))
+    return resources.get(key, lambda: get_chat_model(settings, db))
+
+
+def key_digest(key: str) -> str:
+    """A digest of an API key, not the key, for a resource key: no copy of the key sits in the registry."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16] if key else ""
 
 
 def describe_llm(settings: Settings) -> str:

@@ -12,12 +12,13 @@ import os
 import secrets as _random
 from pathlib import Path
 
+from core.settings.workspace import REPO_ROOT
+
 ENV_KEYS = ("PAPERGRAPH_LLM_API_KEY", "OPENAI_API_KEY")
 CREDENTIALS_FILE = "credentials.json"
 # What the openai package is given for endpoints that need no key (Ollama, LM Studio): it refuses an empty one.
 NO_KEY = "not-needed"
 REDACTED = "[redacted]"
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class SecretsError(RuntimeError):
@@ -57,7 +58,7 @@ def _read() -> dict[str, str]:
 def _write(keys: dict[str, str]) -> None:
     path = credentials_path()
     resolved = path.resolve()
-    if resolved == _REPO_ROOT or _REPO_ROOT in resolved.parents:
+    if resolved == REPO_ROOT or REPO_ROOT in resolved.parents:
         raise SecretsError(f"refusing to store API keys inside the repository ({path}): "
                            "point PAPERGRAPH_CONFIG_DIR elsewhere")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

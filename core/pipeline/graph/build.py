@@ -205,10 +205,10 @@ def clear_graph(lib: Library, keep_extractions: bool = False) -> None:
     lib.graph.clear()
     for store in (lib.entity_vectors, lib.relation_vectors):
         store.delete(store.all_ids())
-    from core.schema.records import DocStatus
+    from core.schema.records import GraphStatus
 
-    for doc_id in lib.documents.ids_with_status(DocStatus.READY):
-        lib.documents.update(doc_id, graph_status="pending", graph_detail="queued", graph_message="")
+    for doc in lib.documents.ready_papers():
+        lib.documents.set_graph_status(doc.id, GraphStatus.PENDING, detail="queued")
 
 
 def llm_summarizer(lib: Library) -> Summarizer | None:

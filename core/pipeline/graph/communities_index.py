@@ -6,6 +6,7 @@ import time
 from dataclasses import asdict
 
 from core.library import Library
+from core.pipeline.graph.communities import community_reports, detect_communities
 from core.pipeline.graph.view import entity_graph
 
 log = logging.getLogger(__name__)
@@ -13,8 +14,6 @@ log = logging.getLogger(__name__)
 
 def refresh_communities(lib: Library, force: bool = False) -> dict[str, float] | None:
     """Recompute communities and their reports if the graph changed since the last time; returns timings."""
-    from core.pipeline.graph.communities import community_reports, detect_communities
-
     version = lib.graph_sources.meta("version", "0")
     if not force and lib.graph_sources.meta("communities_version") == version:
         return None

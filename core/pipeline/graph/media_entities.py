@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.library import Library
+from core.pipeline.media.describe import load_media_doc
+from core.pipeline.media.items import entity_name
 from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation, GraphEdge, GraphNode
 from core.schema.records import MEDIA_TYPES, Chunk
 
@@ -24,9 +26,6 @@ def with_media_entity(lib: Library, chunk: Chunk, extraction: ChunkExtraction) -
     """`extraction` of an item chunk with the item's entity and its links added; any other chunk unchanged."""
     if chunk.kind not in MEDIA_TYPES or not chunk.item_indices or extraction.failed:
         return extraction
-    from core.pipeline.media.describe import load_media_doc
-    from core.pipeline.media.items import entity_name
-
     doc = load_media_doc(lib, chunk.doc_id)
     item = next((i for i in doc.media if i.index == chunk.item_indices[0]), None)
     record = lib.documents.get(chunk.doc_id)

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from core.schema.graph import MENTIONED_IN, RELATED, EntitySource, GraphEdge, GraphNode, RelationSource
+from core.schema.ids import chunk_order
 from core.text.tokens import approx_tokens
 
 DESCRIPTION_SEP = "\n"
@@ -87,7 +88,7 @@ def merge_entity(key: str, sources: Sequence[EntitySource], budget_tokens: int,
     return GraphNode(
         key=key, name=name, type=_most_common(specific or types),
         description=merge_descriptions([s.description for s in sources], "entity", name, budget_tokens, summarize),
-        source_chunks=sorted({s.chunk_id for s in sources}, key=_chunk_order),
+        source_chunks=sorted({s.chunk_id for s in sources}, key=chunk_order),
         doc_ids=sorted({s.doc_id for s in sources}), extractors=sorted({s.extractor for s in sources}))
 
 
@@ -103,16 +104,12 @@ def merge_relation(source: str, target: str, sources: Sequence[RelationSource], 
         description=merge_descriptions([s.description for s in sources], "relation", label, budget_tokens,
                                        summarize),
         weight=round(sum(s.strength for s in sources), 3),
-        source_chunks=sorted({s.chunk_id for s in sources}, key=_chunk_order),
+        source_chunks=sorted({s.chunk_id for s in sources}, key=chunk_order),
         doc_ids=sorted({s.doc_id for s in sources}))
 
 
 def mention_edge(entity_key: str, paper_key: str, doc_id: str, chunk_ids: Sequence[str],
                  year: int | None) -> GraphEdge:
     return GraphEdge(source=entity_key, target=paper_key, relation=MENTIONED_IN, weight=float(len(chunk_ids)),
-                     source_chunks=sorted(chunk_ids, key=_chunk_order), doc_ids=[doc_id], year=year)
+                     source_chunks=sorted(chunk_ids, key=chunk_order), doc_ids=[doc_id], year=year)
 
-
-def _chunk_order(chunk_id: str) -> tuple[str, int]:
-    doc, _, index = chunk_id.rpartition(":")
-    return (doc, int(index)) if index.isdigit() else (chunk_id, 0)

@@ -22,7 +22,7 @@ from core.pipeline.graph.build import (
 from core.pipeline.graph.communities_index import refresh_communities
 from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter, worker_alive, worker_id
-from core.schema.records import DocStatus, Document
+from core.schema.records import DocStatus, Document, GraphStatus
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class _StopOrUploads:
 
 def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
                   stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document:
-    report = StageReporter(lib, doc.id, on_progress, columns=("graph_detail", "graph_progress"))
+    report = StageReporter(lib, doc.id, on_progress, graph=True)
     interrupt = _StopOrUploads(lib, stop) if yield_to_uploads else stop
     try:
         extractor = current_extractor(lib)
@@ -68,27 +68,26 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
                    "graph_vectors_s": round(stats.vectors_s, 3), "graph_embed_s": round(stats.embed_s, 3),
                    "graph_total_s": round(time.perf_counter() - started, 3)}
         message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
-        status = "done"
+        status = GraphStatus.DONE
         if outcome.failed:
             message += (f"; {outcome.failed} of {outcome.chunks} chunks could not be extracted "
                         f"({outcome.errors[0] if outcome.errors else 'LLM error'}): retry the graph to redo them")
-            status = "failed" if outcome.failed == outcome.chunks else "done"
+            status = GraphStatus.FAILED if outcome.failed == outcome.chunks else GraphStatus.DONE
         if paper.dropped:
             message += f"; {paper.dropped} malformed records dropped"
-        lib.documents.update(doc.id, graph_status=status, graph_message=message[:2000], graph_detail="",
-                             graph_progress=1.0, graph_worker="", timings=timings)
+        # Only if still extracting: a paper re-queued meanwhile (retried, re-parsed, graph cleared) stays queued.
+        lib.documents.set_graph_status(doc.id, status, message[:2000], fraction=1.0, expect=GraphStatus.EXTRACTING,
+                                       timings=timings)
     except Interrupted:
         why = ("paused while a new upload is parsed" if isinstance(interrupt, _StopOrUploads) and interrupt.uploads
                else "paused; resumes on the next run")
-        lib.documents.update(doc.id, graph_status="pending", graph_detail=why, graph_worker="")
+        lib.documents.set_graph_status(doc.id, GraphStatus.PENDING, detail=why, expect=GraphStatus.EXTRACTING)
     except GraphError as exc:
-        lib.documents.update(doc.id, graph_status="failed", graph_message=str(exc), graph_detail="",
-                             graph_worker="")
+        lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, str(exc), expect=GraphStatus.EXTRACTING)
     except Exception as exc:  # one paper must never stop the queue
         log.exception("graph stage of %s failed", doc.id)
-        lib.documents.update(doc.id, graph_status="failed", graph_detail="", graph_worker="",
-                             graph_message=f"internal error while building the graph: "
-                                           f"{type(exc).__name__}: {exc}"[:2000])
+        lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, f"internal error while building the graph: "
+                                       f"{type(exc).__name__}: {exc}"[:2000], expect=GraphStatus.EXTRACTING)
     return lib.documents.get(doc.id)
 
 
@@ -108,7 +107,7 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
         if result is None:  # deleted while its chunks were extracted
             continue
         done.append(result)
-        if result.graph_status == "pending":
+        if result.graph_status == GraphStatus.PENDING:
             break  # paused: the caller goes back to its parse queue
     if communities and lib.settings.graph.communities and not (stop and stop.is_set()) \
             and not lib.documents.graph_progress():
@@ -125,20 +124,20 @@ def recover_graph(lib: Library) -> list[str]:
     for doc_id, worker in lib.documents.graph_workers().items():
         if worker and worker_alive(worker):
             continue
-        lib.documents.update(doc_id, graph_status="pending", graph_detail="resumed after an interruption",
-                             graph_worker="")
-        requeued.append(doc_id)
+        if lib.documents.set_graph_status(doc_id, GraphStatus.PENDING, detail="resumed after an interruption",
+                                          expect=GraphStatus.EXTRACTING):
+            requeued.append(doc_id)
     return requeued
 
 
 def retry_graph(lib: Library, doc_id: str | None = None) -> list[str]:
     """Queue the graph stage again (one paper, or every ready paper): chunks already extracted by the current
     extractor are reused; the others (failed ones, or all of them after a change of extractor) are redone."""
-    ids = [doc_id] if doc_id else lib.documents.ids_with_status(DocStatus.READY)
+    ids = [doc_id] if doc_id else [d.id for d in lib.documents.ready_papers()]
     queued = []
     for i in ids:
         doc = lib.documents.get(i)
-        if doc and doc.status == DocStatus.READY and doc.graph_status != "extracting":
-            lib.documents.update(i, graph_status="pending", graph_detail="queued", graph_message="")
+        if doc and doc.status == DocStatus.READY and doc.graph_status != GraphStatus.EXTRACTING:
+            lib.documents.set_graph_status(i, GraphStatus.PENDING, detail="queued")
             queued.append(i)
     return queued

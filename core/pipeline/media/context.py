@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.pipeline.media.items import caption_label
 from core.schema.records import MEDIA_TYPES, ContentItem
 from core.text.tokens import approx_tokens
 
@@ -21,8 +22,6 @@ def surrounding_text(items: Sequence[ContentItem], target: ContentItem, max_toke
     item's label ("Table 2") are taken first, wherever they are in the paper."""
     if max_tokens <= 0:
         return ""
-    from core.pipeline.media.items import caption_label
-
     label = caption_label(target.caption).lower()
     candidates = [i for i in items if i.type not in _SKIPPED and _text(i) and abs(i.page_idx - target.page_idx) <= 1]
     referring = [i for i in items if label and i.type not in _SKIPPED and label in _text(i).lower()]

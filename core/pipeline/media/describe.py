@@ -27,6 +27,7 @@ from core.pipeline.media.descriptions import chunk_text, offline_description
 from core.pipeline.media.items import fingerprint, is_media, media_labels
 from core.pipeline.media.page_text import texts_in_boxes
 from core.pipeline.pages import load_items
+from core.schema.ids import window_ids
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import ContentItem, DocStatus
 from core.store.sqlite_media import DescriptionStore
@@ -127,7 +128,7 @@ def apply_description(lib: Library, doc_id: str, item: ContentItem, label: str, 
     new.tokens, windows = media_chunk_windows(new, config, lib.tokenizer(), item)
     vectors = lib.embedder().embed([w.text for w in windows], batch_size=lib.settings.embedding.batch_size)
     old = max(_max_windows(chunk.tokens, config.window_tokens, config.window_overlap), len(windows))
-    lib.windows.delete([f"{chunk.id}:{n}" for n in range(old)])
+    lib.windows.delete(window_ids(chunk.id, old))
     lib.windows.upsert([w.id for w in windows], vectors, [w.text for w in windows],
                        [window_metadata(w) for w in windows])
     lib.chunks.put_doc_chunks(doc_id, [new if c.id == chunk.id else c for c in chunks])
@@ -171,12 +172,9 @@ def _call_vlm(lib: Library, model, doc_id: str, req, fresh: bool = False) -> Des
 def _forget_cached_reply(lib: Library, model_name: str, messages, response_format, max_tokens) -> None:
     # Re-describing on request must reach the model: drop this exact request's cached reply (same key as
     # CachedChatModel.chat computes), leaving every other cached reply alone.
-    from core.models.llm.cache import cache_key, ensure_tables
+    from core.models.llm.cache import cache_key
 
-    ensure_tables(lib.db)
-    key = cache_key(model_name, messages, response_format, max_tokens, None)
-    with lib.db.transaction() as conn:
-        conn.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
+    lib.llm_cache.forget(cache_key(model_name, messages, response_format, max_tokens, None))
 
 
 @dataclass

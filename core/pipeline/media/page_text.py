@@ -28,7 +28,7 @@ def _ocr_clip(page, rect) -> str:
     import numpy as np
     import pymupdf
 
-    from core.pipeline.parsing.ocr import MIN_SCORE, _run_lock, get_engine
+    from core.pipeline.parsing.ocr import MIN_SCORE, _run_lock, get_engine  # PyMuPDF at import: only to OCR a box
 
     pix = page.get_pixmap(dpi=OCR_DPI, clip=rect, colorspace=pymupdf.csRGB, alpha=False)
     img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)

@@ -11,6 +11,7 @@ from core.pipeline.media.items import kind_name
 from core.prompts import PROMPTS
 from core.schema.media import MediaEntity
 from core.schema.records import ContentItem
+from core.text.json_reply import read_first_object
 from core.text.tables import table_text
 
 PURPOSE = "describe_media"
@@ -62,33 +63,6 @@ def build_messages(req: VLMRequest, entity_types: list[str], language: str = "En
             {"role": "user", "content": [text_part(user), image_part(req.png)]}]
 
 
-def _first_object(text: str) -> str | None:
-    """The first balanced {...} in text, strings and escapes respected."""
-    start = text.find("{")
-    while start != -1:
-        depth, in_string, escaped = 0, False, False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-                continue
-            if ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start:i + 1]
-        start = text.find("{", start + 1)
-    return None
-
-
 def _entities(raw) -> tuple[list[MediaEntity], int]:
     out, dropped = [], 0
     for e in raw if isinstance(raw, list) else []:
@@ -108,14 +82,8 @@ def parse_reply(text: str) -> ParsedReply:
     when it can be cut out, else the reply's prose; the message says what happened."""
     text = (text or "").strip()
     cleaned = _FENCE.sub("", text).strip()
-    blob = _first_object(cleaned)
-    data = None
-    if blob is not None:
-        try:
-            data = json.loads(blob)
-        except json.JSONDecodeError:
-            data = None
-    if isinstance(data, dict):
+    data = read_first_object(cleaned)
+    if data is not None:
         description = str(data.get("description") or "").strip()
         entities, dropped = _entities(data.get("entities"))
         message = f"{dropped} malformed entities dropped" if dropped else ""

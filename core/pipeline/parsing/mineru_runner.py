@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.pipeline.parsing.mineru_worker import ERROR, PROGRESS
+from core.settings.workspace import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 _NOT_READY = re.compile(r"is not ready under (\S+?);")
 # stderr lines that are noise rather than the cause of a failure
 _NOISE = re.compile(r"^(\s*File \"|\s*\^+\s*$|Traceback|During handling|The above exception|warnings\.warn|"
@@ -49,8 +49,10 @@ def _env(mineru_home: Path, tier: str) -> dict[str, str]:
 
 
 def _pump(stream, lines: queue.Queue[str | None]) -> None:
-    for raw in iter(stream.readline, ""):
-        lines.put(raw.rstrip("\n"))
+    # The pump owns the pipe: it reads until the child (or its killed group) closes it, then closes our end.
+    with stream:
+        for raw in iter(stream.readline, ""):
+            lines.put(raw.rstrip("\n"))
     lines.put(None)
 
 

@@ -1,7 +1,8 @@
 """OCR of one PDF page with RapidOCR 3.x (its models ship in the wheel, so it works offline).
 
-The engine takes ~1 s to load and is shared: one per process, created on first use, guarded by a lock because
-Streamlit may parse from several threads and onnxruntime sessions are not meant to be built concurrently.
+The engine takes ~1 s to load and is shared: one per process, created on first use by the process's resource
+registry, whose per-key lock matters because Streamlit may parse from several threads and onnxruntime sessions
+are not meant to be built concurrently.
 """
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from core.models.registry import resources
 from core.pipeline.parsing.layout import Box
 
 MIN_SCORE = 0.5  # RapidOCR's own default cut-off for recognised text
 
-_engine: Any = None
-_engine_lock = threading.Lock()
 _run_lock = threading.Lock()
 
 
@@ -30,16 +30,18 @@ class OcrLine:
 
 
 def get_engine() -> Any:
-    global _engine
-    with _engine_lock:
-        if _engine is None:
-            from rapidocr import RapidOCR  # imported here: onnxruntime is slow to import and often unused
+    """The process's one engine (core.models.registry), loaded on first use."""
+    return resources.get(("ocr", "rapidocr"), _load_engine)
 
-            # The 180-degree line classifier flips ordinary upright lines now and then ("sampling, which
-            # stalls" came back as "samid se ss"); scans are upright far more often than upside down.
-            _engine = RapidOCR(params={"Global.log_level": "warning", "Global.use_cls": False})
-            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-        return _engine
+
+def _load_engine() -> Any:
+    from rapidocr import RapidOCR  # imported here: onnxruntime is slow to import and often unused
+
+    # The 180-degree line classifier flips ordinary upright lines now and then ("sampling, which
+    # stalls" came back as "samid se ss"); scans are upright far more often than upside down.
+    engine = RapidOCR(params={"Global.log_level": "warning", "Global.use_cls": False})
+    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+    return engine
 
 
 def _page_array(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:

@@ -120,7 +120,8 @@ def cypher_script(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
 def export_view_html(lib, out: Path, filters=None) -> list[Path]:
     """A view of the graph (the Graph page's default one unless `filters` say otherwise) as one HTML file that
     opens offline in any browser: vis-network inlined, tooltips as text."""
-    from core.presentation.graph.explorer import ViewFilters, build_view, load_index
+    from core.presentation.graph.explorer import ViewFilters, build_view
+    from core.presentation.graph.graph_index import load_index
     from core.presentation.graph.render import RenderOptions, render_html
 
     config = lib.settings.explorer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.library import Library
-from core.presentation.graph.explorer import GraphIndex
+from core.presentation.graph.graph_index import GraphIndex
 from core.presentation.graph.paths import Passage, chunk_passages
 from core.schema.graph import PAPER_PREFIX, RELATED, GraphEdge, GraphNode
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from core.library import Library
-from core.presentation.graph.explorer import GraphIndex
+from core.presentation.graph.graph_index import GraphIndex
 from core.schema.graph import GraphEdge
 
 MAX_PATHS = 3

@@ -1,0 +1,98 @@
+"""`python -m core …`: batch work on a workspace through the same code paths as the pages. One module per group of
+commands; this one builds the parser and runs the chosen command."""
+from __future__ import annotations
+
+import argparse
+
+from core.cli.asking import cmd_ask, cmd_eval
+from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
+from core.cli.graph import cmd_graph
+from core.cli.settings import cmd_settings
+from core.library import open_library
+from core.query.routes import default_modes
+from core.schema.modes import Mode
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description="PaperGraph command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("ingest", help="add PDFs (files or folders) or MinerU output folders/zips, then index them")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("-q", "--quiet", action="store_true", help="no per-stage progress")
+    p.add_argument("--no-graph", action="store_true", help="parse and index only; build the graph later")
+    p.set_defaults(func=cmd_ingest)
+    p = sub.add_parser("search", help="semantic search over ready documents")
+    p.add_argument("query")
+    p.add_argument("-k", "--top-k", type=int, default=5)
+    p.add_argument("--paper", action="append", help="document id (or prefix); repeatable")
+    p.add_argument("--kind", action="append", choices=["text", "table", "image", "equation"])
+    p.add_argument("--section", action="append", help="exact section heading; repeatable")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+    p = sub.add_parser("ask", help=f"ask a question: retrieve ({', '.join(Mode)}) and answer with citations")
+    p.add_argument("question")
+    p.add_argument("--mode", default=None, choices=list(Mode), help="the retrieval mode (default: settings)")
+    p.add_argument("--top-k", type=int, default=None, dest="top_k", help="entities / relations from the graph")
+    p.add_argument("--chunk-top-k", type=int, default=None, dest="chunk_top_k", help="passages kept")
+    p.add_argument("--context-only", action="store_true", help="print the assembled context, do not answer")
+    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--no-llm", action="store_true", help="the LLM-free path even when an LLM is configured")
+    p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ask)
+    p = sub.add_parser("eval", help="score retrieval modes on a question set (JSONL, JSON or CSV): EM, F1, "
+                                    "Recall@K, MRR, NDCG, evidence-in-context, RAGAS")
+    p.add_argument("questions", help="question set: question, answers, evidence, doc_id, id per row")
+    p.add_argument("--modes", help=f"comma-separated, of {', '.join(Mode)} (default: "
+                                   f"{','.join(default_modes(list(Mode)))})")
+    p.add_argument("--out", help="write the run (summary, every question's answers and scores) as JSON")
+    p.add_argument("--k", type=int, default=10, help="K of Recall@K, complete@K and NDCG@K (Recall@5 too)")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--name", help="name the question set is kept under (default: the file's name)")
+    p.add_argument("--label", help="a label for the run on the leaderboard")
+    p.add_argument("--no-llm", action="store_true", help="extractive answers even when an LLM is configured")
+    p.add_argument("--no-ragas", action="store_true", help="skip RAGAS's non-LLM metrics")
+    p.add_argument("--no-judge", action="store_true", help="skip RAGAS's LLM-judged metrics")
+    p.add_argument("--no-rerank", action="store_true")
+    p.add_argument("--answer-style", choices=["paragraphs", "short"], default="paragraphs",
+                   help="short: the LLM answers in a few words, what EM/F1 against short references can score")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_eval)
+    p = sub.add_parser("docs", help="one line per document with its status and message")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_docs)
+    p = sub.add_parser("delete", help="delete documents and everything derived from them")
+    p.add_argument("ids", nargs="+")
+    p.set_defaults(func=cmd_delete)
+    p = sub.add_parser("retry", help="queue failed documents again and process them")
+    p.add_argument("ids", nargs="+")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_retry)
+    p = sub.add_parser("graph", help="the entity graph: stats | export | build | retry | communities | duplicates "
+                                     "| merge")
+    p.add_argument("action", choices=["stats", "export", "build", "retry", "communities", "duplicates", "merge"])
+    p.add_argument("ids", nargs="*", help="retry: document ids (default all); merge: KEEP MERGED [MERGED...]")
+    p.add_argument("--format", choices=["graphml", "json", "csv", "cypher", "html"], default="graphml",
+                   help="html: the Graph page's default view as a standalone page (the whole graph otherwise)")
+    p.add_argument("--out", help="export: the file to write")
+    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--threshold", type=float, help="duplicates: cosine similarity (default from settings)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_graph)
+    p = sub.add_parser("settings", help="the workspace's settings: show (as JSON) | presets | preset NAME (apply "
+                                        "a named preset, e.g. offline, ollama, openai, and save)")
+    p.add_argument("action", choices=["show", "presets", "preset"])
+    p.add_argument("name", nargs="?", help="preset: the preset to apply")
+    p.set_defaults(func=cmd_settings)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "settings":  # settings.json only: no database is opened or created for it
+        from core.settings.workspace import default_workspace
+
+        return args.func(default_workspace(), args)
+    lib = open_library()
+    return args.func(lib, args)

@@ -1,0 +1,106 @@
+"""Paper text made ready for the spaCy extractor (core/pipeline/graph/spacy_extract.py): a chunk cut into units
+(paragraphs, a table's rows, the words found inside a figure) without what is noise to a phrase finder — links,
+markup, citations, URLs, e-mails, arXiv stamps, footnote marks — and reference-list sections recognised so they
+can be skipped (names and titles, no relations)."""
+from __future__ import annotations
+
+import html
+import re
+
+from core.pipeline.graph import spacy_words as W
+from core.schema.records import Chunk
+
+MAX_CHUNK_CHARS = 60_000  # chunks are ~6k characters; a giant table is cut rather than parsed for seconds
+
+PROSE, ROW, FRAGMENTS = "prose", "row", "fragments"  # how a unit of text is read (see chunk_units)
+
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:https?://|www\.|doi:|/)[^)\s]*\)")
+_SUP = re.compile(r"<(sup|sub)>\s*([^<]*?)\s*</\1>", re.I)
+_TAG = re.compile(r"</?[a-zA-Z][^<>]{0,80}>")
+_URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\{[\w,.\s-]+\}@[\w.-]+")
+_NUM_BRACKETS = re.compile(r"\s?\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]")
+_CITE_BRACKETS = re.compile(r"\s?\[[^\[\]]{0,300}?(?:et al\.?|\b(?:19|20)\d{2}[a-z]?\b)[^\[\]]{0,300}\]")
+_CITE_PARENS = re.compile(r"\s?\((?:[^()]{0,300}?(?:et al\.?|\b(?:19|20)\d{2}[a-z]?\b)[^()]{0,300}|"
+                          r"\s*(?:see|cf\.)\s[^()]{0,100})\)")
+_ARXIV = re.compile(r"\barXiv:\s?\S+(\s*\[[\w.\-]+\])?(\s*\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?")
+_GLUED_FOOTNOTE = re.compile(r"(?<![\w.])\d(?=[a-z]{3,})")  # "a single 3fixed trigger": footnote 3
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_REFERENCES_SECTION = re.compile(r"^\W*([\dIVX]+(\.\d+)*\.?\s+)?(references|bibliography|works cited|"
+                                 r"literature cited|reference list)\W*$", re.I)
+
+
+def clean_text(text: str) -> str:
+    """A paragraph without what is noise to a phrase finder: links, markup, citations, URLs and e-mails."""
+    text = html.unescape(_MD_LINK.sub(r"\1", text))
+    text = _SUP.sub(lambda m: "" if re.fullmatch(r"[\d,\s*†‡§¶∗-]*", m.group(2)) else m.group(2), text)
+    text = _TAG.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = _ARXIV.sub(" ", text)
+    text = _GLUED_FOOTNOTE.sub("", text)
+    text = _NUM_BRACKETS.sub("", text)
+    text = _CITE_BRACKETS.sub("", text)
+    text = _CITE_PARENS.sub("", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _reads_as_words(line: str) -> bool:
+    """An equation chunk's caption line, as opposed to its LaTeX."""
+    return "\\" not in line and sum(c.isalpha() or c.isspace() for c in line) >= 0.8 * len(line)
+
+
+def chunk_units(chunk: Chunk) -> list[tuple[str, str]]:
+    """The chunk's text as (text, mode) units for the pipeline. Text chunks split at item breaks so a heading
+    never runs into the next sentence; a table's rows are units of their own, cells kept apart; the words found
+    inside a figure are fragments, where capitals say nothing."""
+    text = (chunk.text or "")[:MAX_CHUNK_CHARS]
+    units: list[tuple[str, str]] = []
+    if chunk.kind == "table":
+        for line in text.split("\n"):
+            if " | " in line:
+                units.append((" ; ".join(c.strip() for c in line.split(" | ") if c.strip()), ROW))
+            elif line.strip():
+                units.append((line, PROSE))
+    elif chunk.kind == "image":
+        lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+        if lines:
+            units.append((lines[0], PROSE))
+            if len(lines) > 1:
+                units.append((" ".join(lines[1:]), FRAGMENTS))
+    elif chunk.kind == "equation":
+        units = [(ln, PROSE) for ln in text.split("\n") if ln.strip() and _reads_as_words(ln.strip())]
+    else:
+        units = [(p.replace("\n", " "), PROSE) for p in re.split(r"\n\s*\n", text) if p.strip()]
+    out = []
+    for unit, mode in units:
+        cleaned = clean_text(unit)
+        if letter_count(cleaned) >= 2:
+            out.append((cleaned, mode))
+    return out
+
+
+def is_references_section(section: str) -> bool:
+    return bool(_REFERENCES_SECTION.match(section or ""))
+
+
+def letter_count(text: str) -> int:
+    """How many letters: a unit, sentence or phrase with too few is not text."""
+    return sum(c.isalpha() for c in text)
+
+
+def sentence_spans(doc, mode: str) -> list[tuple[int, int]]:
+    """Sentence token ranges, with the splits the small model makes after "et al.", "Fig." or "e.g." undone."""
+    if mode == ROW:
+        return [(0, len(doc))]
+    spans: list[list[int]] = []
+    for sent in doc.sents:
+        if spans:
+            last = doc[sent.start - 1]
+            prev = doc[sent.start - 2] if sent.start > 1 else None
+            after_abbreviation = (last.text.endswith(".") and last.lower_.rstrip(".") in W.ABBREVIATIONS
+                                  or last.text == "." and prev is not None
+                                  and prev.lower_.rstrip(".") in W.ABBREVIATIONS)
+            if after_abbreviation or sent[0].text[:1].islower():
+                spans[-1][1] = sent.end
+                continue
+        spans.append([sent.start, sent.end])
+    return [(a, b) for a, b in spans]

@@ -1,0 +1,91 @@
+"""The route table: for each query mode, how it retrieves and what a workspace needs before it can run it.
+
+The engine dispatches through ROUTES; the pages, the CLI and evaluation ask `available_modes` which modes to
+offer. A new mode is one Mode member (core.schema.modes) and one Route here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.library import Library
+from core.models.llm.base import ChatModel
+from core.query.community_search import community_retrieve
+from core.query.records import Keywords, QueryParams, Routed
+from core.query.retrieve import GLOBAL, LOCAL, NAIVE, ChunkSource, retrieve
+from core.schema.modes import Mode
+from core.settings.config import QueryConfig
+
+# (lib, question, params, *, keywords, llm, embed, reranker) -> what the route retrieved
+RouteFn = Callable[..., Routed]
+
+
+@dataclass(frozen=True)
+class Route:
+    mode: Mode
+    run: RouteFn
+    keywords: bool  # the question's keywords are extracted for it (one LLM call, or spaCy)
+    needs_graph: bool  # retrieves from the knowledge graph: without one it finds nothing
+    needs_reports: bool = False  # runs only once the graph's community reports exist
+    # Not picked by default where several modes run side by side (Compare, Evaluate, `eval`): an LLM call per
+    # report it maps over.
+    opt_in: bool = False
+
+
+def fused(mode: Mode, *sources: ChunkSource) -> Route:
+    """The route of a mode that runs these chunk sources and fuses their rankings, in this order."""
+    def run(lib: Library, question: str, params: QueryParams, *, keywords: Keywords | None,
+            llm: ChatModel | None, embed, reranker) -> Routed:
+        return Routed(retrieve(lib, question, keywords, params, sources, reranker=reranker, embed=embed))
+
+    graph = any(s.graph for s in sources)
+    return Route(mode, run, keywords=graph, needs_graph=graph)
+
+
+ROUTES: dict[Mode, Route] = {route.mode: route for route in (
+    fused(Mode.NAIVE, NAIVE),
+    fused(Mode.LOCAL, LOCAL),
+    fused(Mode.GLOBAL, GLOBAL),
+    fused(Mode.HYBRID, LOCAL, GLOBAL),
+    fused(Mode.MIX, NAIVE, LOCAL, GLOBAL),
+    Route(Mode.COMMUNITY, community_retrieve, keywords=False, needs_graph=True, needs_reports=True, opt_in=True),
+)}
+
+
+def route_of(mode: str) -> Route:
+    """The route of a mode given by name or Mode; an unknown name raises ValueError listing the modes."""
+    return ROUTES[Mode(mode)]
+
+
+def unavailable_reason(lib: Library, mode: str) -> str:
+    """Why this workspace cannot run the mode now; "" when it can."""
+    route = route_of(mode)
+    if route.needs_reports and not lib.graph_sources.has_community_reports():
+        return (f"{route.mode} mode needs the graph's community reports and this workspace has none yet: they are "
+                "built with the graph (or `python -m core graph communities`)")
+    return ""
+
+
+def check_available(lib: Library, modes: list[str]) -> list[Mode]:
+    """The modes as Mode; ValueError for an unknown name or a mode this workspace cannot run now."""
+    checked = [Mode(m) for m in modes]
+    for mode in checked:
+        if reason := unavailable_reason(lib, mode):
+            raise ValueError(reason)
+    return checked
+
+
+def available_modes(lib: Library) -> list[Mode]:
+    """The modes this workspace can run now, in Mode's order: what the pages, the CLI and evaluation offer."""
+    return [mode for mode in Mode if not unavailable_reason(lib, mode)]
+
+
+def default_modes(modes: list[Mode]) -> list[Mode]:
+    """Of the modes offered, those picked before the user chooses, where several run side by side."""
+    return [m for m in modes if not ROUTES[m].opt_in]
+
+
+def default_mode(lib: Library, modes: list[Mode]) -> Mode:
+    """The workspace's default mode when it is among those offered, else QueryConfig's own default."""
+    wanted = Mode(lib.settings.query.mode)
+    return wanted if wanted in modes else Mode(QueryConfig.mode)
