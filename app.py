@@ -8,14 +8,17 @@ from core.presentation import display as present
 from core.schema.records import DocStatus
 from core.settings.config import Settings, SettingsError
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import auth, state
 
 st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
+# Before any page: served to a network, a session signs in (or is refused) first; see pages/widgets/auth.py.
+user = auth.gate()
 
-# The pages live in pages/, not pages/: Streamlit treats a pages/ folder as a legacy multipage app until the
-# first st.navigation call, so a deep link (/document?doc=…) opened first after a server start would run the page
-# without this entry point (no sidebar, no navigation).
-page = st.navigation([
+# Streamlit treats a pages/ folder beside app.py as a legacy multipage app until the first st.navigation call:
+# a deep link (/document?doc=…) as the first request after a server start would run the page alone, without the
+# sign-in gate, sidebar or navigation. Every page first calls state.library(), which leaves that mode and reruns
+# through here (pages/widgets/state.py ensure_entry_point); the browser test opens a deep link first.
+pages = [
     st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
     st.Page("pages/document.py", title="Document", icon=":material/description:"),
     st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:"),
@@ -24,15 +27,18 @@ page = st.navigation([
     st.Page("pages/graph.py", title="Graph", icon=":material/hub:"),
     st.Page("pages/gallery.py", title="Gallery", icon=":material/photo_library:"),
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
-    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
-])
+]
+if user.is_editor:  # a viewer's navigation has no Settings page (and /settings falls back to the Library)
+    pages.append(st.Page("pages/settings.py", title="Settings", icon=":material/settings:"))
+page = st.navigation(pages)
 
 try:
     lib = state.library()
 except SettingsError as exc:
     st.error(f"The workspace's settings file cannot be used: {exc}")
     st.caption(state.workspace_root())
-    if st.button("Reset the settings to their defaults"):
+    if user.is_editor and st.button("Reset the settings to their defaults"):
+        auth.require_editor()
         state.reset_settings(Settings())
         st.rerun()
     st.stop()
@@ -43,6 +49,7 @@ if any(d.status == DocStatus.QUEUED or present.graph_busy(d) for d in docs) and 
 
 with st.sidebar:
     st.markdown("### PaperGraph")
+    auth.sidebar(user)
     st.caption("Workspace")
     st.code(str(lib.workspace.root), language=None, wrap_lines=True)
     counts = present.status_counts(docs)

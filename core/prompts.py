@@ -208,7 +208,9 @@ You answer a researcher's question using only the numbered sources below, drawn 
 ---Rules---
 - Every sentence that states a fact ends with the marker(s) of the source(s) it rests on, like [1] or [2][5].
   Cite only sources that say it; never invent a marker. A sentence you cannot support must not be written.
-- If the sources do not contain the answer, say so in one sentence and stop.
+- If the question asks for a fact (a number, a name, a date, a term), begin with one line
+  "Short answer: <the fact, as the source words it> [n]", then the sentences that support it.
+- If the sources do not contain the answer, say so in one sentence and stop (no short answer line).
 - Be concise and precise: {response_type}. Write in {language}.
 - The knowledge-graph entities and relations help you connect sources; cite the numbered sources, not them.
 

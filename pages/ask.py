@@ -8,9 +8,10 @@ from core.query.history import recent
 from core.query.routes import available_modes, default_mode
 from core.schema.modes import modes_help
 from core.text.safe_markdown import md_escape
+from pages.widgets import auth, state
 from pages.widgets import query_view as qv
-from pages.widgets import state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Ask")
 ready = qv.ready_papers_or_stop(lib)

@@ -7,9 +7,10 @@ import streamlit as st
 from core.query.engine import compare, unique_to_each
 from core.query.routes import available_modes, default_modes
 from core.text.safe_markdown import md_escape
+from pages.widgets import auth, state
 from pages.widgets import query_view as qv
-from pages.widgets import state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Compare modes")
 ready = qv.ready_papers_or_stop(lib)
@@ -43,7 +44,7 @@ if results:
             st.caption(qv.run_notes(result))
             if result.error:
                 st.warning(result.error)
-            qv.show_answer(lib, result)
+            qv.show_answer(lib, result, key=f"compare_{mode}")
             with st.expander("Sources", expanded=False):
                 qv.show_sources(lib, result, page_crops=False)
             qv.show_retrieved(result, unique[mode], limit=10)

@@ -11,8 +11,9 @@ from core.presentation import page_view as pv
 from core.schema.records import DocStatus
 from core.text import safe_markdown as safe_md
 from core.text import tables
-from pages.widgets import state
+from pages.widgets import auth, state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 docs = lib.documents.list()
 if not docs:

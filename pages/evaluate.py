@@ -17,9 +17,10 @@ from core.schema.eval import RUNNING
 from core.store.sqlite_eval import EvalStore
 from core.text.filenames import safe_filename
 from core.text.safe_markdown import md_escape
+from pages.widgets import auth, state
 from pages.widgets import eval_view as ev
-from pages.widgets import state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 store = EvalStore(lib.db)
 jobs = state.eval_jobs()
@@ -35,102 +36,117 @@ else:
                + (f"RAGAS judged metrics: {md_escape(judge_reason)}." if judge_reason else
                   "RAGAS judged metrics use it as the judge."))
 
-sets_tab, run_tab, results_tab, board_tab, pair_tab = st.tabs(
-    ["Question sets", "Run", "Results", "Leaderboard", "Pairwise judge"])
+# Viewers read results; question sets, runs and the judge write to the workspace and call the LLM: editors'.
+editor = auth.is_editor()
+if editor:
+    sets_tab, run_tab, results_tab, board_tab, pair_tab = st.tabs(
+        ["Question sets", "Run", "Results", "Leaderboard", "Pairwise judge"])
+else:
+    results_tab, board_tab = st.tabs(["Results", "Leaderboard"])
+    sets = store.sets()
 
 # ------------------------------------------------------------------------------------------------ question sets
-with sets_tab:
-    st.markdown("A question set is a JSONL, JSON or CSV file: `question`, reference `answers` (one or more), "
-                "optional `evidence` (reference passages) and `doc_id`. In CSV, separate several answers or "
-                "passages with ` | `.")
-    with st.form("eval_upload_form", clear_on_submit=False):
-        upload = st.file_uploader("Question set", type=["jsonl", "json", "csv"], key="eval_upload")
-        name = st.text_input("Name", key="eval_upload_name", placeholder="defaults to the file's name")
-        submitted = st.form_submit_button("Add the question set", type="primary")
-        if submitted and upload is None:
-            st.warning("Choose a file first.")
-        elif submitted:
-            try:
-                questions = parse_question_set(upload.getvalue(), upload.name)
-            except QuestionSetError as exc:
-                if exc.errors:
-                    st.error(f"{md_escape(str(exc).split(': row')[0])}. Nothing was saved; fix these rows and "
-                             "upload again:")
-                    st.dataframe([{"row": e.row, "problem": e.message} for e in exc.errors], hide_index=True)
+if editor:
+    with sets_tab:
+        st.markdown("A question set is a JSONL, JSON or CSV file: `question`, reference `answers` (one or more), "
+                    "optional `evidence` (reference passages) and `doc_id`. In CSV, separate several answers or "
+                    "passages with ` | `.")
+        with st.form("eval_upload_form", clear_on_submit=False):
+            upload = st.file_uploader("Question set", type=["jsonl", "json", "csv"], key="eval_upload")
+            name = st.text_input("Name", key="eval_upload_name", placeholder="defaults to the file's name")
+            submitted = st.form_submit_button("Add the question set", type="primary")
+            if submitted and upload is None:
+                st.warning("Choose a file first.")
+            elif submitted:
+                try:
+                    questions = parse_question_set(upload.getvalue(), upload.name)
+                except QuestionSetError as exc:
+                    if exc.errors:
+                        st.error(f"{md_escape(str(exc).split(': row')[0])}. Nothing was saved; fix these rows and "
+                                 "upload again:")
+                        st.dataframe([{"row": e.row, "problem": e.message} for e in exc.errors], hide_index=True)
+                    else:
+                        st.error(f"{md_escape(str(exc))}. Nothing was saved.")
                 else:
-                    st.error(f"{md_escape(str(exc))}. Nothing was saved.")
-            else:
-                before = {s.id for s in store.sets()}
-                saved = store.save_set(name or safe_filename(upload.name).rsplit(".", 1)[0], questions, upload.name)
-                if saved.id in before:
-                    st.info(f"**{md_escape(saved.name)}** is already here with the same {len(questions)} questions.")
-                else:
-                    st.success(f"Saved **{md_escape(saved.name)}**: {len(questions)} questions.")
+                    before = {s.id for s in store.sets()}
+                    saved = store.save_set(name or safe_filename(upload.name).rsplit(".", 1)[0], questions,
+                                           upload.name)
+                    if saved.id in before:
+                        st.info(f"**{md_escape(saved.name)}** is already here with the same {len(questions)} "
+                                "questions.")
+                    else:
+                        st.success(f"Saved **{md_escape(saved.name)}**: {len(questions)} questions.")
+                    ev.reference_free_notes(questions)
 
-    ev.generation_panel(lib, store, llm)
+        ev.generation_panel(lib, store, llm)
 
-    sets = store.sets()  # read once per rerun, after anything above may have added one
-    if sets:
-        chosen = st.selectbox("Review and edit a set", sets, format_func=ev.set_label, key="eval_edit_set")
-        edited = st.data_editor(questions_to_table(chosen.questions), num_rows="dynamic", width="stretch",
-                                key=f"eval_editor_{chosen.id}")
-        left, middle, right = st.columns(3)
-        if left.button("Save the edits", key="eval_save_edits"):
-            try:
-                store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
-                sets = store.sets()
-                st.success("Saved.")
-            except QuestionSetError as exc:
-                st.error(md_escape(str(exc)))
-        middle.download_button("Download as JSONL", questions_to_jsonl(chosen.questions),
-                               file_name=f"{safe_filename(chosen.name)}.jsonl", key="eval_download_set")
-        if right.button("Delete this set", key="eval_delete_set"):
-            store.delete_set(chosen.id)
-            st.rerun()
+        sets = store.sets()  # read once per rerun, after anything above may have added one
+        if sets:
+            chosen = st.selectbox("Review and edit a set", sets, format_func=ev.set_label, key="eval_edit_set")
+            ev.reference_free_notes(chosen.questions)
+            edited = st.data_editor(questions_to_table(chosen.questions), num_rows="dynamic", width="stretch",
+                                    key=f"eval_editor_{chosen.id}")
+            left, middle, right = st.columns(3)
+            if left.button("Save the edits", key="eval_save_edits"):
+                try:
+                    store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
+                    sets = store.sets()
+                    st.success("Saved.")
+                except QuestionSetError as exc:
+                    st.error(md_escape(str(exc)))
+            middle.download_button("Download as JSONL", questions_to_jsonl(chosen.questions),
+                                   file_name=f"{safe_filename(chosen.name)}.jsonl", key="eval_download_set")
+            if right.button("Delete this set", key="eval_delete_set"):
+                store.delete_set(chosen.id)
+                st.rerun()
 
 # ------------------------------------------------------------------------------------------------ run
-with run_tab:
-    if not sets:
-        st.info("Add or generate a question set first (Question sets tab).")
-    else:
-        ready = lib.documents.ready_papers()
-        if not ready:
-            st.warning("No paper is ready: the questions would be asked of an empty library. Add PDFs on the "
-                       "Library page first.")
-        available = available_modes(lib)
-        with st.form("eval_run_form"):
-            qset = st.selectbox("Question set", sets, format_func=ev.set_label, key="eval_run_set")
-            modes = st.multiselect("Modes", available, default=default_modes(available), key="eval_run_modes")
-            c1, c2, c3 = st.columns(3)
-            k = c1.number_input("K (Recall@K, complete@K, NDCG@K)", 1, 100, 10, key="eval_run_k")
-            limit = c2.number_input("Only the first N questions (0: all)", 0, 5000, 0, key="eval_run_limit")
-            label = c3.text_input("Label for the leaderboard", key="eval_run_label")
-            style = st.radio("LLM answer style", ["paragraphs", "short"], horizontal=True, key="eval_run_style",
-                             help="short: the answer alone (a few words), which EM and F1 against short reference "
-                                  "answers can score; paragraphs: the Ask page's cited answer")
-            c1, c2, c3, c4 = st.columns(4)
-            use_llm = c1.toggle("Answer with the LLM", value=llm is not None, disabled=llm is None,
-                                key="eval_run_use_llm")
-            ragas_on = c2.toggle("RAGAS non-LLM metrics", value=True, key="eval_run_ragas")
-            judge_on = c3.toggle("RAGAS judged metrics", value=not judge_reason, disabled=bool(judge_reason),
-                                 help=judge_reason or "faithfulness, answer relevancy, context precision and "
-                                                      "recall, judged by the configured LLM", key="eval_run_judge")
-            rerank = c4.toggle("Rerank", value=lib.settings.query.rerank, key="eval_run_rerank")
-            start = st.form_submit_button("Start the run", type="primary", disabled=not ready)
-        if start:
-            if not modes:
-                st.error("Choose at least one mode.")
-            else:
-                options = EvalOptions(modes=modes, k=int(k), use_llm=use_llm and llm is not None, ragas=ragas_on,
-                                      ragas_judge=judge_on and not judge_reason, rerank=rerank, limit=int(limit),
-                                      answer_style=style)
-                try:
-                    st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
-                    # The Results tab's picker keeps its own selection; drop it so it opens on the new run.
-                    st.session_state.pop("eval_results_run", None)
-                except RuntimeError as exc:
-                    st.error(md_escape(str(exc)))
-    ev.active_runs(store, jobs)
+if editor:
+    with run_tab:
+        if not sets:
+            st.info("Add or generate a question set first (Question sets tab).")
+        else:
+            ready = lib.documents.ready_papers()
+            if not ready:
+                st.warning("No paper is ready: the questions would be asked of an empty library. Add PDFs on the "
+                           "Library page first.")
+            available = available_modes(lib)
+            with st.form("eval_run_form"):
+                qset = st.selectbox("Question set", sets, format_func=ev.set_label, key="eval_run_set")
+                modes = st.multiselect("Modes", available, default=default_modes(available), key="eval_run_modes")
+                c1, c2, c3 = st.columns(3)
+                k = c1.number_input("K (Recall@K, complete@K, NDCG@K)", 1, 100, 10, key="eval_run_k")
+                limit = c2.number_input("Only the first N questions (0: all)", 0, 5000, 0, key="eval_run_limit")
+                label = c3.text_input("Label for the leaderboard", key="eval_run_label")
+                style = st.radio("LLM answer style", ["paragraphs", "short"], horizontal=True,
+                                 key="eval_run_style",
+                                 help="short: the answer alone (a few words), which EM and F1 against short "
+                                      "reference answers can score; paragraphs: the Ask page's cited answer")
+                c1, c2, c3, c4 = st.columns(4)
+                use_llm = c1.toggle("Answer with the LLM", value=llm is not None, disabled=llm is None,
+                                    key="eval_run_use_llm")
+                ragas_on = c2.toggle("RAGAS non-LLM metrics", value=True, key="eval_run_ragas")
+                judge_on = c3.toggle("RAGAS judged metrics", value=not judge_reason, disabled=bool(judge_reason),
+                                     help=judge_reason or "faithfulness, answer relevancy, context precision "
+                                                          "and recall, judged by the configured LLM",
+                                     key="eval_run_judge")
+                rerank = c4.toggle("Rerank", value=lib.settings.query.rerank, key="eval_run_rerank")
+                start = st.form_submit_button("Start the run", type="primary", disabled=not ready)
+            if start:
+                if not modes:
+                    st.error("Choose at least one mode.")
+                else:
+                    options = EvalOptions(modes=modes, k=int(k), use_llm=use_llm and llm is not None,
+                                          ragas=ragas_on, ragas_judge=judge_on and not judge_reason, rerank=rerank,
+                                          limit=int(limit), answer_style=style)
+                    try:
+                        st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
+                        # The Results tab's picker keeps its own selection; drop it so it opens on the new run.
+                        st.session_state.pop("eval_results_run", None)
+                        st.session_state.pop("eval_finished", None)  # the last run's "finished" note
+                    except RuntimeError as exc:
+                        st.error(md_escape(str(exc)))
+        ev.active_runs(store, jobs)
 
 # ------------------------------------------------------------------------------------------------ results
 with results_tab:
@@ -146,8 +162,9 @@ with results_tab:
         st.caption(f"{run.done} of {run.total} answers scored · {status}"
                    + (f" · {md_escape(run.message)}" if run.message else "")
                    + f" · options: {md_escape(ev.options_text(run.options))}")
-        if status != RUNNING and run.done < run.total:
+        if editor and status != RUNNING and run.done < run.total:
             if st.button("Resume this run", key="eval_resume"):
+                auth.require_editor()
                 qset = store.get_set(run.set_id)
                 if qset is None:
                     st.error("Its question set was deleted: the run cannot be resumed.")
@@ -157,7 +174,7 @@ with results_tab:
         if not results:
             st.info("No answer scored yet.")
         else:
-            ev.summary_table(summary)
+            ev.summary_table(summary, results)
             ev.metric_bars(summary)
             ev.question_scatter(results)
             ev.drill_down(next((s for s in sets if s.id == run.set_id), None), run, results)
@@ -166,7 +183,8 @@ with results_tab:
             csv_text, json_text = ev.run_exports(store, run)
             d1.download_button("Download CSV", csv_text, file_name=f"{stem}.csv", key="eval_csv")
             d2.download_button("Download JSON", json_text, file_name=f"{stem}.json", key="eval_json")
-            if status != RUNNING and d3.button("Delete this run", key="eval_delete_run"):
+            if editor and status != RUNNING and d3.button("Delete this run", key="eval_delete_run"):
+                auth.require_editor()
                 store.delete_run(run.id)
                 st.rerun()
 
@@ -181,8 +199,9 @@ with board_tab:
         st.info("Runs appear here as they finish questions.")
 
 # ------------------------------------------------------------------------------------------------ pairwise
-with pair_tab:
-    st.markdown("Two modes' answers to the same questions, judged by the LLM on LightRAG's criteria "
-                "(comprehensiveness, diversity, empowerment, overall). Each pair is judged twice with the answers "
-                "swapped; when the two orders disagree the criterion is a tie, and the disagreements are counted.")
-    ev.pairwise_panel(store, llm)
+if editor:
+    with pair_tab:
+        st.markdown("Two modes' answers to the same questions, judged by the LLM on LightRAG's criteria "
+                    "(comprehensiveness, diversity, empowerment, overall). Each pair is judged twice with the answers "
+                    "swapped; when the two orders disagree the criterion is a tie, and the disagreements are counted.")
+        ev.pairwise_panel(store, llm)

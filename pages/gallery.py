@@ -12,10 +12,11 @@ from core.presentation import display as present
 from core.presentation.gallery import KINDS, gallery_entries, kind_counts
 from core.text import tables
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import auth, state
 
 PER_PAGE = 12
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Gallery")
 st.caption("Tables, figures and equations of the ready papers. "
@@ -79,8 +80,10 @@ def show(entry) -> None:
             st.warning(f"VLM: {md_escape(entry.vlm.message)}")
         elif entry.vlm and entry.vlm.message:
             st.caption(f"VLM: {md_escape(entry.vlm.message)}")
-        if st.button("Re-describe", key=f"gallery_redescribe_{entry.doc_id[:16]}_{item.index}",
-                     help=f"Describe this item again now, with {vlm_note}."):
+        # An editor's: it rewrites the item's description and may call the VLM.
+        if auth.is_editor() and st.button("Re-describe", key=f"gallery_redescribe_{entry.doc_id[:16]}_{item.index}",
+                                          help=f"Describe this item again now, with {vlm_note}."):
+            auth.require_editor()
             with st.spinner(f"Describing {entry.label}…"):
                 try:
                     result = redescribe_item(lib, entry.doc_id, item.index)

@@ -17,10 +17,12 @@ from core.presentation.graph import explorer, export, graph_index, panels, paths
 from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, legend, render_html
 from core.schema.graph import PAPER_PREFIX
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import auth, state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 config = lib.settings.explorer
+editor = auth.is_editor()  # viewers explore; renames, merges, deletions and undos are an editor's
 st.title("Graph")
 
 if not lib.graph.counts()[0]:
@@ -173,6 +175,7 @@ def show_notice() -> None:
 
 
 def run_edit(action, success: str) -> None:
+    auth.require_editor()  # every graph edit passes here
     try:
         with st.spinner("Updating the graph and its vectors…"):
             action()
@@ -201,7 +204,8 @@ if edge_choice:
             st.markdown("**Passages**")
             for n, passage in enumerate(panel.passages, 1):
                 passage_block(passage, n)
-            if not e.target.startswith(PAPER_PREFIX) and st.button("Delete this relation", key="g_delete_edge"):
+            if editor and not e.target.startswith(PAPER_PREFIX) and st.button("Delete this relation",
+                                                                              key="g_delete_edge"):
                 run_edit(lambda: edits.delete_relation(lib, e.source, e.target),
                          f"Deleted the relation {panel.source_name} — {panel.target_name}.")
         if st.button("Close", key="g_close_edge"):
@@ -248,7 +252,7 @@ if key:
                 if panel.more_neighbours:
                     st.caption(f"… and {panel.more_neighbours} more.")
 
-            if not node.is_paper:
+            if editor and not node.is_paper:
                 with st.expander("Fix this entity"):
                     st.caption("Edits are kept apart from what the papers say and applied again whenever the graph "
                                "is rebuilt or a new paper mentions the entity. They can be undone below.")
@@ -344,7 +348,8 @@ with st.expander("Suggested duplicates"):
                     st.caption(md_escape(side.node.description[:300]))
                     if side.passages:
                         st.caption(md_escape(side.passages[0].text))
-            if all(sides) and st.button(f"Merge {s['merge_name']} into {s['keep_name']}", key=f"g_dup_merge_{n}"):
+            if editor and all(sides) and st.button(f"Merge {s['merge_name']} into {s['keep_name']}",
+                                                   key=f"g_dup_merge_{n}"):
                 st.session_state["g_duplicates"] = [d for d in found_dups if s["merge"] not in (d["keep"], d["merge"])]
                 run_edit(lambda s=s: merge_entities(lib, [s["merge"]], into=s["keep"]),
                          f"Merged {s['merge_name']} into {s['keep_name']}.")
@@ -356,7 +361,7 @@ with st.expander(f"Your edits ({len(made)})"):
     for n, record in enumerate(made):
         text_col, undo_col = st.columns([5, 1])
         text_col.markdown(md_escape(record.summary))
-        if undo_col.button("Undo", key=f"g_undo_{n}"):
+        if editor and undo_col.button("Undo", key=f"g_undo_{n}"):
             run_edit(lambda record=record: edits.undo_edit(lib, record.override), f"Undone: {record.summary}.")
 
 # --------------------------------------------------------------------------------- export

@@ -4,30 +4,35 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.pipeline.documents import add_mineru_upload, add_pdf, delete_document, retry_document
+from core.pipeline.documents import add_mineru_upload, add_pdf, busy_stage, delete_document, retry_document
 from core.presentation import display as present
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import auth, state
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Library")
 
 # ------------------------------------------------------------------------------------------------ uploads
 # Each batch of uploads is handled once: the uploader gets a fresh key afterwards, which also empties it.
 round_ = st.session_state.setdefault("upload_round", 0)
-left, right = st.columns([3, 2])
-with left:
-    files = st.file_uploader("Add PDFs", type=["pdf"], accept_multiple_files=True, key=f"pdf_upload_{round_}",
-                             help="Each file is stored, then parsed and indexed in the background.")
-with right:
-    with st.expander("Import a MinerU output (zip)"):
-        st.caption("A zip of MinerU's output folder (content_list.json, markdown, images/) made elsewhere, "
-                   "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
-        zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
-                                key=f"zip_upload_{round_}")
+editor = auth.is_editor()
+files = zips = None
+if editor:  # viewers search and read; adding papers is an editor's
+    left, right = st.columns([3, 2])
+    with left:
+        files = st.file_uploader("Add PDFs", type=["pdf"], accept_multiple_files=True, key=f"pdf_upload_{round_}",
+                                 help="Each file is stored, then parsed and indexed in the background.")
+    with right:
+        with st.expander("Import a MinerU output (zip)"):
+            st.caption("A zip of MinerU's output folder (content_list.json, markdown, images/) made elsewhere, "
+                       "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
+            zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
+                                    key=f"zip_upload_{round_}")
 
 if files or zips:
+    auth.require_editor()
     results = []
     with st.spinner("Storing the uploads…"):
         for f in files or []:
@@ -136,18 +141,21 @@ if selected:
     if len(selected) == 1 and ready:
         cols[0].page_link("pages/document.py", label="Open in the Document view", icon=":material/description:",
                           query_params={"doc": ready[0].id})
-    if cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
+    if editor and cols[1].button(f"Retry {len(retryable)} failed", disabled=not retryable, key="retry_selected"):
+        auth.require_editor()
         for doc in retryable:
             retry_document(lib, doc.id)
         state.kick_ingest()
         st.rerun()
-    if cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
-                      help="Documents being parsed or indexed cannot be deleted until they finish."):
+    if editor and cols[2].button(f"Delete {len(deletable)} selected", disabled=not deletable, key="delete_selected",
+                                 help="Documents being parsed or indexed cannot be deleted until they finish."):
+        auth.require_editor()
         st.session_state["confirm_delete"] = [d.id for d in deletable]
     graphable = [d for d in ready if d.graph_status != GraphStatus.EXTRACTING]
-    if cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
-                      help="Extract entities again with the extractor now configured; chunks it already did are "
-                           "reused."):
+    if editor and cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
+                                 help="Extract entities again with the extractor now configured; chunks it already "
+                                      "did are reused."):
+        auth.require_editor()
         from core.pipeline.graph.stage import retry_graph
 
         for doc in graphable:
@@ -156,12 +164,18 @@ if selected:
         st.rerun()
 
 pending = [d for d in docs if d.id in set(st.session_state.get("confirm_delete", []))]
-if pending:
+if pending and editor:
     names = ", ".join(md_escape(d.display_title) for d in pending[:5]) + (" …" if len(pending) > 5 else "")
     st.warning(f"Delete {len(pending)} document(s) and everything derived from them (parsed output, page "
                f"images, index)? {names}")
+    # Read again on every run, the click's included: a paper may have been queued or started since it was selected.
+    for doc in pending:
+        if busy_stage(doc):
+            st.caption(f":material/pending: **{md_escape(doc.display_title)}** is {busy_stage(doc)}: its worker "
+                       "stops at its next step, and what it wrote is removed with the rest.")
     yes, no = st.columns([1, 6])
     if yes.button("Yes, delete", type="primary", key="confirm_delete_yes"):
+        auth.require_editor()
         for doc in pending:
             delete_document(lib, doc.id)
         st.session_state["confirm_delete"] = []
@@ -172,7 +186,7 @@ if pending:
         st.rerun()
 
 # ------------------------------------------------------------------------------------------------ duplicates
-if nodes:
+if nodes and editor:  # finding duplicates is for merging them: an editor's work
     with st.expander("Likely duplicate entities"):
         st.caption("Pairs of entities whose names and descriptions embed close together. Nothing is merged on "
                    "its own: \"BERT\" and \"BERT-large\" are close but not the same. A merge keeps the first "
@@ -190,6 +204,7 @@ if nodes:
             left.markdown(f"**{md_escape(s['keep_name'])}** ← {md_escape(s['merge_name'])} "
                           f"· similarity {s['similarity']:.2f}")
             if right.button("Merge", key=f"merge_duplicate_{n}"):
+                auth.require_editor()
                 from core.pipeline.graph.duplicates import merge_entities
 
                 merge_entities(lib, [s["merge"]], into=s["keep"])

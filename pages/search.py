@@ -10,10 +10,11 @@ from core.presentation import page_view as pv
 from core.query.search import SearchFilters, search
 from core.store.base import StoreUnavailable
 from core.text import safe_markdown as safe_md
-from pages.widgets import state
+from pages.widgets import auth, state
 
 KINDS = ["text", "table", "image", "equation"]
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Search")
 st.caption("The passages closest in meaning to your words, with where they come from, filtered by paper, "

@@ -19,7 +19,7 @@ from core.presentation import display as present
 from core.settings.config import LLMConfig, SettingsError
 from core.settings.fields import FieldSpec, field_spec, specs
 from core.settings.presets import apply_preset, list_presets, preset_changes
-from pages.widgets import state
+from pages.widgets import auth, state
 
 KEY_WIDGET = "setting_llm_api_key"
 VLM_KEY_WIDGET = "setting_vlm_api_key"
@@ -64,7 +64,8 @@ def llm_section(config) -> dict:
         model = generic_widget(field_spec(LLMConfig, "model"), config.model, "setting_llm_model")
     st.text_input("API key", type="password", key=KEY_WIDGET, placeholder="paste a key to save it for this endpoint",
                   help=f"Kept in {secrets.credentials_path()} (readable only by you), never in the workspace, "
-                       "and never shown again. Saved with the settings, for the base URL above.")
+                       "and never shown again. Saved with the settings for the base URL above, and sent only "
+                       "there: a new base URL asks for its key again.")
     st.caption(EMBEDDED_COST)
     st.caption("Papers already in the graph keep what their extractor found. To re-extract them with the LLM: "
                "Library → select papers → Rebuild graph (or `python -m core graph retry`). Every LLM reply is "
@@ -110,13 +111,8 @@ def connection_panel(settings) -> None:
 
     st.caption(present.llm_usage_text(usage_summary(lib.db)))
     source = secrets.key_source(llm.base_url) if llm.base_url else None
-    if source in secrets.ENV_KEYS:
-        st.caption(f"The API key comes from {source} in the environment; a key saved here is used only when it "
-                   "is unset.")
-    elif source:
-        st.caption(f"A key is saved for this endpoint ({llm.base_url}).")
-    elif llm.provider == "openai":
-        st.caption("No key is saved for this endpoint. Local servers (Ollama, LM Studio) need none.")
+    if llm.provider == "openai" or source:
+        st.caption(secrets.key_notice(llm.base_url))  # which key goes where: each key only to its own endpoint
     left, right = st.columns(2)
     if left.button("Test connection", key="test_llm_connection"):
         st.session_state["llm_connection_report"] = test_connection(llm)
@@ -146,6 +142,21 @@ def save_typed_key(base_url: str, notices: list[tuple[str, str]]) -> None:
         notices.append(("success", f"API key saved for {secrets.endpoint_id(base_url)} in {path}."))
 
 
+def keys_to_ask_again(old, new) -> list[tuple[str, str]]:
+    """A changed base URL has no key until one is given for it: the old URL's key is not carried over. Say so
+    when the old URL had a key and the new one has none."""
+    asks = []
+    for section, label, widget in (("llm", "LLM", "API key"), ("vlm", "VLM", "VLM API key")):
+        before, after = getattr(old, section), getattr(new, section)
+        if after.provider != "openai" or secrets.endpoint_id(before.base_url) == secrets.endpoint_id(after.base_url):
+            continue
+        if secrets.key_source(before.base_url) and not secrets.key_source(after.base_url):
+            asks.append(("warning", f"The {label} base URL changed to {secrets.endpoint_id(after.base_url)}: the key "
+                         f"for {secrets.endpoint_id(before.base_url)} is not sent there. Paste the key for the new "
+                         f"URL in {widget} and save again (local servers need none)."))
+    return asks
+
+
 def test_connection(config) -> dict:
     if config.provider != "openai":
         what = ("the embedded model runs inside the app: there is nothing to connect to" if
@@ -157,6 +168,8 @@ def test_connection(config) -> dict:
         return asdict(check_connection(config, secrets.api_key_for(config.base_url)))
 
 
+auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
+auth.require_editor()  # not in a viewer's navigation either; this holds whatever way the page is reached
 lib = state.library()
 st.title("Settings")
 st.caption(f"Saved to {lib.workspace.settings_path.name} in the workspace; they apply to documents parsed "
@@ -191,8 +204,11 @@ with st.form("settings_form"):
         if section.name == "vlm":
             st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
                           placeholder="paste a key to save it for the VLM's endpoint",
-                          help=f"Kept in {secrets.credentials_path()} for the VLM base URL above, never in the "
-                               "workspace. Not needed when the VLM shares the LLM's endpoint and key.")
+                          help=f"Kept in {secrets.credentials_path()} for the VLM base URL above and sent only there, "
+                               "never in the workspace. Not needed when the VLM shares the LLM's base URL: the key "
+                               "saved for that URL serves both.")
+            if config.provider == "openai":
+                st.caption("VLM: " + secrets.key_notice(config.base_url))
         if section.name == "parsing":
             st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
                        "already on disk.")
@@ -223,6 +239,7 @@ if submitted:
     else:
         state.reload_library()
         st.session_state["settings_saved"] = True
+        notices += keys_to_ask_again(current, new)
     st.session_state["settings_notices"] = notices
     st.rerun()
 

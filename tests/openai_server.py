@@ -5,10 +5,20 @@ package, retries, timeouts, streaming, the cache). Replies are chosen, in order,
   1. `script`: a queue of Reply objects consumed one per request (429s, slow or malformed replies first...);
   2. `rules`: (substring, Reply) pairs matched against the request's last user message;
   3. `default`: a function of the request body returning a Reply (or a fixed Reply).
-Every request body is kept in `requests` so a test can count and inspect the calls actually made.
+Every request body is kept in `requests` so a test can count and inspect the calls actually made, and the
+Authorization header of every request (GET and POST; None when absent) in `auth_headers`.
+
+Misbehaving servers, for deadlines and broken replies (Reply.mode):
+  "trickle"  a 200 whose body comes `trickle_bytes` bytes every `interval_s` (a stream never ends);
+  "stall"    the request is read and never answered;
+  "close"    the headers and half the body, then the connection is closed;
+  "garbage"  bytes that are not HTTP, then the connection is closed.
+Each bad mode ends by itself: when the client goes away, when the server stops, or after `max_hang_s`; the
+server listens on 127.0.0.1 only.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -26,6 +36,9 @@ class Reply:
     delay_s: float = 0.0  # sleep before answering (timeouts, concurrency)
     raw_body: str | None = None  # sent verbatim instead of a well-formed completion (protocol errors)
     headers: dict[str, str] = field(default_factory=dict)  # e.g. {"Retry-After": "0"}
+    mode: str = ""  # "" (a proper reply) | trickle | stall | close | garbage: see the module's docstring
+    interval_s: float = 1.0  # trickle: the pause between two sends
+    trickle_bytes: int = 1  # trickle: bytes per send
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -48,6 +61,9 @@ class OpenAIReplayServer:
         self.model = model
         self.api_key = api_key  # when set, requests without "Authorization: Bearer <key>" get a 401
         self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str | None] = []
+        self.max_hang_s = 30.0  # the longest a bad mode keeps a connection: tests end even if a client never does
+        self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -92,6 +108,8 @@ class OpenAIReplayServer:
                 pass
 
             def _authorised(self) -> bool:
+                with server._lock:
+                    server.auth_headers.append(self.headers.get("Authorization"))
                 if server.api_key is None or self.headers.get("Authorization") == f"Bearer {server.api_key}":
                     return True
                 self._send_json(401, {"error": {"message": "Incorrect API key provided", "type":
@@ -139,7 +157,13 @@ class OpenAIReplayServer:
                 reply = server._choose(body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
-                if reply.raw_body is not None:
+                if reply.mode:
+                    try:
+                        self._misbehave(body, reply)
+                    except OSError:  # the client gave up: that is what these modes are for
+                        pass
+                    self.close_connection = True
+                elif reply.raw_body is not None:
                     self._send_json(reply.status, reply.raw_body, reply.headers)
                 elif reply.status != 200:
                     self._send_json(reply.status, {"error": {"message": f"replayed HTTP {reply.status}",
@@ -148,6 +172,43 @@ class OpenAIReplayServer:
                     self._stream(body, reply)
                 else:
                     self._send_json(200, _completion(body, reply.content), reply.headers)
+
+            def _misbehave(self, body: dict[str, Any], reply: Reply) -> None:
+                ends = time.monotonic() + server.max_hang_s
+                if reply.mode == "stall":
+                    server._stopping.wait(server.max_hang_s)
+                    return
+                if reply.mode == "garbage":
+                    self.wfile.write(b"\x00\x17 this is not HTTP at all \xff\xfe\r\n\r\n")
+                    self.wfile.flush()
+                    return
+                streaming = bool(body.get("stream"))
+                if streaming:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    data: Any = itertools.chain.from_iterable(itertools.repeat(_sse_chunk(body, reply.content or "x")))
+                else:
+                    payload = json.dumps(_completion(body, reply.content)).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    if reply.mode == "close":
+                        self.wfile.write(payload[:len(payload) // 2])
+                        self.wfile.flush()
+                        return
+                    data = iter(payload)
+                self.wfile.flush()
+                if reply.mode != "trickle":
+                    return
+                while time.monotonic() < ends and not server._stopping.is_set():
+                    piece = bytes(itertools.islice(data, max(1, reply.trickle_bytes)))
+                    if not piece:
+                        return
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                    server._stopping.wait(reply.interval_s)
 
             def _stream(self, body: dict[str, Any], reply: Reply) -> None:
                 self.send_response(200)
@@ -174,6 +235,7 @@ class OpenAIReplayServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -184,6 +246,12 @@ class OpenAIReplayServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _sse_chunk(body: dict[str, Any], piece: str) -> bytes:
+    chunk = {"id": "chatcmpl-replay", "object": "chat.completion.chunk", "created": int(time.time()),
+             "model": body.get("model"), "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:

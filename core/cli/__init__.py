@@ -6,9 +6,12 @@ import argparse
 
 from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
+from core.cli.gc import cmd_gc
 from core.cli.graph import cmd_graph
 from core.cli.settings import cmd_settings
+from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
+from core.pipeline.ingest import ORPHAN_AGE_S
 from core.query.routes import default_modes
 from core.schema.modes import Mode
 
@@ -64,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("delete", help="delete documents and everything derived from them")
     p.add_argument("ids", nargs="+")
     p.set_defaults(func=cmd_delete)
+    p = sub.add_parser("gc", help="remove orphans: vectors, chunks, graph records, folders and staging files that "
+                                  "no registered document owns (also run by ingest and graph build)")
+    p.add_argument("--min-age", type=float, default=ORPHAN_AGE_S, dest="min_age",
+                   help="seconds: younger folders and staging files may be an upload being written "
+                        f"(default {ORPHAN_AGE_S:.0f})")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_gc)
     p = sub.add_parser("retry", help="queue failed documents again and process them")
     p.add_argument("ids", nargs="+")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -85,11 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["show", "presets", "preset"])
     p.add_argument("name", nargs="?", help="preset: the preset to apply")
     p.set_defaults(func=cmd_settings)
+    add_users_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "users":  # the accounts file only, outside any workspace
+        return args.func(args)
     if args.command == "settings":  # settings.json only: no database is opened or created for it
         from core.settings.workspace import default_workspace
 

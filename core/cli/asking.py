@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from core.cli.common import resolve_ids
+from core.cli.common import resolve_ids, say
 from core.library import Library
 from core.query.routes import available_modes, default_modes, unavailable_reason
 from core.schema.modes import Mode
@@ -29,9 +29,12 @@ def cmd_ask(lib: Library, args) -> int:
         on_token = None if args.json or args.context_only else streamed.append
         result = ask(lib, args.question, params, on_token=on_token)
     except (QueryError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
-    print(dumps(result) if args.json else result_text(result))
+    if args.json:
+        print(dumps(result))  # JSON escapes control characters itself
+    else:
+        say(result_text(result), lines=True)  # the answer, passages and titles: LLM and paper text
     return 0
 
 
@@ -47,10 +50,10 @@ def cmd_eval(lib: Library, args) -> int:
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
-    except QuestionSetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except QuestionSetError as exc:  # the messages quote the file's ids and cells
+        say(f"error: {exc}", file=sys.stderr)
         for row_error in exc.errors:
-            print(f"  {row_error}", file=sys.stderr)
+            say(f"  {row_error}", file=sys.stderr)
         return 2
     modes = [m.strip() for m in args.modes.split(",") if m.strip()] if args.modes else \
         default_modes(available_modes(lib))
@@ -80,7 +83,9 @@ def cmd_eval(lib: Library, args) -> int:
     def progress(p: Progress) -> None:
         if not args.quiet:
             eta = f", about {p.eta_s:.0f} s left" if p.eta_s is not None else ""
-            print(f"\r[{p.fraction:4.0%}] {p.message}{eta}   ", end="", file=sys.stderr, flush=True)
+            print("\r", end="", file=sys.stderr)  # redraws the line: the message itself may quote a question
+            say(f"[{p.fraction:4.0%}] {p.message}{eta}   ", end="", file=sys.stderr)
+            sys.stderr.flush()
 
     def started(run) -> None:
         if not args.quiet:
@@ -90,7 +95,7 @@ def cmd_eval(lib: Library, args) -> int:
     try:
         outcome = run_eval(lib, qset, options, on_progress=progress, on_start=started, label=args.label or "")
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted: the questions finished so far are saved; resume from the Evaluate page",
@@ -99,8 +104,8 @@ def cmd_eval(lib: Library, args) -> int:
     if not args.quiet:
         print(file=sys.stderr)
     if outcome.judge_note:
-        print(f"note: {outcome.judge_note}", file=sys.stderr)
-    print(summary_markdown(summarise(outcome.results)))
+        say(f"note: {outcome.judge_note}", file=sys.stderr)
+    say(summary_markdown(summarise(outcome.results)), lines=True)
     if args.out:
         Path(args.out).write_text(dumps(run_json(store, outcome.run)), encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)

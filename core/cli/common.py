@@ -8,6 +8,14 @@ from pathlib import Path
 
 from core.library import Library
 from core.pipeline.status import TIME_LEFT_MARK
+from core.text.terminal import for_terminal
+
+
+def say(text: object, *, lines: bool = False, file=None, end: str = "\n") -> None:
+    """print() for a line holding text from a paper, a file or an LLM reply: escape sequences and control
+    characters removed (a title could otherwise retitle or clear the terminal). A newline inside such text would
+    forge a line of its own, so it becomes a space unless `lines` says the text is several lines (an answer)."""
+    print(for_terminal(text, one_line=not lines), file=file, end=end)
 
 
 def input_paths(paths: list[str]) -> list[Path]:
@@ -46,6 +54,6 @@ def progress_printer(every_s: float = 5.0):
         now = time.monotonic()
         if stage != previous or now - when >= every_s:
             last[doc_id] = (stage, now)
-            print(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
+            say(f"  {doc_id[:12]} {fraction:4.0%} {detail}", file=sys.stderr)
 
     return progress

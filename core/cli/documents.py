@@ -6,40 +6,51 @@ import json
 import sys
 from dataclasses import asdict
 
-from core.cli.common import input_paths, is_mineru_output, progress_printer, resolve_ids
+from core.cli.common import input_paths, is_mineru_output, progress_printer, resolve_ids, say
+from core.cli.gc import collect_at_start
 from core.library import Library
 from core.pipeline.documents import add_mineru_output, add_pdf, delete_document, retry_document
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import process_queue, recover
 from core.query.search import SearchFilters, search
-from core.schema.records import DocStatus, GraphStatus
+from core.schema.records import DocStatus, Document, GraphStatus
 
 
 def cmd_ingest(lib: Library, args) -> int:
     recover(lib)
+    collect_at_start(lib)
+    failed = 0
     for path in input_paths(args.paths):
         if not path.exists():
-            print(f"{path}: no such file", file=sys.stderr)
+            say(f"{path}: no such file", file=sys.stderr)
             continue
-        result = add_mineru_output(lib, path) if is_mineru_output(path) else add_pdf(lib, path.name,
-                                                                                      path.read_bytes())
-        print(f"{result.outcome:9} {result.doc_id[:12]}  {result.filename}: {result.message}")
+        try:
+            result = add_mineru_output(lib, path) if is_mineru_output(path) else add_pdf(lib, path.name,
+                                                                                          path.read_bytes())
+        except ValueError as exc:  # e.g. a MinerU output folder holding a symlink: refused, nothing added
+            say(f"refused   {path}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        say(f"{result.outcome:9} {result.doc_id[:12]}  {result.filename}: {result.message}")
 
     progress = None if args.quiet else progress_printer()
-    failed = 0
-    for doc in process_queue(lib, on_progress=progress):
-        print(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
+    for doc in process_queue(lib, on_progress=progress, on_deleted=_report_deleted):
+        say(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
         failed += doc.status == DocStatus.FAILED
     if not args.no_graph:
         failed += build_graph(lib, progress)
     return 1 if failed else 0
 
 
+def _report_deleted(doc: Document) -> None:
+    say(f"{'deleted':9} {doc.id[:12]}  {doc.display_title}: deleted while being indexed")
+
+
 def build_graph(lib: Library, progress) -> int:
     recover_graph(lib)
     failed = 0
     for doc in process_graph_queue(lib, on_progress=progress):
-        print(f"graph {doc.graph_status.value:7} {doc.id[:12]}  {doc.display_title}: {doc.graph_message}")
+        say(f"graph {doc.graph_status.value:7} {doc.id[:12]}  {doc.display_title}: {doc.graph_message}")
         failed += doc.graph_status == GraphStatus.FAILED
     return failed
 
@@ -52,9 +63,9 @@ def cmd_search(lib: Library, args) -> int:
         print(json.dumps([{**asdict(h), "chunk": asdict(h.chunk)} for h in hits], indent=2))
         return 0
     for rank, hit in enumerate(hits, 1):
-        print(f"{rank:2}. {hit.score:.3f}  {hit.doc_title} — p. {hit.page + 1} — {hit.chunk.section or '(no section)'}"
+        say(f"{rank:2}. {hit.score:.3f}  {hit.doc_title} — p. {hit.page + 1} — {hit.chunk.section or '(no section)'}"
               f" [{hit.chunk.kind}]")
-        print(f"    {' '.join(hit.window_text.split())[:300]}")
+        say(f"    {' '.join(hit.window_text.split())[:300]}")
     if not hits:
         print("no results (is anything ready? see `python -m core docs`)")
     return 0
@@ -66,7 +77,7 @@ def cmd_docs(lib: Library, args) -> int:
         print(json.dumps([{**asdict(d), "status": d.status.value} for d in docs], indent=2))
         return 0
     for doc in docs:
-        print(f"{doc.id[:12]}  {doc.status.value:9} {doc.pages:4}p  {doc.backend or '-':18} "
+        say(f"{doc.id[:12]}  {doc.status.value:9} {doc.pages:4}p  {doc.backend or '-':18} "
               f"{doc.display_title[:60]} — {doc.message}")
     if not docs:
         print("the library is empty")

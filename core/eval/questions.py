@@ -10,13 +10,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from core.schema.eval import EvalQuestion
+from core.text.questions import question_too_long
+from core.text.safe_json import JsonLimitError, load_untrusted_json
+from core.text.unicode import valid_unicode
 
 MAX_QUESTIONS = 5000  # a run asks each question in every mode: beyond this a set is a mistake, not a benchmark
 MAX_ROW_ERRORS = 50  # a file that is wrong everywhere: the first ones say enough
+MAX_SET_CHARS = 50 * 2**20  # 5,000 questions with long reference passages fit in a few MB
 
 
 @dataclass
@@ -40,9 +45,12 @@ class QuestionSetError(ValueError):
 
 def parse_question_set(data: bytes | str, filename: str = "questions.jsonl") -> list[EvalQuestion]:
     """The questions of a JSONL, JSON or CSV file; raises QuestionSetError listing every bad row."""
-    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+    text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else valid_unicode(data)
     if not text.strip():
         raise QuestionSetError("the file is empty")
+    if len(text) > MAX_SET_CHARS:
+        raise QuestionSetError(f"the file is {len(text):,} characters long; a question set may be at most "
+                               f"{MAX_SET_CHARS:,}")
     name = filename.lower()
     if name.endswith(".csv"):
         rows = _csv_rows(text)
@@ -101,18 +109,23 @@ def _jsonl_rows(text: str):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = load_untrusted_json(line, max_chars=MAX_SET_CHARS)
         except json.JSONDecodeError as exc:
             yield number, RowError(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except JsonLimitError as exc:
+            yield number, RowError(number, f"cannot be read: {exc}")
             continue
         yield number, row
 
 
 def _json_rows(text: str):
     try:
-        rows = json.loads(text)
+        rows = load_untrusted_json(text, max_chars=MAX_SET_CHARS)
     except json.JSONDecodeError as exc:
         raise QuestionSetError(f"the file is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except JsonLimitError as exc:
+        raise QuestionSetError(f"the file cannot be read: {exc}") from None
     if isinstance(rows, dict) and isinstance(rows.get("questions"), list):
         rows = rows["questions"]
     if not isinstance(rows, list):
@@ -121,16 +134,35 @@ def _json_rows(text: str):
 
 
 def _csv_rows(text: str):
-    reader = csv.DictReader(io.StringIO(text))
-    columns = [c.strip().lower() for c in reader.fieldnames or []]
+    # strict: an unterminated quote is an error, not one giant cell swallowing the rest of the file
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        columns = [c.strip().lower() for c in reader.fieldnames or []]
+    except csv.Error as exc:
+        raise QuestionSetError(f"the header row is not valid CSV ({exc})") from None
     if "question" not in columns:
         raise QuestionSetError(f"a CSV question set needs a 'question' column; found {', '.join(columns) or 'none'}")
-    for row in reader:
+    while True:
+        start = reader.line_num + 1  # where the next row begins: a bad quote is reported where it opened
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield start, RowError(start, f"not valid CSV ({_csv_reason(exc)})")
+            return  # the reader cannot find where the next row starts
         cleaned = {(k or "").strip().lower(): v for k, v in row.items() if k is not None}
         for column in ("answers", "answer", "evidence", "doc_id"):
             if cleaned.get(column):
                 cleaned[column] = _split_cell(cleaned[column])
         yield reader.line_num, cleaned
+
+
+def _csv_reason(exc: csv.Error) -> str:
+    reason = str(exc)
+    if "unexpected end of data" in reason or "EOF" in reason:
+        return "a quoted cell opened on this row is never closed"
+    return reason
 
 
 def _split_cell(cell: str) -> list[str] | str:
@@ -151,6 +183,10 @@ def _question(row: Any, default_id: str) -> EvalQuestion:
     question = row.get("question")
     if not isinstance(question, str) or not question.strip():
         raise ValueError("'question' is missing or empty")
+    if not _visible(question):
+        raise ValueError("'question' holds only invisible characters (zero-width spaces, joiners, marks)")
+    if reason := question_too_long(" ".join(question.split())):
+        raise ValueError(reason)
     answers = _strings(row.get("answers", row.get("answer")), "answers")
     evidence = _strings(row.get("evidence"), "evidence")
     doc_ids = _strings(row.get("doc_id"), "doc_id")
@@ -169,7 +205,24 @@ def _strings(value: Any, name: str) -> list[str]:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) for v in value):
         raise ValueError(f"'{name}' must be a string or a list of strings")
-    return [str(v).strip() for v in value if str(v).strip()]
+    return [str(v).strip() for v in value if _visible(str(v))]  # a zero-width-only answer is no answer
+
+
+def _visible(text: str) -> bool:
+    """True when `text` holds a character that shows: not only spaces and format characters (category Cf:
+    zero-width space and joiners, word joiner, BOM, soft hyphen), which str.strip() keeps."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc") for ch in text)
+
+
+REFERENCE_FREE = ("no reference answer: only the reference-free metrics apply (retrieval against its evidence, "
+                  "faithfulness, answer relevancy); EM, F1, contains_reference and the answer metrics are "
+                  "reported missing for it, not 0")
+
+
+def reference_free(questions: list[EvalQuestion]) -> list[RowError]:
+    """The questions with no reference answer, one note each (numbered by position, named by id): accepted, but
+    a reader must know their answer metrics will be missing."""
+    return [RowError(n, f"{q.id}: {REFERENCE_FREE}") for n, q in enumerate(questions, start=1) if not q.answers]
 
 
 def questions_from_table(rows: list[dict[str, Any]], source: str = "the table") -> list[EvalQuestion]:

@@ -46,6 +46,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from ragas.metrics import NonLLMContextPrecisionWithReference, NonLLMContextRecall  # noqa: E402
 
+from core.eval import metrics as m  # noqa: E402
 from core.models.llm.client import network_failure, server_message, shared_limit  # noqa: E402
 from core.models.llm.secrets import NO_KEY, redact  # noqa: E402
 from core.schema.eval import CANCELLED, Score  # noqa: E402
@@ -55,6 +56,7 @@ from core.settings.config import LLMConfig  # noqa: E402
 # validation error). Once is enough for a model that can follow a schema; more only multiplies the calls.
 JUDGE_REASKS = 1
 _REPLY_SHOWN = 160  # characters of an unreadable reply quoted in the error
+BLEU_ORDER = 4  # sacrebleu's default n-gram order, which ragas' BleuScore keeps
 
 
 # ---------------------------------------------------------------------------------------------- metrics without LLM
@@ -85,7 +87,13 @@ class NonLLMScorer:
             return {name: Score(None, "no reference answer") for name in metrics}
         if not answer.strip():
             return {name: Score(None, "no answer to score") for name in metrics}
-        return {name: await _guarded(name, _best_of(metric, answer, refs)) for name, metric in metrics.items()}
+        scores = {name: await _guarded(name, _best_of(metric, answer, refs)) for name, metric in metrics.items()}
+        if len(answer.split()) < BLEU_ORDER or all(len(r.split()) < BLEU_ORDER for r in refs):
+            # BLEU-4 multiplies the precisions of 1- to 4-grams: a text of fewer than 4 words has no 4-gram, so
+            # its BLEU is 0 however right it is ("86.7" against "86.7"). That 0 would be by construction.
+            scores["bleu"] = Score(None, f"the answer or every reference is shorter than {BLEU_ORDER} words: "
+                                         "BLEU-4 has no 4-gram to count (read string_similarity or rouge)")
+        return scores
 
     async def context_scores(self, contexts: list[str], reference_contexts: list[str]) -> dict[str, Score]:
         refs = [r for r in reference_contexts if r.strip()]
@@ -96,13 +104,33 @@ class NonLLMScorer:
             # Nothing retrieved: no reference passage was found (recall 0), and precision has no ranking to rate.
             return {"non_llm_context_precision": Score(None, "nothing was retrieved"),
                     "non_llm_context_recall": Score(0.0)}
-        sample = SingleTurnSample(retrieved_contexts=list(contexts), reference_contexts=refs)
+        for_precision, for_recall = reference_passages(refs, list(contexts))
+        precision = SingleTurnSample(retrieved_contexts=list(contexts), reference_contexts=for_precision)
+        recall = SingleTurnSample(retrieved_contexts=list(contexts), reference_contexts=for_recall)
         return {
             "non_llm_context_precision": await _guarded(
-                "non_llm_context_precision", self.context_precision.single_turn_ascore(sample)),
+                "non_llm_context_precision", self.context_precision.single_turn_ascore(precision)),
             "non_llm_context_recall": await _guarded(
-                "non_llm_context_recall", self.context_recall.single_turn_ascore(sample)),
+                "non_llm_context_recall", self.context_recall.single_turn_ascore(recall)),
         }
+
+
+def reference_passages(evidence: list[str], contexts: list[str]) -> tuple[list[str], list[str]]:
+    """The reference contexts ragas' non-LLM context metrics expect: whole passages, not the sentences a question
+    set gives as evidence. ragas compares each retrieved passage with each reference by Levenshtein similarity
+    (≥ 0.5), and a one-sentence reference is never that similar to a 1,200-token chunk that holds it: fed the
+    sentences, both metrics came out 0 on every row. So a sentence becomes the retrieved passage(s) that hold it
+    (core.eval.metrics' matching rules); a sentence no passage holds stays as it is, and counts as not found.
+
+    Returns (for precision: every retrieved passage holding some evidence, plus the unfound sentences; for recall:
+    one reference per evidence sentence, so recall stays the share of evidence found)."""
+    holders: list[str] = []
+    for_recall: list[str] = []
+    for sentence in evidence:
+        holding = [c for c in contexts if m.match_rule(sentence, c)]
+        for_recall.append(holding[0] if holding else sentence)
+        holders.extend(holding or [sentence])
+    return list(dict.fromkeys(holders)), for_recall
 
 
 async def _guarded(name: str, pending: Awaitable[Any]) -> Score:

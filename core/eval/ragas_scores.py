@@ -46,7 +46,9 @@ class RagasSample:
 
 def score_non_llm(samples: list[RagasSample], on_progress: Progress | None = None) -> list[dict[str, Score]]:
     """string_similarity (Levenshtein), bleu and rouge (rougeL F) of the answer against its closest reference
-    answer; non_llm_context_precision / _recall of the retrieved passages against the reference passages."""
+    answer (BLEU missing, not 0, when a text is shorter than its 4-grams); non_llm_context_precision / _recall of
+    the retrieved passages against the passages that hold the reference evidence (ragas_metrics.reference_passages:
+    sentence evidence against whole chunks would be 0 by construction)."""
     if not samples:
         return []
     try:

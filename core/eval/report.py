@@ -2,15 +2,34 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from core.eval.runner import MetricSummary, metric_order, summarise
+from core.eval.runner import MetricSummary, is_paragraph, metric_order, summarise
 from core.schema.eval import QuestionResult
 from core.store.sqlite_eval import EvalStore, RunRecord, run_to_dict
+from core.text.csv_safe import csv_row
+
+
+def run_name(run: RunRecord) -> str:
+    """What a person calls a run: its label and when it started ("baseline · 2025-03-02 14:05"); a run without a
+    label is "run of <time>". The id is a hex string nobody can tell apart."""
+    when = dt.datetime.fromtimestamp(run.created_at).strftime("%Y-%m-%d %H:%M")
+    return f"{run.label} · {when}" if run.label.strip() else f"run of {when}"
+
+
+def paragraph_answers(results: list[QuestionResult]) -> dict[str, int]:
+    """Per mode, how many EM/F1 scores were computed on a paragraph (no short answer, a long answer): those are
+    near 0 even when right, and contains_reference is the measure to read."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if "em" in r.scores and r.scores["em"].ok and is_paragraph(r.answer, r.short_answer):
+            counts[r.mode] = counts.get(r.mode, 0) + 1
+    return counts
 
 
 def fmt(value: float | None, name: str = "") -> str:
@@ -41,7 +60,7 @@ def leaderboard_rows(store: EvalStore, set_id: str | None = None,
     for run in store.runs(set_id):
         summary = summary_of(run)
         for mode, per in summary.items():
-            row = {"run": run.label or run.id, "run_id": run.id, "set": run.set_name, "status": run.shown_status,
+            row = {"run": run_name(run), "run_id": run.id, "set": run.set_name, "status": run.shown_status,
                    "mode": mode, "questions": per["seconds"].n}
             row.update({name: per[name].mean for name in metric_order(summary) if name in per})
             rows.append(row)
@@ -53,19 +72,15 @@ def results_csv(results: list[QuestionResult]) -> str:
     names = sorted({name for r in results for name in r.scores})
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["question_id", "mode", "answer", "seconds", "llm_calls", "error", *names,
-                     *(f"{n} (why missing)" for n in names)])
+    writer.writerow(csv_row(["question_id", "mode", "answer", "seconds", "llm_calls", "error", *names,
+                             *(f"{n} (why missing)" for n in names)]))
     for r in results:
         scores = [r.scores[n].value if n in r.scores and r.scores[n].value is not None else "" for n in names]
         why = [r.scores[n].error if n in r.scores else "" for n in names]
-        writer.writerow([_cell(r.question_id), r.mode, _cell(r.answer), f"{r.seconds:.3f}", r.llm_calls,
-                         _cell(r.error), *scores, *why])
+        # every cell: answers, errors and "why missing" notes quote papers and LLM replies
+        writer.writerow(csv_row([r.question_id, r.mode, r.answer, f"{r.seconds:.3f}", r.llm_calls, r.error,
+                                 *scores, *why]))
     return out.getvalue()
-
-
-def _cell(text: str) -> str:
-    """Paper-derived text that a spreadsheet would run as a formula (=, +, -, @) is quoted as text."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def run_json(store: EvalStore, run: RunRecord, results: list[QuestionResult] | None = None) -> dict[str, Any]:

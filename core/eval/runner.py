@@ -25,7 +25,9 @@ from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 
 log = logging.getLogger(__name__)
 
-ANSWER_METRICS = ("em", "f1")
+ANSWER_METRICS = ("em", "f1", "contains_reference")
+NO_REFERENCE = "no reference answer"  # the same words as RAGAS's answer metrics give
+PARAGRAPH_WORDS = 20  # an answer longer than this, with no short answer, is a paragraph to EM and F1
 
 
 def retrieval_metric_names(k: int) -> tuple[str, ...]:
@@ -108,25 +110,48 @@ def query_params(lib: Library, options: EvalOptions) -> QueryParams:
                                    answer_style=options.answer_style)
 
 
-def score_answer(question: EvalQuestion, result: QueryResult, k: int) -> dict[str, Score]:
-    """Answer and retrieval metrics of one mode's result; a metric with nothing to measure against is None."""
+def short_answer_of(result: QueryResult) -> str:
+    # Answer.short_answer is being added to core/query/records.py; until it lands there is none.
+    return (getattr(result.answer, "short_answer", "") or "").strip() if result.answer else ""
+
+
+def scored_text(answer: str, short_answer: str) -> str:
+    """What EM and F1 compare with the references: the short answer when there is one, else the answer."""
+    return short_answer or answer
+
+
+def is_paragraph(answer: str, short_answer: str) -> bool:
+    """True when EM and F1 were computed on a paragraph: near 0 however right it is (read contains_reference)."""
+    return not short_answer and len(strip_markers(answer).split()) > PARAGRAPH_WORDS
+
+
+def score_answer(question: EvalQuestion, result: QueryResult, k: int) -> tuple[dict[str, Score], list[dict]]:
+    """Answer and retrieval metrics of one mode's result (a metric with nothing to measure against is None),
+    and how each reference passage was found (evidence_matches)."""
     scores: dict[str, Score] = {}
     answer = strip_markers(result.answer.text) if result.answer else ""
+    short = short_answer_of(result)
+    text = scored_text(answer, short)
     for name, fn in (("em", m.exact_match), ("f1", m.token_f1)):
-        scores[name] = Score(fn(answer, question.answers)) if question.answers else Score(None, "no reference answer")
+        scores[name] = Score(fn(text, question.answers)) if question.answers else Score(None, NO_REFERENCE)
+    scores["contains_reference"] = (Score(m.contains_reference([answer, short], question.answers))
+                                    if question.answers else Score(None, NO_REFERENCE))
     if not question.evidence:
         for name in retrieval_metric_names(k):
             scores[name] = Score(None, "no reference passages")
-        return scores
-    hits = m.passage_hits(question.evidence, [c.hit.chunk.text for c in result.retrieval.chunks])
+        return scores, []
+    found = m.passage_matches(question.evidence, [c.hit.chunk.text for c in result.retrieval.chunks])
+    hits = [rank for rank, _ in found]
     for x in sorted({5, k}):
         scores[f"recall@{x}"] = Score(m.recall_at_k(hits, x))
     scores[f"complete@{k}"] = Score(m.complete_at_k(hits, k))
     scores["mrr"] = Score(m.reciprocal_rank(hits))
     scores[f"ndcg@{k}"] = Score(m.ndcg_at_k(hits, k))
-    scores["evidence_in_context"] = Score(m.evidence_in_context(question.evidence,
-                                                                [s.text for s in result.context.sources]))
-    return scores
+    in_context = m.evidence_rules(question.evidence, [s.text for s in result.context.sources])
+    scores["evidence_in_context"] = Score(sum(1 for r in in_context if r) / len(in_context))
+    matches = [{"retrieved": rank, "retrieved_rule": rule, "context_rule": ctx}
+               for (rank, rule), ctx in zip(found, in_context)]
+    return scores, matches
 
 
 def run_eval(lib: Library, qset: QuestionSet, options: EvalOptions, *, resume: RunRecord | None = None,
@@ -204,6 +229,7 @@ def _evaluate_question(lib: Library, question: EvalQuestion, modes: list[str], p
                 for mode in modes]
     out: list[QuestionResult] = []
     for mode, result in results.items():
+        scores, matches = score_answer(question, result, options.k)
         out.append(QuestionResult(
             question_id=question.id, mode=mode,
             answer=result.answer.text if result.answer else "",
@@ -211,9 +237,9 @@ def _evaluate_question(lib: Library, question: EvalQuestion, modes: list[str], p
             # precision rates the ranking, and the drill-down numbers them as the answer cites them.
             contexts=[s.text for s in sorted(result.context.sources, key=lambda s: s.n)],
             retrieved_chunk_ids=[c.id for c in result.retrieval.chunks],
-            scores=score_answer(question, result, options.k),
-            seconds=result.timings.get("total_s", 0.0), llm_calls=result.llm_calls,
-            llm_free=list(result.llm_free), error=result.error))
+            scores=scores, seconds=result.timings.get("total_s", 0.0), llm_calls=result.llm_calls,
+            llm_free=list(result.llm_free), error=result.error, short_answer=short_answer_of(result),
+            evidence_matches=matches))
     if options.ragas or (options.ragas_judge and not judge_note):
         _add_ragas(lib, question, out, options, judge_note, cancel)
     return out
@@ -264,7 +290,7 @@ def summarise(results: list[QuestionResult]) -> dict[str, dict[str, MetricSummar
 def metric_order(summary: dict[str, dict[str, MetricSummary]]) -> list[str]:
     """Metric names in reading order: answer, retrieval (by family, then K), RAGAS, then time."""
     names = {name for per_mode in summary.values() for name in per_mode}
-    families = ("em", "f1", "recall", "complete", "mrr", "ndcg", "evidence_in_context")
+    families = ("em", "f1", "contains_reference", "recall", "complete", "mrr", "ndcg", "evidence_in_context")
 
     def key(name: str):
         family, _, k = name.partition("@")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from core.library import Library
 from core.pipeline.graph.build import remove_document
-from core.schema.records import DocStatus, Document
+from core.pipeline.parsing.importer import copy_import_folder
+from core.schema.records import DocStatus, Document, GraphStatus
 from core.store.sqlite_media import DescriptionStore
 from core.text.filenames import safe_filename
 
@@ -60,7 +61,7 @@ def add_mineru_output(lib: Library, src: Path) -> AddResult:
     name = safe_filename(src.name, default="mineru-output")
     staging = lib.workspace.staging_dir / f"import-{uuid.uuid4().hex}"
     if src.is_dir():
-        shutil.copytree(src, staging, symlinks=True)
+        copy_import_folder(src, staging)  # regular files only: a symlink refuses the import (UnsafeImport)
     elif zipfile.is_zipfile(src):
         staging.mkdir(parents=True)
         shutil.copy2(src, staging / "output.zip")
@@ -118,15 +119,37 @@ def retry_document(lib: Library, doc_id: str) -> None:
 
 
 def delete_document(lib: Library, doc_id: str) -> None:
-    """Remove a document and everything derived from it. Safe to repeat after a crash half-way through."""
+    """Remove a document and everything derived from it, whatever stage it is in. The row goes first: search
+    stops showing the paper at once, and a worker parsing, indexing or extracting it sees it gone at its next
+    step, stops, and purges what it wrote meanwhile (core.pipeline.ingest, core.pipeline.graph.stage). A crash
+    half-way leaves orphans of an unregistered id, which `python -m core gc` (also run at start-up) removes."""
+    lib.documents.delete(doc_id)
+    purge_document(lib, doc_id)
 
-    remove_document(lib, doc_id)  # first: the graph is rebuilt from what remains while the record still exists
+
+def busy_stage(doc: Document) -> str:
+    """What a worker may be doing with the document right now ('' if nothing): a delete of it stops that work."""
+    if doc.status.in_progress:
+        return "queued" if doc.status == DocStatus.QUEUED else f"being {doc.status.value.replace('ing', 'ed')}"
+    if doc.status == DocStatus.READY and doc.graph_status == GraphStatus.EXTRACTING:
+        return "having its graph extracted"
+    return ""
+
+
+def purge_document(lib: Library, doc_id: str) -> None:
+    """Everything stored under a document id, registered or not: graph contributions and extractions (and the
+    nodes, edges and vectors they made), chunks with their full-text rows, windows, media descriptions, its
+    folder. Idempotent, and safe in two processes at once (a delete and the worker that held the paper)."""
+    remove_document(lib, doc_id)
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
     DescriptionStore(lib.db).delete_doc(doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)
     if doc_dir.exists():
+        lib.workspace.staging_dir.mkdir(parents=True, exist_ok=True)
         trash = lib.workspace.staging_dir / f"deleted-{uuid.uuid4().hex}"
-        os.replace(doc_dir, trash)  # one rename: the folder is either whole or gone
+        try:
+            os.replace(doc_dir, trash)  # one rename: the folder is either whole or gone
+        except FileNotFoundError:  # the other purge renamed it first
+            return
         shutil.rmtree(trash, ignore_errors=True)
-    lib.documents.delete(doc_id)

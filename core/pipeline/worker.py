@@ -1,7 +1,9 @@
-"""A background ingest thread for the app: uploads return at once, the Library page polls the registry.
+"""The app's background workers: uploads return at once, the Library page polls the registry.
 
-Parsing itself runs in child processes (see core.pipeline.parsing), so this thread mostly waits; embedding and graph
-extraction run here and share the process's one embedding model with search.
+Two threads: "papergraph-ingest" parses and indexes uploads (parsing itself runs in child processes, see
+core.pipeline.parsing), "papergraph-graph" builds the graph of ready papers. They are separate so a graph
+extraction waiting on a slow or stuck LLM never holds up a new upload: the upload is parsed, indexed and
+searchable meanwhile. Both share the process's one embedding model with search.
 """
 from __future__ import annotations
 
@@ -9,49 +11,79 @@ import logging
 import threading
 
 from core.library import Library
+from core.pipeline.gc import collect_garbage
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import process_queue, recover
 
 log = logging.getLogger(__name__)
 
 
+def _collect_garbage(lib: Library) -> None:
+    try:
+        collect_garbage(lib)
+    except Exception:  # a failed collection leaves orphans for the next start; the app works on
+        log.exception("garbage collection at start-up failed")
+
+
 class BackgroundIngestor:
     def __init__(self, lib: Library):
         self.lib = lib
-        self._thread: threading.Thread | None = None
+        self._work = {"ingest": self._ingest, "graph": self._graph}
+        self._threads: dict[str, threading.Thread | None] = dict.fromkeys(self._work)
+        self._wakes = {name: threading.Event() for name in self._work}
         self._lock = threading.Lock()
-        self._wake = threading.Event()
         self._stop = threading.Event()
         recover(lib)
         recover_graph(lib)
+        # Orphans an older version or a crash left, removed in the background: no page waits for the scan.
+        threading.Thread(target=_collect_garbage, args=(lib,), name="papergraph-gc", daemon=True).start()
 
-    def kick(self) -> None:
-        """Make sure queued documents are being processed; cheap to call on every page run."""
+    def kick(self, *names: str) -> None:
+        """Make sure queued documents (and pending graphs) are being processed; cheap to call on every page run.
+        `names` limits it to some of the threads ("ingest", "graph")."""
         with self._lock:
-            self._wake.set()
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="papergraph-ingest", daemon=True)
-                self._thread.start()
+            for name in names or self._work:
+                self._wakes[name].set()
+                thread = self._threads[name]
+                if thread is None or not thread.is_alive():
+                    thread = threading.Thread(target=self._run, args=(name,), name=f"papergraph-{name}",
+                                              daemon=True)
+                    self._threads[name] = thread
+                    thread.start()
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Both threads are running: a kick() could start nothing more."""
+        return all(t is not None and t.is_alive() for t in self._threads.values())
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
+        for wake in self._wakes.values():
+            wake.set()
 
-    def _run(self) -> None:
+    def _ingest(self) -> list:
+        done = process_queue(self.lib, stop=self._stop)
+        if done:
+            self.kick("graph")  # the papers just indexed have their graph to build
+        return done
+
+    def _graph(self) -> list:
+        # One paper at a time, without pausing for uploads: those are parsed by the other thread meanwhile.
+        return process_graph_queue(self.lib, stop=self._stop, max_docs=1)
+
+    def _run(self, name: str) -> None:
+        wake = self._wakes[name]
         while not self._stop.is_set():
-            self._wake.clear()
+            wake.clear()
             try:
-                done = process_queue(self.lib, stop=self._stop)
-                # One paper's graph at a time, paused as soon as an upload is queued, so new papers become
-                # searchable without waiting for a long (LLM) extraction.
-                done += process_graph_queue(self.lib, stop=self._stop, max_docs=1, yield_to_uploads=True)
+                done = self._work[name]()
             except Exception:  # the thread must survive anything a document does to it
-                log.exception("background ingest loop failed")
+                log.exception("background %s loop failed", name)
                 done = []
-            # Exit when idle; the next kick() starts a fresh thread. Wait briefly for a kick that raced us.
-            if not done and not self._wake.wait(timeout=1.0):
-                return
+            # Exit when idle; the next kick() starts a fresh thread. Deciding under the lock closes the race
+            # with a kick() that saw this thread still alive.
+            if not done and not wake.wait(timeout=1.0):
+                with self._lock:
+                    if not wake.is_set():
+                        self._threads[name] = None
+                        return

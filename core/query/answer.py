@@ -1,5 +1,6 @@
-"""Answers with citations: written by the LLM (streamed, told to cite [n]) or, without one, extractive — the
-sentences of the retrieved passages closest to the question, each with its citation.
+"""Answers with citations: written by the LLM (streamed, told to cite [n], a "Short answer:" line first on a
+factual question) or, without one, extractive — core.query.reader's answer sentence, short answer and citation,
+or its abstention.
 
 Either way the answer is split into sentences and every [n] is checked against the context's sources, so the
 UI can mark a sentence that cites nothing and a marker that points nowhere.
@@ -14,8 +15,8 @@ import numpy as np
 from core.models.llm.base import ChatModel
 from core.models.vlm import image_part, text_part
 from core.prompts import PROMPTS
-from core.query.records import Answer, AnswerSentence, Context
-from core.store.sqlite_fulltext import query_terms
+from core.query.reader import read
+from core.query.records import Answer, AnswerSentence, Context, Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "fig.", "Eq.", "eq.", "Sec.", "Tab.", "No.",
@@ -55,6 +56,7 @@ def citations_in(sentence: str) -> list[int]:
 
 
 def parse_answer(text: str, context: Context, *, extractive: bool, model: str = "") -> Answer:
+    short, text = split_short_answer(text) if not extractive else ("", text)
     known = {s.n for s in context.sources}
     sentences, unknown = [], []
     for paragraph in re.split(r"\n\s*\n", text or ""):
@@ -63,7 +65,7 @@ def parse_answer(text: str, context: Context, *, extractive: bool, model: str = 
             unknown.extend(n for n in cited if n not in known and n not in unknown)
             sentences.append(AnswerSentence(text=sentence, citations=[n for n in cited if n in known]))
     return Answer(text=(text or "").strip(), sentences=sentences, extractive=extractive, model=model,
-                  unknown_citations=unknown)
+                  unknown_citations=unknown, short_answer=short)
 
 
 # LightRAG's response_type: how long an answer the model is asked for. "short" is for scoring against short
@@ -110,39 +112,28 @@ NO_CONTEXT = "Nothing in the papers matched the question, so there is nothing to
 
 
 def extractive_answer(question: str, context: Context, embed_many: Callable[[list[str]], np.ndarray],
-                      qvec: np.ndarray, sentences: int = 4, per_source: int = 2) -> Answer:
-    """The passages' sentences most similar to the question (cosine, plus a small bonus per question term they
-    contain), at most `per_source` from one passage, each followed by its citation; in order of strength."""
+                      qvec: np.ndarray, sentences: int = 4, per_source: int = 2, *, lib=None,
+                      retrieval: Retrieval | None = None) -> Answer:
+    """The LLM-free answer (core.query.reader): the body sentence that answers, with its short answer and
+    citation, then the next strongest ones; or "No passage answers this directly." and the closest passages.
+    `lib` lets the reader see what each passage's items are (title, authors, headings, references) and reuse
+    the stored window vectors; without it every passage sentence counts as body text."""
     if not context.sources:
-        return Answer(text=NO_CONTEXT, sentences=[AnswerSentence(NO_CONTEXT, [])], extractive=True)
-    candidates: list[tuple[int, str]] = []
-    for source in context.sources[:8]:
-        for sentence in split_sentences(source.text):
-            if 20 <= len(sentence) <= MAX_SENTENCE_CHARS and sum(ch.isalpha() for ch in sentence) > 12:
-                candidates.append((source.n, sentence))
-    if not candidates:
-        candidates = [(s.n, s.text[:MAX_SENTENCE_CHARS]) for s in context.sources[:sentences]]
-    vectors = embed_many([text for _, text in candidates])
-    sims = vectors @ np.asarray(qvec, dtype=np.float32)
-    terms = set(query_terms(question))
-    scored = []
-    for (n, text), sim in zip(candidates, sims):
-        overlap = len(terms & set(query_terms(text, limit=200))) / max(len(terms), 1)
-        # Ties go to the stronger source: n is its rank.
-        scored.append((float(sim) + 0.3 * overlap - 0.001 * n, n, text))
-    scored.sort(key=lambda s: -s[0])
-    picked: list[tuple[int, str]] = []
-    per: dict[int, int] = {}
-    for _, n, text in scored:
-        if per.get(n, 0) >= per_source or any(text == t for _, t in picked):
-            continue
-        picked.append((n, text))
-        per[n] = per.get(n, 0) + 1
-        if len(picked) == sentences:
-            break
-    answer_sentences = [AnswerSentence(text=f"{text} [{n}]", citations=[n]) for n, text in picked]
-    return Answer(text=" ".join(s.text for s in answer_sentences), sentences=answer_sentences, extractive=True,
-                  model="extractive (no LLM)")
+        return Answer(text=NO_CONTEXT, sentences=[AnswerSentence(NO_CONTEXT, [])], extractive=True, abstained=True)
+    return read(question, context, retrieval, lib, embed_many, qvec, sentences=sentences, per_source=per_source)
+
+
+_SHORT_LINE = re.compile(r"^\s*(?:[*_#>\-]\s*)*short answer\s*[*_]*\s*:\s*[*_]*\s*(?P<answer>.+?)\s*$",
+                         re.I | re.M)
+
+
+def split_short_answer(text: str) -> tuple[str, str]:
+    """The model's "Short answer: …" line (asked for first on factual questions) and the rest of its text."""
+    m = _SHORT_LINE.search(text or "")
+    if not m or m.start() > 200:  # a line deep in the answer is prose that happens to say it
+        return "", text
+    short = strip_markers(m.group("answer")).strip(" *_.")
+    return short, (text[:m.start()] + text[m.end():]).strip()
 
 
 def strip_markers(text: str) -> str:

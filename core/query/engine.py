@@ -20,6 +20,7 @@ from core.query.rerank import make_reranker
 from core.query.routes import route_of
 from core.schema.modes import Mode
 from core.schema.records import MEDIA_TYPES
+from core.text.questions import question_too_long
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,8 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     question = " ".join((question or "").split())
     if not question:
         raise QueryError("the question is empty")
+    if reason := question_too_long(question):  # before any LLM call: the whole question goes into every prompt
+        raise QueryError(reason)
     params = params or QueryParams.from_config(lib.settings.query)
     route = route_of(params.mode)
     started = time.perf_counter()
@@ -166,7 +169,7 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
         except LLMError as exc:
             result.error = f"the LLM could not answer ({exc}); showing the extractive answer instead"
     answer = extractive_answer(question, context, embeddings.many, embeddings(question),
-                               sentences=q.extractive_sentences)
+                               sentences=q.extractive_sentences, lib=lib, retrieval=result.retrieval)
     if on_token:
         on_token(answer.text)
     return answer, 0, 0
@@ -184,6 +187,8 @@ def compare(lib: Library, question: str, modes: Sequence[str], params: QueryPara
     question = " ".join((question or "").split())
     if not question:
         raise QueryError("the question is empty")
+    if reason := question_too_long(question):  # before any LLM call: the whole question goes into every prompt
+        raise QueryError(reason)
     if not modes:
         raise QueryError("choose at least one mode")
     modes = [Mode(m) for m in modes]

@@ -157,6 +157,15 @@ class Answer:
     extractive: bool  # True: sentences picked from the passages, no LLM wrote it
     model: str = ""
     unknown_citations: list[int] = field(default_factory=list)  # [n] markers that match no source
+    # The answer itself, for a factual question: the number, name, year or phrase ("37M"), found in sentence
+    # `short_answer_sentence` at characters `short_answer_span` of its text (extractive), or the model's
+    # "Short answer:" line. Empty when there is none (abstained, or the model gave no such line).
+    short_answer: str = ""
+    short_answer_sentence: int = -1
+    short_answer_span: list[int] | None = None
+    abstained: bool = False  # True: no passage answers it; the sentences are the closest passages, not an answer
+    answer_type: str = ""  # what the question expects: number / year / name / definition / other (extractive)
+    score: float = 0.0  # the extractive reader's score of its best sentence (abstains below its threshold)
 
     @property
     def uncited(self) -> list[AnswerSentence]:

@@ -11,6 +11,9 @@ def result_json(result: QueryResult) -> dict[str, Any]:
     """The result with each citation resolved to paper, page and passage (what a script needs)."""
     data = result.to_dict()
     data["mode"] = result.mode
+    # The answer itself (number, name, phrase) at the top, as evaluation scores it (EM/F1).
+    data["short_answer"] = result.answer.short_answer if result.answer else ""
+    data["abstained"] = bool(result.answer and result.answer.abstained)
     data["citations"] = [{"n": s.n, "doc_id": s.doc_id, "paper": s.doc_title, "page": s.page + 1,
                           "chunk_id": s.chunk_id, "kind": s.kind, "items": s.item_indices, "bbox": s.bbox}
                          for s in result.context.sources]
@@ -35,6 +38,8 @@ def result_text(result: QueryResult, show_context: bool = False) -> str:
     if result.answer is not None:
         label = "extractive answer (no LLM)" if result.answer.extractive else f"answer ({result.answer.model})"
         lines += ["", f"=== {label} ==="]
+        if result.answer.short_answer:
+            lines.append(f"short answer: {result.answer.short_answer}")
         for sentence in result.answer.sentences:
             lines.append(sentence.text + ("" if sentence.cited else "  ⟨no citation⟩"))
         if result.answer.unknown_citations:

@@ -55,6 +55,10 @@ class QuestionResult:
     llm_calls: int = 0
     llm_free: list[str] = field(default_factory=list)
     error: str = ""
+    short_answer: str = ""  # the answer's short form, when the mode gave one: what EM and F1 score
+    # Per reference passage: {"retrieved": rank or None, "retrieved_rule": ..., "context_rule": ...}, the rule
+    # (core.eval.metrics.MATCH_RULES, "" for none) by which the ranking and the assembled context hold it.
+    evidence_matches: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -104,8 +104,9 @@ class LLMConfig:
                                  "http://localhost:1234/v1 (LM Studio).")
     model: str = setting("", label="Model",
                          help="As the server names it: gpt-4o-mini, llama3.1:8b, Qwen/Qwen2.5-7B-Instruct...")
-    # The API key never lives here: it is read from PAPERGRAPH_LLM_API_KEY / OPENAI_API_KEY or from the
-    # credentials file outside the repo (core.models.llm.secrets), so settings.json can be shared and exported.
+    # The API key never lives here: it is read from the credentials file outside the repo, or from
+    # PAPERGRAPH_LLM_API_KEY (for the endpoint PAPERGRAPH_LLM_BASE_URL names) / OPENAI_API_KEY (OpenAI's hosts only):
+    # core.models.llm.secrets, so settings.json can be shared and exported.
     timeout_s: float = setting(120.0, label="Timeout per call (s)", above=0)
     max_retries: int = setting(4, label="Retries", min=0,
                                help="On rate limits (429), server errors (5xx), timeouts and dropped connections; a "
@@ -185,7 +186,8 @@ class VLMConfig:
                                  "describes each item from its image and context, in the graph stage.")
     base_url: str = setting("", label="VLM base URL",
                             help="Its own endpoint (it may be the LLM's). Its API key is looked up for this URL as "
-                                 "the LLM's is: saved below, or PAPERGRAPH_LLM_API_KEY.")
+                                 "the LLM's is: saved below, or PAPERGRAPH_LLM_API_KEY when "
+                                 "PAPERGRAPH_LLM_BASE_URL names this URL.")
     model: str = setting("", label="VLM model", help="A model that reads images, as the server names it.")
     # The API key is looked up per endpoint like the LLM's (core.models.llm.secrets), never stored here.
     timeout_s: float = setting(180.0, label="VLM timeout per call (s)", above=0)

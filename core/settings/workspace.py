@@ -67,3 +67,13 @@ class Workspace:
 def default_workspace() -> Workspace:
     root = os.environ.get(WORKSPACE_ENV) or str(REPO_ROOT / "data")
     return Workspace(Path(root).expanduser().resolve()).ensure()
+
+
+def config_dir() -> Path:
+    """The user's own PaperGraph folder (API keys, sign-in accounts): never the workspace, never the repository.
+    $PAPERGRAPH_CONFIG_DIR, else $XDG_CONFIG_HOME/papergraph, else ~/.config/papergraph."""
+    explicit = os.environ.get("PAPERGRAPH_CONFIG_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".config") / "papergraph"

@@ -77,6 +77,9 @@ class VectorStore(Protocol):
 
     def doc_ids(self) -> set[str]: ...
 
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → records naming it (a window its paper; an entity or relation vector every paper in it)."""
+
     def count(self) -> int: ...
 
 
@@ -92,6 +95,9 @@ class ChunkStore(Protocol):
         """Every section heading that has chunks, for the section filter."""
 
     def delete_doc(self, doc_id: str) -> None: ...
+
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → its number of chunks, for every document that has any."""
 
 
 class DocumentStore(Protocol):
@@ -214,7 +220,17 @@ class GraphSources(Protocol):
     def dirty(self) -> tuple[list[str], list[tuple[str, str]]]:
         """Node keys and edge pairs whose merged form must be rebuilt."""
 
-    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]]) -> None: ...
+    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]], upto: int | None = None) -> None:
+        """Unmark; with `upto` (the `meta("version")` read before the sources were), only marks made up to it."""
+
+    def mark_dirty(self, nodes: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None: ...
+
+    # --- what each document left, for deletes and the garbage collector
+    def doc_ids(self) -> set[str]:
+        """Every document with an extraction, a contribution, a paper record or a bibliography entry."""
+
+    def doc_row_counts(self, doc_ids: Iterable[str]) -> dict[str, int]:
+        """Rows of these documents per kind: extractions, entity_sources, relation_sources, papers, references."""
 
     def entity_sources(self, keys: Iterable[str]) -> dict[str, list[EntitySource]]: ...
 

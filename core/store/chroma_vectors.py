@@ -174,5 +174,16 @@ class ChromaVectorStore:
         return {m.get("doc_id") for m in result["metadatas"] if m}
 
     @_server_call
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → records naming it: a window names its paper (doc_id), an entity or relation vector every
+        paper it was merged from (doc_ids)."""
+        counts: dict[str, int] = {}
+        for meta in self.collection.get(include=["metadatas"])["metadatas"]:
+            named = str((meta or {}).get("doc_id") or (meta or {}).get("doc_ids") or "")
+            for doc_id in filter(None, named.split(",")):
+                counts[doc_id] = counts.get(doc_id, 0) + 1
+        return counts
+
+    @_server_call
     def count(self) -> int:
         return self.collection.count()

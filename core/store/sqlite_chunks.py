@@ -52,3 +52,8 @@ class SQLiteChunkStore:
     def delete_doc(self, doc_id: str) -> None:
         with self.db.connect() as conn:
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → chunks stored for it, for every document that has any."""
+        with self.db.connect() as conn:
+            return {r[0]: r[1] for r in conn.execute("SELECT doc_id, COUNT(*) FROM chunks GROUP BY doc_id")}

@@ -82,6 +82,22 @@ class SQLiteFullText:
                     conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
             self._ready = True
 
+    def stale_rows(self) -> int:
+        """Index entries whose chunk is gone (left by a chunk deleted without the triggers): BM25 would count
+        their words, and a later chunk given the same rowid would match them."""
+        self._ensure()
+        with self.db.connect() as conn:
+            conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_instances "
+                         "USING fts5vocab(main, chunks_fts, instance)")
+            return conn.execute("SELECT COUNT(DISTINCT doc) FROM temp.chunks_fts_instances "
+                                "WHERE doc NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
+
+    def rebuild(self) -> None:
+        """Index the chunks table again from scratch: what is left of deleted chunks goes."""
+        self._ensure()
+        with self.db.transaction() as conn:
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+
     def _match(self, text: str) -> str:
         """The FTS5 query: the question's rarest terms, OR-ed; '' when no term is in the index."""
         terms = query_terms(text)

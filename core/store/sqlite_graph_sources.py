@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS graph_dirty (
     kind TEXT NOT NULL,  -- node | edge
     a TEXT NOT NULL,
     b TEXT NOT NULL DEFAULT '',
+    seq INTEGER NOT NULL DEFAULT 0,  -- the graph version that marked it last
     PRIMARY KEY (kind, a, b)
 );
 CREATE TABLE IF NOT EXISTS graph_aliases (alias TEXT PRIMARY KEY, canonical TEXT NOT NULL);
@@ -77,6 +78,10 @@ CREATE TABLE IF NOT EXISTS graph_overrides (
 );
 """
 _BATCH = 500
+# The tables whose rows belong to one document, and the name each kind of row is reported under.
+_DOC_TABLES = {"graph_extractions": "extractions", "graph_entity_sources": "entity_sources",
+               "graph_relation_sources": "relation_sources", "graph_papers": "papers",
+               "graph_references": "references"}
 
 
 def text_sha(text: str) -> str:
@@ -106,6 +111,8 @@ class SQLiteGraphSources:
         self.db = db
         with db.connect() as conn:
             conn.executescript(SCHEMA)
+            if "seq" not in {r[1] for r in conn.execute("PRAGMA table_info(graph_dirty)")}:  # older workspaces
+                conn.execute("ALTER TABLE graph_dirty ADD COLUMN seq INTEGER NOT NULL DEFAULT 0")
 
     # --- raw extractions: the resumable part of the graph stage ---
     def extracted(self, doc_id: str, extractor: str) -> dict[str, str]:
@@ -152,6 +159,23 @@ class SQLiteGraphSources:
             for table in tables + ([] if keep_extractions else ["graph_extractions"]):
                 conn.execute(f"DELETE FROM {table}")
 
+    # --- what each document left, for deletes and the garbage collector (core.pipeline.gc) ---
+    def doc_ids(self) -> set[str]:
+        """Every document with an extraction, a contribution, a paper record or a bibliography entry."""
+        with self.db.connect() as conn:
+            return {r[0] for table in _DOC_TABLES for r in conn.execute(f"SELECT DISTINCT doc_id FROM {table}")}
+
+    def doc_row_counts(self, doc_ids: Iterable[str]) -> dict[str, int]:
+        """Rows of these documents per kind: extractions, entity_sources, relation_sources, papers, references."""
+        ids = list(dict.fromkeys(doc_ids))
+        out = dict.fromkeys(_DOC_TABLES.values(), 0)
+        with self.db.connect() as conn:
+            for table, kind in _DOC_TABLES.items():
+                for batch in _batches(ids):
+                    out[kind] += conn.execute(f"SELECT COUNT(*) FROM {table} WHERE doc_id IN ({_marks(len(batch))})",
+                                              batch).fetchone()[0]
+        return out
+
     # --- contributions ---
     def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
                     paper: PaperRecord | None, references: Sequence[Reference] = ()) -> None:
@@ -185,21 +209,30 @@ class SQLiteGraphSources:
                        edges=old_pairs | {(r.source, r.target) for r in relations} | {(k, pk) for k in keys})
 
     def _mark(self, conn, nodes: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None:
-        conn.executemany("INSERT OR IGNORE INTO graph_dirty (kind, a, b) VALUES ('node', ?, '')",
-                         [(k,) for k in nodes])
-        conn.executemany("INSERT OR IGNORE INTO graph_dirty (kind, a, b) VALUES ('edge', ?, ?)", list(edges))
-        conn.execute("INSERT INTO graph_meta VALUES ('version', '1') ON CONFLICT(key) DO UPDATE SET "
-                     "value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)")
+        # Each mark carries the version it made: a rebuild clears only marks made before it read the sources, so a
+        # change that lands while it merges (another process, an edit) is rebuilt again, never lost.
+        seq = int(conn.execute("INSERT INTO graph_meta VALUES ('version', '1') ON CONFLICT(key) DO UPDATE SET "
+                               "value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) RETURNING value").fetchall()[0][0])
+        upsert = " ON CONFLICT(kind, a, b) DO UPDATE SET seq = excluded.seq"
+        conn.executemany("INSERT INTO graph_dirty (kind, a, b, seq) VALUES ('node', ?, '', ?)" + upsert,
+                         [(k, seq) for k in nodes])
+        conn.executemany("INSERT INTO graph_dirty (kind, a, b, seq) VALUES ('edge', ?, ?, ?)" + upsert,
+                         [(a, b, seq) for a, b in edges])
+
+    def mark_dirty(self, nodes: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None:
+        with self.db.transaction() as conn:
+            self._mark(conn, nodes=nodes, edges=edges)
 
     def dirty(self) -> tuple[list[str], list[tuple[str, str]]]:
         with self.db.connect() as conn:
             rows = conn.execute("SELECT kind, a, b FROM graph_dirty ORDER BY kind, a, b").fetchall()
         return [r[1] for r in rows if r[0] == "node"], [(r[1], r[2]) for r in rows if r[0] == "edge"]
 
-    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]]) -> None:
+    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]], upto: int | None = None) -> None:
+        seq = "" if upto is None else f" AND seq <= {int(upto)}"
         with self.db.transaction() as conn:
-            conn.executemany("DELETE FROM graph_dirty WHERE kind = 'node' AND a = ?", [(k,) for k in nodes])
-            conn.executemany("DELETE FROM graph_dirty WHERE kind = 'edge' AND a = ? AND b = ?", list(edges))
+            conn.executemany("DELETE FROM graph_dirty WHERE kind = 'node' AND a = ?" + seq, [(k,) for k in nodes])
+            conn.executemany("DELETE FROM graph_dirty WHERE kind = 'edge' AND a = ? AND b = ?" + seq, list(edges))
 
     def entity_sources(self, keys: Iterable[str]) -> dict[str, list[EntitySource]]:
         out: dict[str, list[EntitySource]] = defaultdict(list)

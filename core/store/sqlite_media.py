@@ -94,6 +94,12 @@ class DescriptionStore:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM media_descriptions WHERE doc_id = ?", (doc_id,))
 
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → description rows (every source), for every document that has any."""
+        with self.db.connect() as conn:
+            return {r[0]: r[1] for r in conn.execute(
+                "SELECT doc_id, COUNT(*) FROM media_descriptions GROUP BY doc_id")}
+
     def counts(self) -> dict[str, int]:
         with self.db.connect() as conn:
             return {r[0]: r[1] for r in conn.execute(

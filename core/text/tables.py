@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from core.text.csv_safe import csv_cell
+
 MAX_TABLE_HTML = 400_000
 MAX_SPAN = 200  # a rowspan="100000" in a broken table must not allocate a huge grid
 
@@ -241,6 +243,11 @@ def table_frame(table_html: str):
 
 
 def table_csv(table_html: str) -> str:
-    """The table as CSV text (UTF-8, header row first); empty when there is no table."""
+    """The table as CSV text (UTF-8, header row first); empty when there is no table. Cells a spreadsheet would
+    run as a formula are written as text (core.text.csv_safe): the table comes from a paper."""
     frame = table_frame(table_html)
-    return "" if frame is None else frame.to_csv(index=False)
+    if frame is None:
+        return ""
+    frame = frame.map(csv_cell)
+    frame.columns = [csv_cell(c) for c in frame.columns]
+    return frame.to_csv(index=False)

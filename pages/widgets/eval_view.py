@@ -10,12 +10,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.eval.questions import questions_to_table
-from core.eval.report import results_csv, run_json
+from core.eval.questions import questions_to_table, reference_free
+from core.eval.report import paragraph_answers, results_csv, run_json, run_name
 from core.eval.runner import MetricSummary, metric_order, summarise
 from core.library import Library
 from core.models.llm.base import LLMError
-from core.schema.eval import RUNNING, QuestionResult
+from core.schema.eval import RUNNING, EvalQuestion, QuestionResult
 from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 from core.text.safe_markdown import md_escape
 from pages.widgets import state
@@ -23,16 +23,19 @@ from pages.widgets import state
 # Metrics on a 0–1 scale share one chart; time has its own.
 TIME_METRIC = "seconds"
 METRIC_HELP = {
-    "em": "exact match with a reference answer (SQuAD normalisation)",
-    "f1": "token F1 against the best reference answer",
+    "contains_reference": "the reference answer inside the answer or its short answer (normalised, whole words): "
+                          "the fair accuracy of long and extractive answers",
+    "em": "exact match with a reference answer (SQuAD normalisation), of the short answer when there is one",
+    "f1": "token F1 against the best reference answer, of the short answer when there is one",
     "mrr": "1 / rank of the first passage holding reference evidence",
     "evidence_in_context": "share of reference passages inside the context the mode assembled (token budget)",
     "faithfulness": "RAGAS: share of the answer's claims supported by the context (LLM judge)",
     "answer_relevancy": "RAGAS: how well the answer addresses the question (LLM judge + embeddings)",
     "context_precision": "RAGAS: are the useful passages ranked first (LLM judge)",
     "context_recall": "RAGAS: share of the reference answer supported by the context (LLM judge)",
-    "non_llm_context_precision": "RAGAS non-LLM: reference passages ranked first (string similarity)",
-    "non_llm_context_recall": "RAGAS non-LLM: share of reference passages retrieved (string similarity)",
+    "non_llm_context_precision": "RAGAS non-LLM: are the passages holding the evidence ranked first (string "
+                                 "similarity ≥ 0.5 to those passages)",
+    "non_llm_context_recall": "RAGAS non-LLM: share of evidence sentences whose passage is in the context",
     "string_similarity": "RAGAS non-LLM: string similarity of answer and reference",
     "bleu": "RAGAS non-LLM: BLEU of answer against reference",
     "rouge": "RAGAS non-LLM: ROUGE of answer against reference",
@@ -51,9 +54,21 @@ def set_label(qset: QuestionSet) -> str:
     return f"{qset.name} — {len(qset.questions)} questions ({_when(qset.created_at)})"
 
 
+def reference_free_notes(questions: list[EvalQuestion]) -> None:
+    """Says which questions have no reference answer: they are kept, but only reference-free metrics apply."""
+    notes = reference_free(questions)
+    if not notes:
+        return
+    st.warning(f"{len(notes)} of {len(questions)} question(s) have no reference answer: for them only the "
+               "reference-free metrics are computed (retrieval against the evidence, faithfulness, answer "
+               "relevancy); EM, F1 and contains_reference are shown as missing, not 0.", icon=":material/info:")
+    with st.expander(f"Questions without a reference answer ({len(notes)})"):
+        st.dataframe([{"#": e.row, "question": questions[e.row - 1].id + ": " + questions[e.row - 1].question[:120]}
+                      for e in notes], hide_index=True, width="stretch")
+
+
 def run_label(run: RunRecord) -> str:
-    name = run.label or run.id
-    return f"{name} — {run.set_name}, {', '.join(run.modes)} · {run.shown_status} · {_when(run.created_at)}"
+    return f"{run_name(run)} — {run.set_name}, {', '.join(run.modes)} · {run.shown_status}"
 
 
 def _when(ts: float) -> str:
@@ -100,11 +115,21 @@ def run_exports(store: EvalStore, run: RunRecord) -> tuple[str, str]:
 def active_runs(store: EvalStore, jobs) -> None:
     """Progress bars of the runs going on, with the time left and a cancel button; polls while shown."""
     running = [r for r in store.runs() if r.status == RUNNING]
+    for run_id in st.session_state.get("eval_finished", []):
+        ended = store.get_run(run_id)
+        if ended is not None:
+            st.success(f"**{md_escape(run_name(ended))}** {ended.shown_status}: {ended.done} of {ended.total} "
+                       "answers scored. Its scores are on the **Results** tab, which now opens on this run.",
+                       icon=":material/arrow_forward:")
     was_running = st.session_state.get("eval_was_running", set())
     now_running = {r.id for r in running if not r.interrupted}
     if was_running - now_running:
         st.session_state["eval_was_running"] = now_running
-        st.rerun(scope="app")  # a run just ended: refresh its results and the leaderboard
+        # A run just ended: the Run tab says where its scores are, and the Results tab opens on it.
+        st.session_state["eval_finished"] = sorted(was_running - now_running)
+        st.session_state["eval_run_id"] = sorted(was_running - now_running)[-1]
+        st.session_state.pop("eval_results_run", None)
+        st.rerun(scope="app")  # refresh its results and the leaderboard
     st.session_state["eval_was_running"] = now_running
     for run in running:
         if run.interrupted:
@@ -115,7 +140,7 @@ def active_runs(store: EvalStore, jobs) -> None:
         eta = progress.eta_s if progress else _eta_from_row(run)
         eta_text = f" · about {_duration(eta)} left" if eta is not None else " · estimating time left…"
         st.progress(run.done / run.total if run.total else 0.0,
-                    text=f"{md_escape(run.label or run.id)}: {run.done} of {run.total} answers{eta_text}")
+                    text=f"{md_escape(run_name(run))}: {run.done} of {run.total} answers{eta_text}")
         if run.message:
             st.caption(md_escape(run.message))
         if run.cancel_requested:
@@ -148,13 +173,21 @@ def summary_frame(summary: dict[str, dict[str, MetricSummary]]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("mode")
 
 
-def summary_table(summary: dict[str, dict[str, MetricSummary]]) -> None:
+def summary_table(summary: dict[str, dict[str, MetricSummary]],
+                  results: list[QuestionResult] | None = None) -> None:
     st.subheader("Per mode")
     frame = summary_frame(summary)
     config = {name: st.column_config.NumberColumn(name, help=METRIC_HELP.get(name.split("@")[0], _at_help(name)),
-                                                  format="%.2f s" if name == TIME_METRIC else "%.3f")
+                                                  format="%.2f s" if name == TIME_METRIC else "%.3f",
+                                                  width="small")
               for name in frame.columns}
     st.dataframe(frame, column_config=config, width="stretch")
+    paragraphs = paragraph_answers(results or [])
+    if paragraphs:
+        st.warning("EM and F1 were computed on paragraph answers (no short answer) for "
+                   + ", ".join(f"{md_escape(mode)}: {n}" for mode, n in sorted(paragraphs.items()))
+                   + ". A right answer written as a paragraph scores near 0 on them: read **contains_reference**, "
+                     "or run with the *short* answer style.", icon=":material/warning:")
     gaps = sorted({f"{name}: {s.missing} of {s.n + s.missing}" for per in summary.values()
                    for name, s in per.items() if s.missing})
     if gaps:
@@ -228,15 +261,65 @@ def drill_down(qset: QuestionSet | None, run: RunRecord, results: list[QuestionR
             st.markdown(f"#### {md_escape(result.mode)}")
             if result.error:
                 st.warning(md_escape(result.error))
+            if result.short_answer:
+                st.markdown(f"**{md_escape(result.short_answer)}**")
             st.markdown(md_escape(result.answer) or "_(no answer)_")
             st.caption(f"{result.seconds:.2f} s · {result.llm_calls} LLM call(s)"
                        + (f" · LLM-free: {', '.join(result.llm_free)}" if result.llm_free else ""))
-            st.dataframe(pd.DataFrame([{"metric": n, "value": s.value, "why missing": s.error}
-                                       for n, s in sorted(result.scores.items())]),
-                         hide_index=True, width="stretch")
             with st.expander(f"Contexts ({len(result.contexts)})"):
                 for n, text in enumerate(result.contexts, start=1):
                     st.markdown(f"**[{n}]** {md_escape(text)}")
+    _scores_table(per_mode)
+    if question and question.evidence:
+        _evidence_table(question.evidence, per_mode)
+
+
+def _scores_table(per_mode: list[QuestionResult]) -> None:
+    """One row per metric, one value column per mode, and why a value is missing: full width, so no value column
+    is clipped however many modes there are."""
+    names = sorted({n for r in per_mode for n in r.scores}, key=_metric_key)
+    rows = []
+    for name in names:
+        row: dict = {"metric": name}
+        why = []
+        for r in per_mode:
+            score = r.scores.get(name)
+            row[r.mode] = score.value if score else None
+            if score and score.error:
+                why.append(f"{r.mode}: {score.error}")
+        row["why missing"] = "; ".join(dict.fromkeys(why))
+        rows.append(row)
+    config = {"metric": st.column_config.TextColumn("metric", width="medium"),
+              "why missing": st.column_config.TextColumn("why missing", width="large"),
+              **{r.mode: st.column_config.NumberColumn(r.mode, format="%.3f", width="small") for r in per_mode}}
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=config)
+
+
+def _metric_key(name: str):
+    return metric_order({"": {name: None}}).index(name), name
+
+
+def _evidence_table(evidence: list[str], per_mode: list[QuestionResult]) -> None:
+    """How each reference passage was found, per mode: its rank in the ranking and the rule that matched
+    (exact, normalised, 90% tokens in order), and whether the assembled context holds it."""
+    rows = []
+    for i, passage in enumerate(evidence):
+        row: dict = {"passage": passage[:160] + ("…" if len(passage) > 160 else "")}
+        for r in per_mode:
+            match = r.evidence_matches[i] if i < len(r.evidence_matches) else None
+            if match is None:
+                row[r.mode] = "—"
+                continue
+            rank = match.get("retrieved")
+            found = f"rank {rank + 1} ({match.get('retrieved_rule')})" if rank is not None else "not retrieved"
+            context = match.get("context_rule")
+            row[r.mode] = found + (f" · in context ({context})" if context else " · not in context")
+        rows.append(row)
+    st.caption("Reference passages: where each mode found them, and by which rule (exact; normalised: quotes, "
+               "dashes, ligatures, hyphenation, case; 90% tokens in order: a fuzzy fallback).")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 column_config={"passage": st.column_config.TextColumn("passage", width="large"),
+                                **{r.mode: st.column_config.TextColumn(r.mode, width="medium") for r in per_mode}})
 
 
 def leaderboard(rows: list[dict]) -> None:
@@ -246,8 +329,14 @@ def leaderboard(rows: list[dict]) -> None:
     sort_by = st.selectbox("Sort by", metrics, index=metrics.index("f1") if "f1" in metrics else 0,
                            key="eval_board_sort")
     frame = frame.sort_values(sort_by, ascending=sort_by == TIME_METRIC, na_position="last")
-    st.dataframe(frame.style.highlight_max(subset=[m for m in metrics if m != TIME_METRIC], color="#d4f4dd")
-                 .format(precision=3, na_rep="—"), hide_index=True, width="stretch")
+    # "Best" means something only where the values differ: a column of zeros (or of one value) has no best.
+    ranked = [m for m in metrics if m != TIME_METRIC and frame[m].dropna().nunique() > 1]
+    st.dataframe(frame.style.highlight_max(subset=ranked, color="#d4f4dd").format(precision=3, na_rep="—"),
+                 hide_index=True, width="stretch",
+                 column_config={"run": st.column_config.TextColumn("run", width="medium"),
+                                **{m: st.column_config.NumberColumn(m, width="small") for m in metrics}})
+    if len(ranked) < len([m for m in metrics if m != TIME_METRIC]):
+        st.caption("Columns where every run scores the same are not highlighted: they have no best.")
 
 
 # ---------------------------------------------------------------------------------------------- generation

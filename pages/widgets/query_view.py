@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -46,45 +45,110 @@ def query_errors(what: str):
         st.stop()
 
 
-def document_link(source: Source, boxes: list[list[float]]) -> str:
-    return "document?" + urlencode({"doc": source.doc_id, "tab": "Pages", "page": str(source.page + 1),
-                                    "hl": pv.box_param(boxes)})
-
-
 def source_boxes(lib: Library, result: QueryResult, source: Source) -> list[list[float]]:
     hit = next((c.hit for c in result.retrieval.chunks if c.id == source.chunk_id), None)
     return pv.hit_boxes(lib, hit) if hit is not None else pv.as_boxes(source.bbox)
 
 
-def answer_markdown(answer: Answer, links: dict[int, str]) -> str:
-    """Escaped sentences; each [n] becomes a link to the cited page, a sentence citing nothing is flagged."""
-    def linked(match: re.Match) -> str:
+def answer_markdown(answer: Answer, known: set[int]) -> str:
+    """Escaped sentences; each [n] stays as text (the buttons under the answer open it in place), a marker that
+    matches no source is flagged with "?", a sentence citing nothing is flagged."""
+    def marked(match: re.Match) -> str:
         numbers = re.split(r"\s*[,;]\s*", match.group(1))
-        return "".join(f"[\\[{n}\\]]({links[int(n)]})" if int(n) in links else f"\\[{n}?\\]" for n in numbers)
+        return "".join(f"**\\[{n}\\]**" if int(n) in known else f"\\[{n}?\\]" for n in numbers)
 
     parts = []
     for sentence in answer.sentences:
-        text = _ESCAPED_MARKER.sub(linked, md_escape(sentence.text))
+        text = _ESCAPED_MARKER.sub(marked, md_escape(sentence.text))
         parts.append(text if sentence.cited else f"{text} :orange-badge[no citation]")
     return " ".join(parts)
 
 
-def show_answer(lib: Library, result: QueryResult, slot=None) -> None:
+def show_answer(lib: Library, result: QueryResult, slot=None, key: str = "ask") -> None:
+    """The short answer (bold), the answer with its [n] markers, and a button per cited source that shows the
+    cited page in place (a dialog): a link would open a new tab, and with it a new session."""
     slot = slot or st
     answer = result.answer
     if answer is None:
         slot.info("Context only: no answer was generated. The assembled context is below.")
         return
-    links = {s.n: document_link(s, source_boxes(lib, result, s)) for s in result.context.sources}
     if answer.extractive:
         slot.caption("Extractive answer: the passages' sentences closest to the question, not written by an LLM.")
     else:
         slot.caption(f"Written by {md_escape(answer.model)}; every sentence should cite its source.")
-    slot.markdown(answer_markdown(answer, links))
+    short = (getattr(answer, "short_answer", "") or "").strip()
+    if short:
+        slot.markdown(f"**{md_escape(short)}**")
+    slot.markdown(answer_markdown(answer, {s.n for s in result.context.sources}))
+    citation_buttons(lib, result, key)
     if answer.uncited and not answer.extractive:
         slot.warning(f"{len(answer.uncited)} sentence(s) cite no source: check them before relying on them.")
     if answer.unknown_citations:
         slot.warning(f"The answer cites sources that do not exist: {answer.unknown_citations}.")
+
+
+def citation_buttons(lib: Library, result: QueryResult, key: str) -> None:
+    """One small button per source the answer cites, in citation order; a click opens the cited page."""
+    cited = list(dict.fromkeys(n for s in result.answer.sentences for n in s.citations))
+    sources = [s for n in cited if (s := result.context.source(n)) is not None]
+    if not sources:
+        return
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key=f"{key}_citations"):
+        st.caption("Open a citation:", width="content")
+        for source in sources:
+            if st.button(f"[{source.n}]", key=f"{key}_cite_{source.n}", type="tertiary",
+                         help=f"{md_escape(source.doc_title) or source.doc_id[:12]}, page {source.page + 1}: show "
+                              "the passage on its page, here"):
+                st.session_state[f"{key}_cite_offset_{source.n}"] = 0  # opens on the cited page
+                cited_page(lib, result, source.n, key)
+
+
+@st.dialog("Cited passage", width="large")
+def cited_page(lib: Library, result: QueryResult, n: int, key: str) -> None:
+    """The cited page with the passage highlighted, and the pages around it, without leaving the session."""
+    source = result.context.source(n)
+    if source is None:
+        st.warning(f"Source [{n}] is not in this answer's context.")
+        return
+    boxes = source_boxes(lib, result, source)
+    st.markdown(f"**\\[{n}\\] {md_escape(source.doc_title) or source.doc_id[:12]}** — page {source.page + 1} · "
+                f"{md_escape(source.kind)}")
+    st.caption(md_escape(source.section) or "(no section)")
+    with st.expander("The cited passage", expanded=False):
+        st.markdown(md_escape(source.text, paragraphs=True))
+    pages = _page_count(lib, source.doc_id)
+    offset_key = f"{key}_cite_offset_{n}"
+    offset = st.session_state.get(offset_key, 0)
+    page = min(max(source.page + offset, 0), max(pages - 1, source.page))
+    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+    # Buttons inside a dialog rerun the dialog alone: the page behind it, and its answer, stay as they are.
+    if left.button("◀ Previous page", key=f"{key}_cite_prev_{n}", disabled=page <= 0):
+        st.session_state[offset_key] = offset - 1
+        st.rerun(scope="fragment")
+    if right.button("Next page ▶", key=f"{key}_cite_next_{n}", disabled=page >= pages - 1):
+        st.session_state[offset_key] = offset + 1
+        st.rerun(scope="fragment")
+    middle.page_link("pages/document.py", label=f"Open page {page + 1} in the Document page",
+                     icon=":material/description:",
+                     query_params={"doc": source.doc_id, "tab": "Pages", "page": str(page + 1),
+                                   "hl": pv.box_param(boxes) if page == source.page else ""})
+    try:
+        if page != source.page:
+            st.image(pv.page_image_with_boxes(lib, source.doc_id, page, []), width="stretch",
+                     caption=f"Page {page + 1} (the passage is on page {source.page + 1})")
+            return
+        # The region first, where the eye lands; the whole page (a screen and more) a click below.
+        st.image(pv.crop_hit(lib, source.doc_id, page, boxes), width="stretch",
+                 caption=f"Page {page + 1}: the cited passage highlighted")
+        with st.expander(f"The whole of page {page + 1}"):
+            st.image(pv.page_image_with_boxes(lib, source.doc_id, page, [], highlight=boxes), width="stretch")
+    except PageImageUnavailable as exc:
+        st.caption(str(exc).capitalize())
+
+
+def _page_count(lib: Library, doc_id: str) -> int:
+    doc = lib.documents.get(doc_id)
+    return doc.pages if doc is not None else 0
 
 
 def run_notes(result: QueryResult) -> str:

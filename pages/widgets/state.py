@@ -42,7 +42,28 @@ def eval_jobs():
 
 
 def library() -> Library:
+    ensure_entry_point()
     return _library(workspace_root())
+
+
+def ensure_entry_point() -> None:
+    """Every page runs inside app.py (navigation, sidebar, sign-in). Streamlit 1.67 runs a server's first
+    requests in its legacy multipage mode while a pages/ folder sits beside app.py, until some run of app.py
+    calls st.navigation: a deep link (/document?doc=…) as the very first request would run the page script
+    alone. Pages call this (through library()) before anything else: it leaves legacy mode and reruns, and the
+    rerun goes through app.py to the same page and query. A no-op once app.py has run st.navigation."""
+    from streamlit import config
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    if not PagesManager.uses_pages_directory or config.get_option("global.appTest"):
+        return  # AppTest runs page files on their own by design
+    PagesManager.uses_pages_directory = False
+    ctx = get_script_run_ctx()
+    page = ctx.pages_manager.get_pages().get(getattr(ctx, "active_script_hash", "")) if ctx else None
+    if page and page.get("script_path"):  # the page and query the link asked for, now through app.py
+        st.switch_page(page["script_path"], query_params=st.query_params.to_dict())
+    st.rerun()
 
 
 def ingestor() -> BackgroundIngestor:

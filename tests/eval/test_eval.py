@@ -88,6 +88,7 @@ def full_run(workspace):
     return lib, store, qset, outcome, progress
 
 
+@pytest.mark.slow
 def test_the_reference_passages_are_real_text_of_the_papers(workspace):
     lib = open_library(Workspace(workspace.root))
     texts = list(chunk_texts(lib).values())
@@ -99,6 +100,7 @@ def test_the_reference_passages_are_real_text_of_the_papers(workspace):
     assert m.passage_hits([NOWHERE], texts) == [None]
 
 
+@pytest.mark.slow
 def test_a_run_saves_every_question_in_every_mode_with_scores_that_match_what_was_retrieved(full_run):
     lib, store, qset, outcome, progress = full_run
     run = store.get_run(outcome.run.id)
@@ -114,11 +116,14 @@ def test_a_run_saves_every_question_in_every_mode_with_scores_that_match_what_wa
         assert r.error == "" and r.answer and r.retrieved_chunk_ids and r.contexts, (r.question_id, r.mode)
         assert "answer" in r.llm_free and r.llm_calls == 0  # no LLM configured: extractive answers
         question = questions[r.question_id]
-        if question.answers:  # the answer is scored without its [n] markers
-            assert r.scores["em"].value == m.exact_match(strip_markers(r.answer), question.answers)
-            assert r.scores["f1"].value == pytest.approx(m.token_f1(strip_markers(r.answer), question.answers))
+        if question.answers:  # the short answer when there is one, else the answer without its [n] markers
+            scored = r.short_answer or strip_markers(r.answer)
+            assert r.scores["em"].value == m.exact_match(scored, question.answers)
+            assert r.scores["f1"].value == pytest.approx(m.token_f1(scored, question.answers))
+            assert r.scores["contains_reference"].value == m.contains_reference(
+                [strip_markers(r.answer), r.short_answer], question.answers)
         else:
-            assert r.scores["em"].value is None and r.scores["em"].error == "no reference answer"
+            assert r.scores["em"].value is None and r.scores["em"].error.startswith("no reference answer")
         if not question.evidence:
             assert all(r.scores[n].value is None and r.scores[n].error == "no reference passages"
                        for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context"))
@@ -172,10 +177,10 @@ def test_summarise_averages_only_the_questions_with_a_value(full_run):
         assert summary["naive"]["recall@10"].mean == pytest.approx(0.75)
         secs = [r.seconds for r in per_question.values()]
         assert summary[mode]["seconds"].mean == pytest.approx(sum(secs) / 5) and summary[mode]["seconds"].n == 5
-    assert metric_order(summary) == ["em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
-                                     "evidence_in_context", "seconds"]
+    assert metric_order(summary) == ["em", "f1", "contains_reference", "recall@5", "recall@10", "complete@10", "mrr",
+                                     "ndcg@10", "evidence_in_context", "seconds"]
     table = summary_markdown(summary).splitlines()
-    assert table[0].startswith("| mode | em | f1 | recall@5 |") and len(table) == 2 + 5
+    assert table[0].startswith("| mode | em | f1 | contains_reference | recall@5 |") and len(table) == 2 + 5
     assert table[2].startswith("| naive | ") and "0.750 (1 n/a)" in table[2]
 
 
@@ -314,8 +319,11 @@ def test_the_leaderboard_has_a_row_per_run_and_mode(full_run):
     lib, store, qset, outcome, _ = full_run
     second = run_eval(lib, qset, EvalOptions(modes=["naive"], limit=1, **NO_RAGAS), label="naive, one", store=store)
     rows = leaderboard_rows(store, qset.id)
-    assert sorted((r["run"], r["mode"]) for r in rows) == sorted(
+    # Runs are named by their label and start time, never by their hex id.
+    assert sorted((r["run"].split(" · ")[0], r["mode"]) for r in rows) == sorted(
         [("five modes", mode) for mode in FIVE_MODES] + [("naive, one", "naive")])
+    assert all(re.fullmatch(r".+ · \d{4}-\d\d-\d\d \d\d:\d\d", r["run"]) and r["run_id"] not in r["run"]
+               for r in rows)
     by_key = {(r["run_id"], r["mode"]): r for r in rows}
     assert by_key[(outcome.run.id, "naive")]["questions"] == 5
     assert by_key[(outcome.run.id, "naive")]["recall@10"] == pytest.approx(0.75)
@@ -395,6 +403,7 @@ def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=240)
 
 
+@pytest.mark.slow
 def test_cli_eval_prints_a_row_per_mode_and_writes_the_run(workspace, tmp_path):
     lib = open_library(Workspace(workspace.root))
     questions = [q for q in make_questions(lib) if q.id in ("books", "nowhere")]
@@ -420,6 +429,7 @@ def test_cli_eval_prints_a_row_per_mode_and_writes_the_run(workspace, tmp_path):
     assert run.set_name == "qa" and run.id == data["run"]["id"] and len(store.results(run.id)) == 4
 
 
+@pytest.mark.slow
 def test_cli_eval_refuses_bad_rows_and_unknown_modes_with_exit_2(workspace, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"question": "Fine?", "answers": ["x"]}) + "\n{not json\n", encoding="utf-8")

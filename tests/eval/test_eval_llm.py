@@ -73,6 +73,7 @@ def _shown_answers(request: dict) -> tuple[str, str]:
 
 # --- pairwise judge -----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_pair_is_judged_twice_with_the_answers_swapped_and_only_agreement_makes_a_winner(env):
     lib, server, _ = env
     # (naive, local): local wins 3 criteria; diversity goes to whichever answer is shown first.

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from core.eval import metrics as m
-from core.eval.questions import MAX_ROW_ERRORS, QuestionSetError, parse_question_set, questions_to_jsonl
+from core.eval.questions import (
+    MAX_ROW_ERRORS,
+    QuestionSetError,
+    parse_question_set,
+    questions_to_jsonl,
+    reference_free,
+)
 
 # ============================================================================================ answer metrics
 
@@ -64,6 +70,60 @@ def test_a_passage_matches_across_case_whitespace_and_end_of_line_hyphenation():
     assert m.passage_hits(["retrieval augmented generation over cats", "  "], ranked) == [None, None]
     # The FIRST text holding it gives the rank, even when a later one holds it too.
     assert m.passage_hits(["augmented generation"], ranked) == [1]
+
+
+def test_typographic_punctuation_and_ligatures_match_their_keyboard_forms_and_the_rule_is_recorded():
+    pdf = ["The authors call it the \u201cfast\u201d path \u2014 it is \ufb01ne-tuned, not re\u00ad\ntrained.",
+           "BERT\u2019s masked LM objective."]
+    # Typed with straight quotes and a plain dash: not verbatim, found once normalised.
+    assert m.passage_matches(['the "fast" path - it is fine-tuned, not retrained'], pdf) == [(0, m.MATCH_NORMALISED)]
+    assert m.passage_matches(["BERT's masked LM"], pdf) == [(1, m.MATCH_NORMALISED)]
+    # Copied from the PDF as it is: exact (whitespace runs aside).
+    assert m.passage_matches(["BERT\u2019s  masked\nLM objective."], pdf) == [(1, m.MATCH_EXACT)]
+    # The en dash and the minus sign are dashes too; NFKC unfolds the "fl" ligature.
+    assert m.match_rule("pre-training \ufb02ow", "Pre\u2013training flow") == m.MATCH_NORMALISED
+    assert m.match_rule("x - y", "x \u2212 y") == m.MATCH_NORMALISED
+
+
+def test_the_90_percent_tokens_in_order_fallback_by_hand():
+    # Word tokens (\w+) of the evidence: we pre train the model on a large corpus of books = 11, so a match needs
+    # ceil(0.9 × 11) = 10 of them in order. The chunk drops "large" and adds a footnote mark "3": 10 of 11.
+    evidence = "we pre-train the model on a large corpus of books"
+    chunk = "Intro. We pre-train the model on a corpus 3 of books, then fine-tune it."
+    assert m.match_rule(evidence, chunk) == m.MATCH_TOKENS  # 10 of 11 tokens in order
+    dropped_two = "We pre-train the model on a corpus of novels, then fine-tune it."  # 9 of 11 < 10
+    assert m.match_rule(evidence, dropped_two) == ""
+    # In order: the same words shuffled do not match.
+    assert m.match_rule(evidence, "books of corpus large a on model the train pre we") == ""
+    # Close together: the words spread over a long text are not a match.
+    spread = " ".join(f"{w} filler filler filler" for w in m.normalize_passage(evidence).replace("-", " ").split())
+    assert m.match_rule(evidence, spread) == ""
+    # The fallback only when no text holds it better: an exact hit at rank 2 beats a 90% hit at rank 0.
+    assert m.passage_matches([evidence], [chunk, "nothing", f"x {evidence} y"]) == [(2, m.MATCH_EXACT)]
+    assert m.passage_matches([evidence], [chunk, "nothing"]) == [(0, m.MATCH_TOKENS)]
+    assert m.passage_hits([evidence], [chunk]) == [0]
+
+
+def test_tokens_in_order_and_lcs_by_hand():
+    assert m._lcs(list("abcde"), list("axbyd")) == 3  # a, b, d
+    assert m.tokens_in_order(list("abcdefghij"), list("abcdefghiXj"))  # 10 of 10 within the window
+    assert m.tokens_in_order(list("abcdefghij"), list("abcdefghi"))  # 9 of 10 = 90%
+    assert not m.tokens_in_order(list("abcdefghij"), list("abcdefgh"))  # 8 of 10
+    assert not m.tokens_in_order([], list("abc"))
+
+
+def test_contains_reference_is_normalised_whole_word_containment():
+    answer = "BERT is pre-trained on the \u201cBooksCorpus\u201d [1] and English Wikipedia."
+    assert m.contains_reference([answer], ["BooksCorpus"]) == 1.0
+    assert m.contains_reference([answer], ["the booksCorpus"]) == 1.0  # articles and case are SQuAD-normalised
+    assert m.contains_reference([answer], ["Books"]) == 0.0  # a word, not a substring
+    assert m.contains_reference(["", "English Wikipedia"], ["english wikipedia"]) == 1.0  # the short answer
+    assert m.contains_reference([answer], ["Common Crawl", "Wikipedia"]) == 1.0  # any reference
+    assert m.contains_reference([answer], [""]) == 0.0
+    # EM and F1 of the same right answer as a paragraph: what contains_reference is there for.
+    assert m.exact_match(answer, ["BooksCorpus"]) == 0.0
+    assert m.token_f1(answer, ["BooksCorpus"]) == pytest.approx(2 * (1 / 9) * 1 / (1 / 9 + 1))
+    assert m.exact_match("the \u2018BooksCorpus\u2019", ["BooksCorpus"]) == 1.0  # curly quotes are punctuation
 
 
 # ======================================================================================== ranking metrics
@@ -229,6 +289,21 @@ def test_json_list_and_questions_object_are_read_and_other_json_is_refused():
         parse_question_set('{"question": "one object"}', "set.json")
     with pytest.raises(QuestionSetError, match="holds no question"):
         parse_question_set("[]", "set.json")
+
+
+def test_a_row_without_answers_is_flagged_and_a_zero_width_question_is_refused():
+    rows = ('{"id": "a", "question": "Which corpus?", "answers": ["BooksCorpus"]}\n'
+            '{"id": "b", "question": "What does the paper study?", "evidence": ["We study X."]}\n'
+            '{"id": "c", "question": "Which year?", "answers": ["\u200b\u200d"]}\n')  # an invisible answer
+    questions = parse_question_set(rows, "set.jsonl")
+    flagged = reference_free(questions)
+    assert [(e.row, e.message.split(":")[0]) for e in flagged] == [(2, "b"), (3, "c")]
+    assert all("only the reference-free metrics" in e.message for e in flagged)
+    assert questions[2].answers == []
+    with pytest.raises(QuestionSetError) as caught:
+        parse_question_set('{"question": "fine?"}\n{"question": "\u200b\u2060 \ufeff\u200c"}\n', "zw.jsonl")
+    assert [(e.row, e.message) for e in caught.value.errors] == [
+        (2, "'question' holds only invisible characters (zero-width spaces, joiners, marks)")]
 
 
 @pytest.mark.parametrize("data", [b"", b"   \n\n  ", b"\xef\xbb\xbf\n", ""])

@@ -102,6 +102,47 @@ def test_context_recall_counts_reference_passages_found():
     assert half["non_llm_context_recall"].value == 0.5
 
 
+# A chunk as the parser makes it: ~1,200 characters of which the evidence sentence is one.
+LONG_MLM = ("The model is described in section 3. " * 12 + MLM + " Training runs for a million steps. " * 12)
+LONG_OFF = "The Eiffel Tower is a wrought-iron lattice tower in Paris. " * 20
+
+
+def test_sentence_evidence_inside_long_chunks_scores_by_the_chunk_that_holds_it():
+    # Fed the sentence itself, ragas' Levenshtein similarity of a sentence and a 1,200-character chunk is far below
+    # 0.5, and both metrics were 0 on every row. The sentence now stands for the retrieved passage holding it.
+    first = _one(contexts=[LONG_MLM, LONG_OFF], reference_contexts=[MLM])
+    assert first["non_llm_context_precision"].value == pytest.approx(1.0)
+    assert first["non_llm_context_recall"].value == 1.0
+    # Ranked second of two: average precision = (1/2) / 1.
+    second = _one(contexts=[LONG_OFF, LONG_MLM], reference_contexts=[MLM])
+    assert second["non_llm_context_precision"].value == pytest.approx(0.5)
+    assert second["non_llm_context_recall"].value == 1.0
+    # Two evidence sentences, one retrieved: recall 1/2; precision rates the one chunk that holds evidence, first.
+    half = _one(contexts=[LONG_MLM, LONG_OFF], reference_contexts=[MLM, NSP])
+    assert half["non_llm_context_recall"].value == 0.5
+    assert half["non_llm_context_precision"].value == pytest.approx(1.0)
+    # Typed with an en dash where the chunk has a hyphen: still held (the normalised rule).
+    typed = MLM.replace("pre-trained", "pre\u2013trained")
+    assert _one(contexts=[LONG_MLM], reference_contexts=[typed])["non_llm_context_recall"].value == 1.0
+    # Evidence nowhere in the context: 0, and that 0 is a real miss.
+    miss = _one(contexts=[LONG_OFF], reference_contexts=[MLM])
+    assert miss["non_llm_context_recall"].value == 0.0
+
+
+def test_reference_passages_for_ragas_by_hand():
+    from core.eval.ragas_metrics import reference_passages
+
+    for_precision, for_recall = reference_passages([MLM, NSP, MLM[:40]], [LONG_OFF, LONG_MLM])
+    assert for_precision == [LONG_MLM, NSP]  # the holder once; the unfound sentence as it is
+    assert for_recall == [LONG_MLM, NSP, LONG_MLM]  # one per evidence sentence
+
+
+def test_bleu_of_answers_shorter_than_four_words_is_missing_not_zero():
+    short = _one(answer="86.7", references=["86.7"])
+    assert short["bleu"].value is None and "shorter than 4 words" in short["bleu"].error
+    assert short["string_similarity"].value == 1.0 and short["rouge"].value == pytest.approx(1.0)
+
+
 def test_no_evidence_gives_no_value_and_says_why():
     scores = _one(reference_contexts=[])
     for name in ("non_llm_context_precision", "non_llm_context_recall"):
@@ -235,6 +276,7 @@ def test_an_unreadable_reply_loses_that_metric_only_and_is_retried_next_time(tmp
 def test_http_errors_timeouts_and_keys_in_messages(tmp_path, server, monkeypatch):
     secret = "sk-test-4c0ffee4c0ffee4c0ffee"
     monkeypatch.setenv("PAPERGRAPH_LLM_API_KEY", secret)
+    monkeypatch.setenv("PAPERGRAPH_LLM_BASE_URL", server.url)  # the endpoint the key belongs to
     lib = _lib(tmp_path / "ws", server, concurrency=1, timeout_s=0.5)
     # One row, one call at a time: faithfulness asks first, then answer relevancy.
     server.then(Reply(status=400, raw_body=json.dumps({"error": {"message": f"key {secret} is not allowed"}})),
@@ -246,6 +288,7 @@ def test_http_errors_timeouts_and_keys_in_messages(tmp_path, server, monkeypatch
     assert scores["context_precision"].ok and scores["context_recall"].ok
     assert all(secret not in s.error for s in scores.values())
     assert all(r.get("model") == MODEL for r in server.chat_requests)
+    assert set(server.auth_headers) == {f"Bearer {secret}"}, "the judge sends the key only where it belongs"
 
     server.when("Generate a question for the given answer",
                 Reply(json.dumps({"question": QUESTION, "noncommittal": 0}), delay_s=1.5))
@@ -256,6 +299,7 @@ def test_http_errors_timeouts_and_keys_in_messages(tmp_path, server, monkeypatch
                                                                    scores["context_recall"])
 
 
+@pytest.mark.slow
 def test_rows_run_concurrently_within_the_endpoint_limit_and_cancel_stops_the_rest(tmp_path):
     in_flight, peak, lock = [0], [0], threading.Lock()
 

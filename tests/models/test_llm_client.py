@@ -324,8 +324,14 @@ def test_key_precedence_never_sends_an_openai_key_to_another_server(monkeypatch)
     assert secrets.api_key_for("https://api.example.com/v1") == "from-file"
     assert secrets.api_key_for("https://api.openai.com/v1") == "saved-for-openai"  # saved for it beats the shell
     monkeypatch.setenv("PAPERGRAPH_LLM_API_KEY", "from-papergraph-env")
+    # Without PAPERGRAPH_LLM_BASE_URL the environment key belongs to no endpoint and is sent nowhere.
+    assert secrets.api_key_for("https://api.example.com/v1") == "from-file"
+    assert secrets.api_key_for("https://elsewhere.example.net/v1") is None
+    monkeypatch.setenv("PAPERGRAPH_LLM_BASE_URL", "https://api.example.com/v1/")
     assert secrets.api_key_for("https://api.example.com/v1") == "from-papergraph-env"
     assert secrets.key_source("https://api.example.com/v1") == "PAPERGRAPH_LLM_API_KEY"
+    assert secrets.api_key_for("https://elsewhere.example.net/v1") is None
+    assert secrets.api_key_for("http://api.openai.com/v1") is None, "an OpenAI key never travels in clear text"
 
 
 def test_keys_are_never_stored_inside_the_repository(monkeypatch):

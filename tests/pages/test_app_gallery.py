@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from core.library import open_library
 from core.models.llm import secrets
 from core.settings.workspace import Workspace
@@ -15,6 +17,7 @@ def shown(at) -> str:
     return "\n".join([texts(at.markdown), texts(at.caption), texts(at.title), texts(at.success), texts(at.warning)])
 
 
+@pytest.mark.slow
 def test_gallery_lists_items_with_caption_and_description_side_by_side(monkeypatch, ready_workspace):
     at = run_app(monkeypatch, ready_workspace.root, page="pages/gallery.py")
     page = shown(at)
@@ -43,6 +46,7 @@ def test_redescribe_button_redoes_one_item(monkeypatch, ready_workspace):
     assert "described again" in texts(at.success) and "not written by a vision" in texts(at.success)
 
 
+@pytest.mark.slow
 def test_gallery_escapes_paper_text(monkeypatch, tmp_path):
     from core.pipeline.documents import add_pdf
     from core.pipeline.ingest import process_queue

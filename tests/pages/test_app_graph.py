@@ -50,6 +50,7 @@ def test_empty_workspace_says_how_to_get_a_graph(monkeypatch, tmp_path):
     assert "The graph is empty" in texts(at.info)
 
 
+@pytest.mark.slow
 def test_filters_and_search_change_the_view_and_its_note(monkeypatch, graph_ws):
     lib = open_library(Workspace(graph_ws))
     entities = sum(not n.is_paper for n in lib.graph.all_nodes())
@@ -89,6 +90,7 @@ def test_filters_and_search_change_the_view_and_its_note(monkeypatch, graph_ws):
     assert "Nothing matches these filters." in plain(at.caption)
 
 
+@pytest.mark.slow
 def test_a_link_with_a_view_and_an_entity_opens_its_neighbourhood_and_panel(monkeypatch, graph_ws):
     view = encode_view_state({"neighbourhood": True, "depth": 1, "max_nodes": 300})
     at = run_app(monkeypatch, graph_ws, PAGE, query_params={"view": view, "entity": normalize_key("RoBERTa")})
@@ -127,6 +129,7 @@ def test_edge_panel_from_a_link_and_from_the_neighbours(monkeypatch, graph_ws):
     assert not at.subheader
 
 
+@pytest.mark.slow
 def test_fixing_an_entity_from_the_page_persists(monkeypatch, ws_copy):
     glue = normalize_key("GLUE")
     at = run_app(monkeypatch, ws_copy, PAGE, query_params={"entity": glue})

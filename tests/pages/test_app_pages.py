@@ -89,6 +89,7 @@ def test_library_upload_of_a_known_paper_says_it_is_already_in_the_library(monke
     assert at.file_uploader[0].value in (None, [])  # the uploader was emptied after the batch
 
 
+@pytest.mark.slow
 def test_library_upload_is_parsed_in_the_background_with_live_progress(monkeypatch, tmp_path):
     pdf = pdfs.make_text_pdf(tmp_path / "notes.pdf", 1, "Basalt columns cool into hexagons because of "
                                                         "contraction cracks spreading at equal angles.")
@@ -367,6 +368,7 @@ def test_document_with_an_unreadable_content_list_says_so(monkeypatch, tmp_path)
     assert "cannot be read" in texts(at.error) and "Retry the document" in texts(at.error)
 
 
+@pytest.mark.slow
 def test_pages_load_without_importing_the_embedding_model(ready_workspace):
     """sentence_transformers (and torch) take 10-15 s to import: no page may pull them in just by showing
     a ready paper; only a search (or an ingest) loads the model."""

@@ -3,13 +3,15 @@ the embedding model and its LLM-free graph), and a hostile paper whose text must
 from __future__ import annotations
 
 import json
-import re
+
+import pytest
 
 from core.library import open_library
 from core.pipeline.documents import add_mineru_output
 from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
+from core.text.safe_markdown import md_escape
 from tests.pages.test_app_pages import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
@@ -30,15 +32,44 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     captions = texts(at.caption)
     assert "no LLM is set" in captions and "without an LLM: keywords, answer" in captions
     assert "Extractive answer" in captions
-    answer = next(m.value for m in at.markdown if "](document?doc=" in m.value)
+    result = at.session_state["ask_result"]
+    if result.answer.short_answer:  # shown bold, just above the answer
+        bold = [m.value for m in at.markdown].index(f"**{md_escape(result.answer.short_answer)}**")
+        assert "**\\[1\\]**" in at.markdown[bold + 1].value
+    answer = next(m.value for m in at.markdown if "**\\[1\\]**" in m.value)
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
-    link = re.search(r"\]\((document\?[^)]*)\)", answer).group(1)
-    assert f"doc={ready_workspace.doc_id}" in link and "page=1" in link and "hl=" in link
+    assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
     assert any(label.startswith("\\[1\\] ") and "page 1" in label and "cited" in label for label in labels), labels
     assert at.image and "the cited passage highlighted" in at.image[0].captions[0]
     page_link = at.get("page_link")[0]
     assert f"doc={ready_workspace.doc_id}" in page_link.proto.query_string
+
+
+def test_a_citation_opens_its_page_in_a_dialog_and_the_answer_stays(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
+    images_before = len(at.image)
+    at.button(key="ask_cite_1").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # The session is the same one: the question and its answer are still on the page behind the dialog.
+    assert any("purple walrus hypothesis predicts exactly this behaviour" in m.value.replace("\\", "")
+               for m in at.markdown)
+    (dialog,) = _dialogs(at._tree)
+    captions = [c for i in dialog.image for c in i.captions]
+    assert captions[0] == "Page 1: the cited passage highlighted", captions  # the region, then the whole page
+    assert len(dialog.image) == 2 and len(at.image) == images_before + 2
+    (link,) = dialog.get("page_link")  # the Document page, for who wants it: same tab, same session
+    assert f"doc={ready_workspace.doc_id}" in link.proto.query_string and "hl=" in link.proto.query_string
+    # (Its previous / next page buttons rerun the dialog alone, a fragment: AppTest reruns the whole script, so
+    # tests/pages/test_browser_citations.py tries them in Chromium.)
+
+
+def _dialogs(node) -> list:
+    """The open st.dialog blocks anywhere in AppTest's tree."""
+    found = [node] if getattr(node, "type", "") == "dialog" else []
+    for child in getattr(node, "children", {}).values():
+        found += _dialogs(child)
+    return found
 
 
 def test_ask_context_only_shows_the_context_and_no_answer(monkeypatch, ready_workspace):
@@ -55,6 +86,7 @@ def test_ask_keeps_the_history_of_questions(monkeypatch, ready_workspace):
     assert "Which lattice solvers are compared?" in texts(at.markdown).replace("\\", "")
 
 
+@pytest.mark.slow
 def test_compare_runs_modes_side_by_side_and_marks_what_only_one_found(monkeypatch, ready_workspace):
     at = run_app(monkeypatch, ready_workspace.root, "pages/compare.py")
     at.text_input(key="compare_question").input(QUESTION)
@@ -98,6 +130,7 @@ def test_hostile_paper_text_in_answers_and_sources_stays_text(monkeypatch, tmp_p
     assert not _unescaped_markup(shown), _unescaped_markup(shown)
 
 
+@pytest.mark.slow
 def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_workspace):
     question = "What accuracy do the three lattice solvers reach on the Okapi benchmark?"
     at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), question, mode="naive")

@@ -131,3 +131,27 @@ def test_choosing_openai_without_a_url_is_refused_and_the_provider_choices_expla
     assert "Not saved: an OpenAI-compatible LLM needs a base URL and a model name" in texts(at.error)
     at.button(key="test_llm_connection").click().run()
     assert "choose the openai provider to test an endpoint" in texts(at.info)
+
+
+def test_a_new_base_url_asks_for_its_key_again_and_the_page_says_which_key_goes_where(monkeypatch, tmp_path,
+                                                                                      server):
+    server.api_key = SECRET
+    at = save_endpoint(run_app(monkeypatch, tmp_path / "ws", "pages/settings.py"), server.url, MODEL, key=SECRET)
+    assert f"A key is saved for this endpoint ({server.url})" in texts(at.caption)
+    with OpenAIReplayServer(model=MODEL) as other:
+        at = save_endpoint(at, other.url, MODEL)  # someone points the app at another server
+        assert (f"The LLM base URL changed to {other.url}: the key for {server.url} is not sent there. Paste the "
+                "key for the new URL in API key") in texts(at.warning)
+        assert f"No API key is sent to {other.url}" in texts(at.caption)
+        at.button(key="test_llm_connection").click().run()
+        assert other.auth_headers and all(SECRET not in (h or "") for h in other.auth_headers)
+        assert SECRET not in everything_shown(at)
+
+    monkeypatch.setenv("PAPERGRAPH_LLM_API_KEY", "sk-from-the-environment")
+    at = save_endpoint(at, server.url, MODEL)
+    assert "PAPERGRAPH_LLM_API_KEY is set but sent nowhere: set PAPERGRAPH_LLM_BASE_URL" not in texts(at.caption)
+    assert f"A key is saved for this endpoint ({server.url})" in texts(at.caption), "the saved key came back"
+    monkeypatch.setenv("PAPERGRAPH_LLM_BASE_URL", server.url)
+    at.run()
+    assert (f"The key in PAPERGRAPH_LLM_API_KEY is sent to {server.url} (named by PAPERGRAPH_LLM_BASE_URL), and to "
+            "no other endpoint.") in texts(at.caption)

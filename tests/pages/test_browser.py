@@ -98,12 +98,38 @@ def browser_page(shot: Path, width: int = 1400, height: int = 1000):
             browser.close()
 
 
+def check_citation_opens_in_place(page, shot: Path) -> None:
+    """Click the answer's [1]: the cited page opens in a dialog over the answer, highlighted, in the same tab;
+    its next page shows without closing it; closed, the answer is still there. Saves a screenshot to `shot`."""
+    from playwright.sync_api import expect
+
+    tabs = len(page.context.pages)
+    answer = page.get_by_text("purple walrus hypothesis predicts exactly this behaviour").first
+    expect(answer).to_be_visible()
+    page.get_by_role("button", name="[1]", exact=True).first.click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible(timeout=30_000)
+    expect(dialog.get_by_text("Page 1: the cited passage highlighted")).to_be_visible(timeout=30_000)
+    expect(dialog.get_by_role("img").first).to_be_visible()
+    link = dialog.get_by_role("link", name="Open page 1 in the Document page")
+    assert "doc=" in (link.get_attribute("href") or "") and link.get_attribute("target") != "_blank"
+    page.screenshot(path=str(shot))
+    print(f"screenshot of the citation dialog: {shot}")
+    dialog.get_by_role("button", name="Next page ▶").click()
+    expect(dialog.get_by_text("(the passage is on page 1)")).to_be_visible(timeout=30_000)
+    assert len(page.context.pages) == tabs  # no new tab, so no new session
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_have_count(0, timeout=10_000)
+    expect(answer).to_be_visible()
+
+
 @pytest.fixture
 def app_url(tmp_path):
     with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log") as url:
         yield url
 
 
+@pytest.mark.slow
 def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_path):
     from playwright.sync_api import expect
 
@@ -117,7 +143,7 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         # The navigation lists the nine pages of app.py and nothing else (pages/widgets/ is not a page).
         nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
         expect(nav).to_have_count(len(PAGES))
-        assert [t.strip() for t in nav.all_inner_texts()] == PAGES
+        assert [t.split("\n")[-1].strip() for t in nav.all_inner_texts()] == PAGES  # icon name, then title
 
         page.goto(app_url)
         expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
@@ -142,16 +168,15 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         link = page.get_by_role("link", name="Open page 1 in the Document view").first
         assert "doc=" in (link.get_attribute("href") or "")
 
-        # Ask: an extractive (LLM-free) answer whose citation links to the cited page with its region.
+        # Ask: an extractive (LLM-free) answer whose citation [1] shows the cited page in place: a dialog in the
+        # same tab and session, not a link to a new tab.
         page.get_by_role("link", name="Ask", exact=True).click()
         expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
         page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
         page.get_by_role("button", name="Ask").click()
         expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
-        citation = page.get_by_role("link", name="[1]").first
-        expect(citation).to_be_visible()
-        assert "doc=" in (citation.get_attribute("href") or "") and "hl=" in (citation.get_attribute("href") or "")
         expect(page.get_by_text("the cited passage highlighted").first).to_be_visible()
+        check_citation_opens_in_place(page, tmp_path / "citation-dialog.png")
 
         # Compare: the modes side by side.
         page.get_by_role("link", name="Compare", exact=True).click()

@@ -27,6 +27,7 @@ GOOD_ROWS = [
 ]
 
 
+@pytest.mark.slow
 def test_upload_a_question_set_run_it_and_read_the_scores(tmp_path):
     from playwright.sync_api import expect
 

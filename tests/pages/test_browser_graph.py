@@ -68,6 +68,7 @@ def node_point(handle, frame, key: str) -> tuple[float, float]:
     return box["x"] + spot[0], box["y"] + spot[1]
 
 
+@pytest.mark.slow
 def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(graph_app, tmp_path):
     from playwright.sync_api import expect
 

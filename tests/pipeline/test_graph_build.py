@@ -213,6 +213,7 @@ def test_duplicate_suggestions_skip_numbered_variants_and_unrelated_names():
     assert not names_related("ChemProt", "micro-F1")
 
 
+@pytest.mark.slow
 def test_cli_graph_stats_and_exports(spacy_ws, tmp_path):
     root, _ = spacy_ws
     env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root))
@@ -303,6 +304,7 @@ def test_llm_graph_and_reingesting_makes_no_llm_calls(tmp_path, pdf_dir, llm_ser
     assert f"{calls} LLM calls made" in llm_usage_text(usage)
 
 
+@pytest.mark.slow
 def test_descriptions_past_the_token_budget_are_summarised_by_the_llm(tmp_path, pdf_dir, llm_server):
     ws = llm_workspace(tmp_path / "ws", llm_server)
     settings = ws.settings()
@@ -325,6 +327,7 @@ def test_descriptions_past_the_token_budget_are_summarised_by_the_llm(tmp_path, 
     assert "more passages)" in node_named(plain, "BERT").description
 
 
+@pytest.mark.slow
 def test_llm_failures_and_bad_replies_never_fail_the_paper(tmp_path, pdf_dir, llm_server):
     llm_server.when("RoBERTa removes", Reply(content="this is not an extraction at all ###"))
     llm_server.when("XLNet", Reply(status=500))
@@ -351,6 +354,7 @@ def test_llm_failures_and_bad_replies_never_fail_the_paper(tmp_path, pdf_dir, ll
     assert node_named(lib, "XLNet") is not None
 
 
+@pytest.mark.slow
 def test_a_long_extraction_pauses_for_a_new_upload_and_resumes(tmp_path, pdf_dir):
     import threading
 
@@ -379,6 +383,7 @@ def test_a_long_extraction_pauses_for_a_new_upload_and_resumes(tmp_path, pdf_dir
         assert node_named(lib, "RoBERTa") and bert in node_named(lib, "BERT").doc_ids
 
 
+@pytest.mark.slow
 def test_killed_mid_extraction_resumes_to_the_same_graph(tmp_path, pdf_dir):
     with OpenAIReplayServer(default=lambda body: Reply(content=extraction_reply(body).content, delay_s=0.4),
                             model="replay-extractor") as server:

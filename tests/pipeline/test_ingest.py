@@ -35,6 +35,7 @@ def paper_workspace(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_cli_ingest_makes_a_ready_document_with_title_and_counts(paper_workspace):
     out = cli(paper_workspace, "docs")
     lib = open_library(Workspace(paper_workspace))
@@ -68,6 +69,7 @@ def test_search_filters_by_item_type_and_paper(paper_workspace):
     assert search(lib, "walrus", filters=SearchFilters(doc_ids=["not-a-document"])) == []
 
 
+@pytest.mark.slow
 def test_cli_search_prints_paper_and_page(paper_workspace):
     out = cli(paper_workspace, "search", "heliotrope solver convergence iterations", "-k", "2")
     assert out.returncode == 0 and pdfs.DEFAULT_TITLE in out.stdout and "p. 1" in out.stdout, out.stdout
@@ -84,6 +86,7 @@ def _snapshot(lib):
             sorted(c.id for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)), lib.windows.count())
 
 
+@pytest.mark.slow
 def test_duplicate_upload_is_a_no_op_that_says_so(lib, tmp_path):
     data = pdfs.make_paper_pdf(tmp_path / "p.pdf", with_figure=False, pages=1).read_bytes()
     first = add_pdf(lib, "p.pdf", data)
@@ -95,6 +98,7 @@ def test_duplicate_upload_is_a_no_op_that_says_so(lib, tmp_path):
     assert process_queue(lib) == [] and _snapshot(lib) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, expected", [
     (pdfs.make_empty_file, "the file is empty (0 bytes)"),
     (lambda p: pdfs.make_fake_pdf(p, "zip"),
@@ -121,6 +125,7 @@ def test_bad_files_fail_with_a_specific_message_and_change_nothing_else(lib, tmp
     assert search(lib, DISTINCTIVE)[0].chunk.doc_id == good.doc_id
 
 
+@pytest.mark.slow
 def test_a_document_killed_mid_ingest_is_invisible_then_resumed(lib, tmp_path):
     """Simulates a crash after some vectors were written: the dead worker's document must not be searchable,
     and recovery redoes it from its source without leaving duplicates."""
@@ -139,6 +144,7 @@ def test_a_document_killed_mid_ingest_is_invisible_then_resumed(lib, tmp_path):
     assert search(lib, DISTINCTIVE)[0].chunk.doc_id == result.doc_id
 
 
+@pytest.mark.slow
 def test_killing_the_cli_mid_ingest_leaves_nothing_half_written(tmp_path):
     root = tmp_path / "ws"
     pdf = pdfs.make_paper_pdf(tmp_path / "long.pdf", pages=12)
@@ -175,6 +181,7 @@ def test_killing_the_cli_mid_ingest_leaves_nothing_half_written(tmp_path):
     assert search(lib, DISTINCTIVE)[0].chunk.doc_id == doc.id
 
 
+@pytest.mark.slow
 def test_delete_removes_everything_derived_from_a_document(lib, tmp_path):
     keep = add_pdf(lib, "keep.pdf", pdfs.make_paper_pdf(tmp_path / "k.pdf", pages=1).read_bytes())
     gone = add_pdf(lib, "gone.pdf", pdfs.make_text_pdf(tmp_path / "g.pdf", 2, "Delete me {page} please, "
@@ -204,6 +211,7 @@ def test_retry_requeues_a_failed_document(lib, tmp_path):
     assert doc.status == DocStatus.FAILED and doc.message == "the file is empty (0 bytes)"
 
 
+@pytest.mark.slow
 def test_a_300_page_pdf_is_ingested_and_its_last_page_is_searchable(lib, tmp_path):
     sections = [(f"{n} Appendix on quarry {n}", [f"Quarry {n} holds basalt columns catalogued under the code "
                                                  f"QX-{n:03d} by the survey team."]) for n in range(1, 301)]
@@ -227,6 +235,7 @@ def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
     assert recover(lib) == [] and lib.documents.get(doc.id).status == DocStatus.PARSING
 
 
+@pytest.mark.slow
 def test_parse_progress_moves_while_mineru_runs(lib, tmp_path):
     # Long enough that MinerU runs for several of the ticker's one-second steps even on an idle machine.
     add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=24).read_bytes())

@@ -128,6 +128,7 @@ def test_media_items_are_entities_that_belong_to_their_paper(ready_workspace):
     assert figure is not None and figure.type == "figure"
 
 
+@pytest.mark.slow
 def test_insert_delete_insert_gives_the_same_media_entities(tmp_path):
     pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
     lib = open_library(fast_workspace(tmp_path / "ws"))
@@ -182,6 +183,7 @@ def image_parts(body: dict) -> list[str]:
             for p in m["content"] if p.get("type") == "image_url"]
 
 
+@pytest.mark.slow
 def test_the_vlm_describes_each_item_from_its_image_and_context(tmp_path, vlm_server):
     pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
     lib = open_library(vlm_workspace(tmp_path / "ws", vlm_server))
@@ -218,6 +220,7 @@ def test_the_vlm_describes_each_item_from_its_image_and_context(tmp_path, vlm_se
     assert len(vlm_server.chat_requests) == 2, "an item described once is never sent again"
 
 
+@pytest.mark.slow
 def test_broken_or_failed_vlm_replies_keep_a_usable_description(tmp_path):
     pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
     broken = Reply(content='{"description": "Convergence curve of the solver, cut off by max_tok')

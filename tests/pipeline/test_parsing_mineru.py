@@ -29,6 +29,7 @@ def _text(output) -> str:
     return "\n".join(i.text for i in output.items)
 
 
+@pytest.mark.slow
 def test_backend_and_bookkeeping(parsed):
     output, out, messages = parsed
     assert output.backend == "mineru-flash" and output.pages == 2 and output.warnings == []
@@ -78,6 +79,7 @@ def test_every_item_has_page_and_box_and_reads_in_column_order(parsed):
     assert any(i.type == "page_number" for i in output.items)
 
 
+@pytest.mark.slow
 def test_tier_without_weights_fails_fast_with_a_clear_message(paper, tmp_path):
     start = time.monotonic()
     with pytest.raises(ParseError) as err:
@@ -90,6 +92,7 @@ def test_tier_without_weights_fails_fast_with_a_clear_message(paper, tmp_path):
     assert str(err.value).endswith("; use the flash tier or install the weights")
 
 
+@pytest.mark.slow
 def test_failure_falls_back_to_pymupdf_with_a_warning(paper, tmp_path):
     output = parse_pdf(paper, tmp_path / "out", ParsingConfig(mineru_tier="basic"), mineru_home=tmp_path / "home")
     assert output.backend == "builtin"
@@ -106,6 +109,7 @@ def test_timeout_kills_mineru(paper, tmp_path):
     assert time.monotonic() - start < 10
 
 
+@pytest.mark.slow
 def test_a_crash_in_the_child_is_reported_in_one_line(tmp_path):
     broken = pdfs.make_corrupt_pdf(tmp_path / "broken.pdf")
     with pytest.raises(MineruFailed) as err:

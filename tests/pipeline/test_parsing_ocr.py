@@ -27,6 +27,7 @@ def _mixed_pdf(path):
     return path
 
 
+@pytest.mark.slow
 def test_scanned_page_words_come_back(tmp_path):
     pdf = pdfs.make_scanned_pdf(tmp_path / "scan.pdf", SCAN_TEXT)
     output = parse_pdf(pdf, tmp_path / "out", ParsingConfig(backend="builtin"), mineru_home=tmp_path / "home")
@@ -42,6 +43,7 @@ def test_scanned_page_words_come_back(tmp_path):
     assert len(output.items) == 2 and output.items[0].bbox[1] < output.items[1].bbox[1]
 
 
+@pytest.mark.slow
 def test_gibberish_text_layer_is_replaced_by_ocr_under_mineru(tmp_path):
     pdf = pdfs.make_gibberish_pdf(tmp_path / "mojibake.pdf", PARAGRAPH)
     output = parse_pdf(pdf, tmp_path / "out", ParsingConfig(), mineru_home=tmp_path / "home")
@@ -78,6 +80,7 @@ def test_scan_of_nothing_readable_is_an_error(tmp_path):
                   mineru_home=tmp_path / "home")
 
 
+@pytest.mark.slow
 def test_scanned_two_column_paper_reads_column_by_column_with_headings(tmp_path):
     paper = pdfs.make_paper_pdf(tmp_path / "paper.pdf", pages=1, with_table=False)
     scan = pdfs.make_scanned_copy(paper, tmp_path / "scan.pdf")
@@ -99,6 +102,7 @@ def test_ocr_off_drops_an_unreadable_text_layer_instead_of_indexing_it(tmp_path)
         parse_pdf(pdf, tmp_path / "out", ParsingConfig(backend="builtin", ocr=False), mineru_home=tmp_path / "home")
 
 
+@pytest.mark.slow
 def test_scan_with_a_text_stamp_is_still_ocrd(tmp_path):
     doc = pymupdf.open(pdfs.make_scanned_pdf(tmp_path / "scan.pdf", "The okapi archive holds seventeen walruses."))
     doc[0].insert_text((40, 780), "Downloaded from the Okapi Library on 1 May 2024 by a guest", fontsize=7)

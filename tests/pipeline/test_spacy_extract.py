@@ -221,6 +221,7 @@ def test_text_cleaning_and_acronym_matching():
     assert schwartz_hearst("XYZ", "nothing alike here") is None
 
 
+@pytest.mark.slow
 def test_threads_load_one_pipeline_and_agree():
     from concurrent.futures import ThreadPoolExecutor
 

@@ -84,6 +84,7 @@ def key(name: str) -> str:
 
 # ------------------------------------------------------------------------------------------------- views
 
+@pytest.mark.slow
 def test_default_view_is_bounded_and_says_by_which_rule(base_ws):
     root, bert, roberta = base_ws
     lib = open_library(Workspace(root))
@@ -249,6 +250,7 @@ def _vector_names(lib) -> dict[str, str]:
     return {m.metadata["key"]: m.metadata["name"] for m, _ in lib.entity_vectors.fetch(lib.entity_vectors.all_ids())}
 
 
+@pytest.mark.slow
 def test_edits_persist_update_vectors_and_survive_new_papers_and_rebuilds(ws_copy, tmp_path):
     root, bert, roberta = ws_copy
     lib = open_library(Workspace(root))
@@ -326,6 +328,7 @@ def test_bad_edits_are_refused_and_change_nothing(ws_copy):
     assert edits.list_edits(lib) == [] and not lib.graph_sources.dirty()[0]
 
 
+@pytest.mark.slow
 def test_a_renamed_entity_collects_later_mentions_of_its_new_name(ws_copy, tmp_path):
     root, _, _ = ws_copy
     lib = open_library(Workspace(root))
@@ -397,6 +400,7 @@ def test_exports_json_node_link_and_standalone_html(base_ws, tmp_path):
 
 # ------------------------------------------------------------------------------------------------- rendering
 
+@pytest.mark.slow
 def test_rendering_keeps_untrusted_text_inert(ws_copy):
     root, _, _ = ws_copy
     lib = open_library(Workspace(root))
@@ -429,6 +433,7 @@ def test_index_is_reloaded_when_the_graph_changes(ws_copy):
     assert isinstance(second, GraphIndex)
 
 
+@pytest.mark.slow
 def test_cli_exports_cypher_and_the_html_view(base_ws, tmp_path):
     root, _, _ = base_ws
     env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root))

@@ -80,6 +80,7 @@ def _assert_citations_resolve(lib, result):
         assert sentence.citations and all(result.context.source(n) for n in sentence.citations)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["naive", "local", "global", "hybrid", "mix"])
 def test_every_mode_answers_llm_free_with_citations_that_resolve_to_pages(lib, mode):
     answer = _answer_chunk(lib)
@@ -130,6 +131,7 @@ def test_modes_differ_in_what_they_retrieve_and_compare_marks_what_is_unique(lib
     assert results["local"].retrieval.keywords is results["global"].retrieval.keywords  # extracted once
 
 
+@pytest.mark.slow
 def test_the_paper_filter_keeps_other_papers_out(lib, workspace):
     roberta = workspace[1]["roberta.pdf"]
     for mode in ("naive", "local", "global", "mix"):
@@ -160,6 +162,7 @@ def test_context_only_assembles_without_answering_and_no_rerank_keeps_mode_order
                                                                 reverse=True)
 
 
+@pytest.mark.slow
 def test_community_mode_uses_reports_llm_free(lib):
     result = ask(lib, QUESTION, QueryParams(mode="community"))
     assert result.retrieval.reports, result.retrieval.notes
@@ -192,6 +195,7 @@ def test_a_cross_encoder_folder_that_is_not_one_is_refused_clearly(tmp_path):
         CrossEncoderReranker(str(tmp_path))
 
 
+@pytest.mark.slow
 def test_history_keeps_questions_and_answers(lib):
     ask(lib, "What does RoBERTa remove from BERT?", QueryParams(mode="naive"))
     entry = recent(lib, 5)[0]
@@ -199,6 +203,7 @@ def test_history_keeps_questions_and_answers(lib):
     assert entry.payload["context"]["sources"]
 
 
+@pytest.mark.slow
 def test_bm25_follows_chunks_through_delete_and_reingest(tmp_path):
     lib = open_library(graph_papers.fast_workspace(tmp_path / "ws"))
     pdf = graph_papers.make_bert_pdf(tmp_path)
@@ -212,6 +217,7 @@ def test_bm25_follows_chunks_through_delete_and_reingest(tmp_path):
     assert len(lib.fulltext.search("BooksCorpus", 5)) == 1  # re-ingest: indexed once, not twice
 
 
+@pytest.mark.slow
 def test_cli_ask_prints_json_with_resolved_citations(workspace, monkeypatch, capsys):
     monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace[0].root))
     assert cli_main(["ask", QUESTION, "--mode", "mix", "--json"]) == 0
@@ -266,6 +272,7 @@ def llm_workspace(tmp_path_factory):
         yield ws, server
 
 
+@pytest.mark.slow
 def test_llm_answer_streams_cites_sources_and_marks_what_it_cannot_back(llm_workspace):
     ws, server = llm_workspace
     lib = open_library(Workspace(ws.root))
@@ -310,6 +317,7 @@ def test_compare_with_an_llm_shares_one_keyword_call(llm_workspace):
     assert results["naive"].llm_calls == 1 and results["local"].llm_calls == 2
 
 
+@pytest.mark.slow
 def test_community_mode_maps_over_reports_with_the_llm(llm_workspace):
     ws, server = llm_workspace
     lib = open_library(Workspace(ws.root))
@@ -342,6 +350,7 @@ def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
         ws.save_settings(settings)
 
 
+@pytest.mark.slow
 def test_the_vlm_enhanced_answer_sends_the_context_s_table_images(tmp_path):
     from tests import pdfs
 
@@ -376,6 +385,7 @@ def test_the_vlm_enhanced_answer_sends_the_context_s_table_images(tmp_path):
         assert text_only.answer.extractive and len(server.chat_requests) == 1
 
 
+@pytest.mark.slow
 def test_the_bm25_index_keeps_rare_terms_and_rebuilds_itself_from_an_older_schema(tmp_path):
     import sqlite3
 

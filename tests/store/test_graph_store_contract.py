@@ -257,6 +257,7 @@ def test_neo4j_labels_follow_the_key_and_relation_types_cannot_inject_cypher():
         store.apply(upsert_edges=[GraphEdge("a", "b", relation="RELATED]->() DETACH DELETE (a")])
 
 
+@pytest.mark.slow
 def test_an_unreachable_neo4j_is_a_clear_error(monkeypatch):
     from core.settings.config import GraphConfig
     from core.store.base import StoreUnavailable

@@ -91,6 +91,7 @@ def test_graph_stage_status_machine(tmp_path):
     assert not docs.set_graph_status("gone", GraphStatus.PENDING)
 
 
+@pytest.mark.slow
 def test_claims_are_exclusive_across_processes(tmp_path):
     db_path = tmp_path / "db.sqlite"
     docs = SQLiteDocumentStore(Database(db_path))
@@ -132,6 +133,7 @@ def _fill(store, n=30):
     return vectors
 
 
+@pytest.mark.slow
 def test_chroma_persists_and_reopens_in_another_process(tmp_path):
     store = ChromaVectorStore(chroma_client(StoreConfig(), tmp_path / "chroma"), "test_windows")
     vectors = _fill(store)
@@ -228,6 +230,7 @@ def chroma_server(tmp_path):
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_chroma_http_client_against_a_real_server(chroma_server, tmp_path):
     config = StoreConfig(chroma_host="127.0.0.1", chroma_port=chroma_server.port)
     store = ChromaVectorStore(chroma_client(config, tmp_path / "unused"), "server_windows")
@@ -243,6 +246,7 @@ def test_chroma_http_client_against_a_real_server(chroma_server, tmp_path):
         store.query(vectors[7], 1)
 
 
+@pytest.mark.slow
 def test_the_whole_pipeline_runs_against_a_chroma_server(chroma_server, tmp_path, monkeypatch):
     from core.library import open_library
     from core.pipeline.documents import add_pdf

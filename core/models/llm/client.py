@@ -2,6 +2,9 @@
 
 The package's own retries are off (max_retries=0): ours count attempts, cap Retry-After, share one concurrency
 limit per endpoint and model across instances, and end in an LLMError that says what to fix.
+
+Each attempt has a total deadline of `timeout_s` (core.models.llm.deadline): connecting, the first byte and the
+whole body, streamed or not, so a server that trickles or stalls costs at most `timeout_s` per attempt.
 """
 from __future__ import annotations
 
@@ -20,12 +23,14 @@ import httpx
 import openai
 
 from core.models.llm.base import ChatReply, LLMError, Message
-from core.models.llm.secrets import NO_KEY, redact
+from core.models.llm.deadline import http_client, until
+from core.models.llm.secrets import NO_KEY, missing_key_hint, redact
 from core.models.registry import resources
 from core.settings.config import LLMConfig
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_END = object()
 
 # 408/409 are what OpenAI's own client also treats as transient; every other 4xx is the request's fault.
 RETRYABLE_STATUS = {408, 409, 429}
@@ -100,6 +105,8 @@ def network_failure(exc: BaseException, host: str = "") -> str:
             return f"TLS error: {cause.reason or cause}{hint}"
         if isinstance(cause, (httpx.TimeoutException, openai.APITimeoutError, TimeoutError)):
             return "timed out"
+        if isinstance(cause, httpx.RemoteProtocolError):  # it answered, but broke off or did not speak HTTP
+            return f"the server broke off its reply or did not answer in HTTP ({str(cause)[:160]})"
         cause = cause.__cause__ or cause.__context__
     text = str(exc)
     # httpcore sometimes keeps only the message of the OS error it wrapped.
@@ -163,7 +170,10 @@ class OpenAIChatModel:
         self._key = api_key or None  # kept only to redact it from messages
         self._limit = shared_limit(self.base_url, model, concurrency)
         self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key or NO_KEY, max_retries=0,
-                                     timeout=timeout_s)
+                                     timeout=timeout_s, http_client=http_client(timeout_s))
+        # Resolved now: the first access imports openai's chat resources (~1 s), which must not eat into the
+        # first call's deadline.
+        self._completions = self._client.chat.completions
 
     @classmethod
     def from_config(cls, config: LLMConfig, api_key: str | None, retry: RetryPolicy | None = None
@@ -183,7 +193,8 @@ class OpenAIChatModel:
             kwargs["response_format"] = response_format
         with self._limit:
             started = time.monotonic()
-            completion = self._with_retries(lambda: self._client.chat.completions.create(**kwargs), purpose)
+            _, completion = self._with_retries(
+                lambda: self._timed(lambda: self._completions.create(**kwargs)), purpose)
             latency = time.monotonic() - started
         if not getattr(completion, "choices", None):
             raise LLMCallError(f"the LLM endpoint {self.base_url} answered with something that is not a chat "
@@ -198,14 +209,20 @@ class OpenAIChatModel:
         kwargs = self._request(messages, max_tokens, temperature)
         with self._limit:
             # Only opening the stream is retried: once text has been handed out, a retry would repeat it.
-            chunks = self._with_retries(lambda: self._client.chat.completions.create(stream=True, **kwargs),
-                                        purpose)
+            at, chunks = self._with_retries(
+                lambda: self._timed(lambda: self._completions.create(stream=True, **kwargs)), purpose)
+            pieces = iter(chunks)
             try:
-                for chunk in chunks:
+                while True:
+                    # The body is read here, on the consumer's thread: the opening attempt's deadline goes with it.
+                    with until(at):
+                        chunk = next(pieces, _END)
+                    if chunk is _END:
+                        break
                     if chunk.choices and chunk.choices[0].delta.content:
                         yield chunk.choices[0].delta.content
             except (openai.OpenAIError, httpx.HTTPError) as exc:  # the body is read outside openai's wrappers
-                raise self._error(exc, 1) from None
+                raise self._error(exc, 1, streaming=True) from None
             finally:
                 chunks.close()
 
@@ -215,6 +232,11 @@ class OpenAIChatModel:
         return {"model": self.model, "messages": list(messages),
                 "max_tokens": self.max_tokens if max_tokens is None else max_tokens,
                 "temperature": self.temperature if temperature is None else temperature}
+
+    def _timed(self, call: Callable[[], T]) -> tuple[float, T]:
+        """One attempt within its deadline; returns the deadline too, for reading a streamed body later."""
+        with until(time.monotonic() + self.timeout_s) as at:
+            return at, call()
 
     def _with_retries(self, call: Callable[[], T], purpose: str) -> T:
         attempt = 0
@@ -235,21 +257,26 @@ class OpenAIChatModel:
             except (openai.OpenAIError, ValueError) as exc:  # a 200 whose body is not JSON, or not a completion
                 raise self._error(exc, attempt + 1) from None
 
-    def _error(self, exc: Exception, attempts: int) -> LLMCallError:
+    def _error(self, exc: Exception, attempts: int, streaming: bool = False) -> LLMCallError:
         """The message a user can act on. Raised `from None` so the request (and its headers) stays out of
         tracebacks and logs."""
         where = f"the LLM endpoint {self.base_url}"
         tries = f" ({attempts} attempts)" if attempts > 1 else ""
         status = getattr(exc, "status_code", None)
         if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
-            kind, message = "timeout", f"{where} timed out after {seconds(self.timeout_s)}{tries}"
+            kind, message = "timeout", f"{where} timed out after {seconds(self.timeout_s)}{tries}: " + (
+                "the streamed reply was still unfinished at its deadline" if streaming else
+                "no complete reply within the deadline")
         elif isinstance(exc, (openai.APIConnectionError, httpx.TransportError)):
             url = httpx.URL(self.base_url)
             host = f"{url.host}:{url.port}" if url.port else url.host
-            kind, message = "network", f"could not reach {where}: {network_failure(exc, host)}{tries}"
+            failure = network_failure(exc, host)
+            kind = "protocol" if failure.startswith("the server broke off") else "network"
+            message = (f"{where} failed: {failure}{tries}" if kind == "protocol" else
+                       f"could not reach {where}: {failure}{tries}")
         elif isinstance(exc, openai.AuthenticationError):
             kind, message = "auth", f"{where} rejected the API key (HTTP 401)" + (
-                "" if self._key else ": none is set (Settings, or PAPERGRAPH_LLM_API_KEY)")
+                "" if self._key else f": none is set for this endpoint ({missing_key_hint(self.base_url)})")
         elif isinstance(exc, openai.PermissionDeniedError):
             kind, message = "auth", (f"{where} refused access (HTTP 403): the API key may not be allowed to use "
                                      f"model '{self.model}'")

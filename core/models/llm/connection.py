@@ -5,12 +5,14 @@ models are served), then a tiny chat call through the production client, whose l
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import httpx
 
 from core.models.llm.client import LLMCallError, OpenAIChatModel, RetryPolicy, network_failure, seconds
-from core.models.llm.secrets import redact
+from core.models.llm.deadline import http_client, until
+from core.models.llm.secrets import missing_key_hint, redact
 from core.settings.config import LLMConfig
 
 CONNECT_TIMEOUT_S = 10.0  # an unreachable host should fail fast even when the reply timeout is minutes
@@ -50,9 +52,12 @@ def _list_models(base_url: str, api_key: str | None, timeout_s: float
     url = httpx.URL(base_url)
     host = f"{url.host}:{url.port}" if url.port else url.host
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    # A total deadline, not a per-read timeout: a server trickling its model list must not hang the page.
+    # Redirects are not followed here (httpx drops the key on a cross-origin redirect anyway).
     try:
-        reply = httpx.get(f"{base_url}/models", headers=headers,
-                          timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)))
+        with http_client(timeout_s, follow_redirects=False) as client, until(time.monotonic() + timeout_s):
+            reply = client.get(f"{base_url}/models", headers=headers,
+                               timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)))
     except httpx.ConnectTimeout:
         return ConnectionReport(False, "connect", f"cannot reach {base_url}: connecting to {host} timed out after "
                                 f"{seconds(min(timeout_s, CONNECT_TIMEOUT_S))} (a firewall, or the wrong host?)"), None
@@ -62,7 +67,7 @@ def _list_models(base_url: str, api_key: str | None, timeout_s: float
     except httpx.HTTPError as exc:
         return ConnectionReport(False, "connect", f"cannot reach {base_url}: {network_failure(exc, host)}"), None
     if reply.status_code in (401, 403):
-        why = ("no API key is set for this endpoint" if not api_key else
+        why = (f"no API key is set for this endpoint ({missing_key_hint(base_url)})" if not api_key else
                "check the key (Settings, PAPERGRAPH_LLM_API_KEY or OPENAI_API_KEY)")
         return ConnectionReport(False, "auth", f"{base_url} rejected the API key (HTTP {reply.status_code}): "
                                 f"{why}"), None

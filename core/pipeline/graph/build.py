@@ -10,17 +10,20 @@
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.library import Library
+from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.media_entities import paper_edge, with_media_entity
 from core.pipeline.graph.merge import Summarizer, mention_edge, merge_entity, merge_relation, normalize_key
 from core.pipeline.graph.papers import bibliography, publication_year
+from core.pipeline.graph.vectors import entity_vector_id as entity_vector_id  # re-exported: callers import it here
+from core.pipeline.graph.vectors import relation_vector_id as relation_vector_id
+from core.pipeline.graph.vectors import sync_vectors
 from core.pipeline.media.describe import describe_document_media
 from core.schema.graph import (
     PAPER_PREFIX,
@@ -41,12 +44,6 @@ from core.text.tokens import approx_tokens
 log = logging.getLogger(__name__)
 
 GraphProgress = Callable[[str, float], None]  # detail, fraction of the graph stage done
-# What entity and relation vectors read. MiniLM costs ~0.5 CPU-ms per token here and ten papers give ~3,000
-# entities and ~5,000 relations, so these texts are short: an entity is its name, type and the first words of its
-# description; a relation its endpoints and keywords (LightRAG's local and global modes match short keywords
-# against them). The full descriptions stay in the graph store for the answer context.
-_ENTITY_TEXT_CHARS = 60
-_RELATION_TEXT_CHARS = 80
 
 
 class GraphError(RuntimeError):
@@ -192,10 +189,12 @@ def commit_document(lib: Library, doc_id: str, title: str, items: list[ContentIt
 
 
 def remove_document(lib: Library, doc_id: str) -> None:
-    """Take a paper's contributions out of the graph; nodes and edges left without a source disappear."""
-    lib.graph_sources.replace_doc(doc_id, [], [], None)
-    lib.graph_sources.forget_extractions(doc_id)
-    rebuild_dirty(lib)
+    """Take a paper's contributions out of the graph; nodes and edges left without a source disappear. Under the
+    graph lock: a worker committing this paper finishes first, or finds it gone (core.pipeline.graph.stage)."""
+    with graph_lock(lib):
+        lib.graph_sources.replace_doc(doc_id, [], [], None)
+        lib.graph_sources.forget_extractions(doc_id)
+        rebuild_dirty(lib)
 
 
 def clear_graph(lib: Library, keep_extractions: bool = False) -> None:
@@ -252,7 +251,33 @@ class RebuildStats:
     embed_s: float = 0.0  # of which computing embeddings
 
 
+_rebuilding = threading.local()
+_MAX_ROUNDS = 5
+
+
 def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> RebuildStats:
+    """Merge every dirty node and edge again, until nothing is dirty. One rebuild at a time (graph_lock); one
+    asked for while this thread is rebuilding (a delete from a progress callback) returns at once, and the
+    rebuild under way does its part in its next round: a mark made after a round read the sources stays."""
+    total = RebuildStats()
+    if getattr(_rebuilding, "active", False):
+        return total
+    with graph_lock(lib):
+        _rebuilding.active = True
+        try:
+            for _ in range(_MAX_ROUNDS):
+                upto = int(lib.graph_sources.meta("version", "0") or 0)  # read before the marks and sources
+                stats = _rebuild_once(lib, progress, upto)
+                for name, value in vars(stats).items():
+                    setattr(total, name, getattr(total, name) + value)
+                if not any(lib.graph_sources.dirty()):
+                    break
+        finally:
+            _rebuilding.active = False
+    return total
+
+
+def _rebuild_once(lib: Library, progress: GraphProgress | None, upto: int) -> RebuildStats:
     stats = RebuildStats()
     dirty_nodes, dirty_edges = lib.graph_sources.dirty()
     if not dirty_nodes and not dirty_edges:
@@ -331,64 +356,7 @@ def rebuild_dirty(lib: Library, progress: GraphProgress | None = None) -> Rebuil
                                  [e for e in upsert_edges if e.relation == RELATED], drop_edges + dropped_with_nodes,
                                  names)
     stats.vectors_s = time.perf_counter() - t
-    lib.graph_sources.clear_dirty(dirty_nodes, dirty_edges)
+    lib.graph_sources.clear_dirty(dirty_nodes, dirty_edges, upto=upto)
     stats.nodes_upserted, stats.nodes_deleted = len(upsert_nodes), len(delete_nodes)
     stats.edges_upserted, stats.edges_deleted = len(upsert_edges), len(drop_edges)
     return stats
-
-
-def entity_vector_id(key: str) -> str:
-    return "ent-" + hashlib.sha1(key.encode("utf-8")).hexdigest()
-
-
-def relation_vector_id(source: str, target: str) -> str:
-    return "rel-" + hashlib.sha1(f"{source}\x1f{target}".encode()).hexdigest()
-
-
-def entity_text(node: GraphNode) -> str:
-    return f"{node.name} ({node.type}): {node.description}"[:max(_ENTITY_TEXT_CHARS, len(node.name) + 20)]
-
-
-def relation_text(edge: GraphEdge, names: dict[str, str]) -> str:
-    a, b = names.get(edge.source, edge.source), names.get(edge.target, edge.target)
-    return f"{a} — {b}: {edge.keywords}"[:_RELATION_TEXT_CHARS]
-
-
-def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterable[str], edges: Sequence[GraphEdge],
-                 deleted_pairs: Iterable[tuple[str, str]], names: dict[str, str]) -> float:
-    """Entity vectors (name, type, description) and relation vectors (endpoints, keywords), as LightRAG keeps
-    them, in step with the graph. Returns the seconds spent computing embeddings."""
-    gone = list(dict.fromkeys(entity_vector_id(k) for k in deleted_keys if not k.startswith(PAPER_PREFIX)))
-    if gone:
-        lib.entity_vectors.delete(gone)
-    gone_edges = list(dict.fromkeys(relation_vector_id(*p) for p in deleted_pairs
-                                    if not p[1].startswith(PAPER_PREFIX)))
-    if gone_edges:
-        lib.relation_vectors.delete(gone_edges)
-    embed_s = _upsert_changed(lib, lib.entity_vectors, [entity_vector_id(n.key) for n in nodes],
-                              [entity_text(n) for n in nodes],
-                              [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
-    return embed_s + _upsert_changed(lib, lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
-                    [relation_text(e, names) for e in edges],
-                    [{"source": e.source, "target": e.target, "keywords": e.keywords[:500], "doc_ids": e.doc_ids}
-                     for e in edges])
-
-
-def _upsert_changed(lib: Library, store, ids: list[str], texts: list[str], metadatas: list[dict]) -> float:
-    """Embed only what reads differently from its stored vector: a hub entity touched by every new paper keeps
-    its vector while the start of its description (all the embedder reads) is unchanged."""
-    if not ids:
-        return 0.0
-    stored = store.get_documents(ids)
-    same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if stored.get(id_) == text]
-    if same:
-        store.update_metadata([ids[i] for i in same], [metadatas[i] for i in same])
-    changed = sorted(set(range(len(ids))) - set(same))
-    log.debug("%s vectors: %d unchanged, %d to embed", getattr(store, "name", "graph"), len(same), len(changed))
-    if not changed:
-        return 0.0
-    started = time.perf_counter()
-    vectors = lib.embedder().embed([texts[i] for i in changed], batch_size=lib.settings.embedding.batch_size)
-    embed_s = time.perf_counter() - started
-    store.upsert([ids[i] for i in changed], vectors, [texts[i] for i in changed], [metadatas[i] for i in changed])
-    return embed_s

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from core.library import Library
+from core.pipeline.documents import purge_document
 from core.pipeline.graph.build import (
     GraphError,
     Interrupted,
@@ -20,6 +21,7 @@ from core.pipeline.graph.build import (
     rebuild_dirty,
 )
 from core.pipeline.graph.communities_index import refresh_communities
+from core.pipeline.graph.lock import graph_lock
 from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter, worker_alive, worker_id
 from core.schema.records import DocStatus, Document, GraphStatus
@@ -29,40 +31,54 @@ log = logging.getLogger(__name__)
 GraphStageProgress = Callable[[str, str, float], None]  # doc id, detail, fraction
 
 
-class _StopOrUploads:
-    """Reads as set when the worker must stop, or when a new upload waits to be parsed: a paper's LLM extraction
-    can take many minutes, and a new paper should become searchable without waiting for it. The chunks extracted
-    so far are kept; the graph stage resumes after the upload."""
+class _Interrupt:
+    """Reads as set, between chunks, when the worker must stop; when the paper was deleted (or re-queued) under
+    it; or, with `yield_to_uploads`, when a new upload waits to be parsed: a paper's LLM extraction can take many
+    minutes, and a new paper should become searchable without waiting for it. The chunks extracted so far are
+    kept; the graph stage resumes after the upload."""
 
-    def __init__(self, lib: Library, stop: threading.Event | None):
-        self.lib, self.stop = lib, stop
-        self.uploads = False
+    def __init__(self, lib: Library, doc_id: str, stop: threading.Event | None, yield_to_uploads: bool):
+        self.lib, self.doc_id, self.stop, self.yield_to_uploads = lib, doc_id, stop, yield_to_uploads
+        self.uploads = self.released = False
 
     def is_set(self) -> bool:
         if self.stop is not None and self.stop.is_set():
             return True
-        self.uploads = bool(self.lib.documents.ids_with_status(DocStatus.QUEUED))
+        self.released = not _held(self.lib, self.doc_id)
+        if self.released:
+            return True
+        self.uploads = self.yield_to_uploads and bool(self.lib.documents.ids_with_status(DocStatus.QUEUED))
         return self.uploads
 
 
+def _held(lib: Library, doc_id: str) -> bool:
+    """Still this paper's graph stage to do: not deleted, re-queued for parsing, or its graph cleared."""
+    current = lib.documents.get(doc_id)
+    return current is not None and current.status == DocStatus.READY and current.graph_status == GraphStatus.EXTRACTING
+
+
 def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
-                  stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document:
+                  stop: threading.Event | None = None, yield_to_uploads: bool = False) -> Document | None:
+    """Extract, commit and merge one claimed paper. None when it was deleted meanwhile: what this worker wrote
+    is gone too."""
     report = StageReporter(lib, doc.id, on_progress, graph=True)
-    interrupt = _StopOrUploads(lib, stop) if yield_to_uploads else stop
+    interrupt = _Interrupt(lib, doc.id, stop, yield_to_uploads)
     try:
         extractor = current_extractor(lib)
         report(f"extracting entities with {extractor.name}", 0.0, force=True)
         started = time.perf_counter()
         outcome = extract_document(lib, doc.id, extractor, lambda d, f: report(d, 0.9 * f), interrupt)
-        current = lib.documents.get(doc.id)
-        if current is None or current.status != DocStatus.READY:
-            return current  # deleted or re-queued while its chunks were extracted: nothing to merge
-        items = load_content_list(lib.workspace.parsed_dir(doc.id) / "content_list.json")
         report("merging into the graph", 0.9, force=True)
-        t = time.perf_counter()
-        paper = commit_document(lib, doc.id, doc.display_title, items, outcome)
-        commit_s = time.perf_counter() - t
-        stats = rebuild_dirty(lib, lambda d, f: report(d, 0.9 + 0.1 * f))
+        # Checked and committed under the graph lock: a delete removes the paper's contributions under it too, so
+        # it runs after this commit and rebuild, or this worker sees the paper gone and commits nothing.
+        with graph_lock(lib):
+            if not _held(lib, doc.id):
+                return _finish_released(lib, doc.id)
+            items = load_content_list(lib.workspace.parsed_dir(doc.id) / "content_list.json")
+            t = time.perf_counter()
+            paper = commit_document(lib, doc.id, doc.display_title, items, outcome)
+            commit_s = time.perf_counter() - t
+            stats = rebuild_dirty(lib, lambda d, f: report(d, 0.9 + 0.1 * f))
         timings = {**doc.timings, "graph_extract_s": round(outcome.seconds, 3), "graph_commit_s": round(commit_s, 4),
                    "graph_merge_s": round(stats.merge_s, 4), "graph_store_s": round(stats.store_s, 4),
                    "graph_vectors_s": round(stats.vectors_s, 3), "graph_embed_s": round(stats.embed_s, 3),
@@ -79,16 +95,27 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
         lib.documents.set_graph_status(doc.id, status, message[:2000], fraction=1.0, expect=GraphStatus.EXTRACTING,
                                        timings=timings)
     except Interrupted:
-        why = ("paused while a new upload is parsed" if isinstance(interrupt, _StopOrUploads) and interrupt.uploads
-               else "paused; resumes on the next run")
+        if interrupt.released:
+            return _finish_released(lib, doc.id)
+        why = "paused while a new upload is parsed" if interrupt.uploads else "paused; resumes on the next run"
         lib.documents.set_graph_status(doc.id, GraphStatus.PENDING, detail=why, expect=GraphStatus.EXTRACTING)
     except GraphError as exc:
         lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, str(exc), expect=GraphStatus.EXTRACTING)
     except Exception as exc:  # one paper must never stop the queue
-        log.exception("graph stage of %s failed", doc.id)
+        if _held(lib, doc.id):  # else deleted or re-queued under it: what failed was reading what went
+            log.exception("graph stage of %s failed", doc.id)
         lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, f"internal error while building the graph: "
                                        f"{type(exc).__name__}: {exc}"[:2000], expect=GraphStatus.EXTRACTING)
-    return lib.documents.get(doc.id)
+    return _finish_released(lib, doc.id)
+
+
+def _finish_released(lib: Library, doc_id: str) -> Document | None:
+    """The paper as it is now; None if it was deleted meanwhile, after removing what this worker wrote since the
+    delete's own purge (extractions, a VLM's descriptions and windows, contributions)."""
+    current = lib.documents.get(doc_id)
+    if current is None:
+        purge_document(lib, doc_id)
+    return current
 
 
 def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = None,

@@ -7,10 +7,13 @@ Unknown item types (header, footer, page_number, aside_text...) are kept so noth
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from core.schema.records import ContentItem
+from core.text.safe_json import JsonLimitError, load_untrusted_json
+from core.text.unicode import valid_unicode
 
 _MODELLED = {
     "type", "page_idx", "text", "text_level", "bbox", "img_path", "image_caption", "img_caption",
@@ -19,8 +22,32 @@ _MODELLED = {
 }
 
 
+# A content list is untrusted when imported: page_idx beyond these becomes a "10^12-page document" otherwise.
+MAX_PAGES = 10_000  # when the caller knows no better bound (the PDF's real page count or the max-pages setting)
+MAX_CONTENT_LIST_BYTES = 256 * 2**20  # a 2,000-page paper's content list is a few tens of MB
+
+
 class MalformedContentList(ValueError):
     """The file is not a content list PaperGraph can read; the message says where and why."""
+
+
+def _page_idx(value: Any, index: int, max_pages: int) -> int:
+    """A non-negative integer below `max_pages`: MinerU writes ints; integral floats and digit strings pass."""
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,18}", value.strip()):
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, float):
+        raise MalformedContentList(f"item {index} has a page_idx that is not a whole number: {value}")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise MalformedContentList(f"item {index} has a non-numeric page_idx {str(value)[:40]!r}")
+    if value < 0:
+        raise MalformedContentList(f"item {index} has a negative page_idx")
+    if value >= max_pages:
+        shown = str(value) if value < 10**15 else f"{float(value):.3g}"
+        raise MalformedContentList(f"item {index} has page_idx {shown}, but the document has at most "
+                                   f"{max_pages} page{'s' if max_pages != 1 else ''}")
+    return value
 
 
 def _strings(value: Any) -> list[str]:
@@ -42,18 +69,13 @@ def _bbox(value: Any) -> list[float] | None:
     return None
 
 
-def item_from_dict(raw: dict[str, Any], index: int) -> ContentItem:
+def item_from_dict(raw: dict[str, Any], index: int, max_pages: int = MAX_PAGES) -> ContentItem:
     if not isinstance(raw, dict):
         raise MalformedContentList(f"item {index} is a {type(raw).__name__}, not an object")
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind:
         raise MalformedContentList(f"item {index} has no 'type'")
-    try:
-        page_idx = int(raw.get("page_idx", 0))
-    except (TypeError, ValueError) as exc:
-        raise MalformedContentList(f"item {index} has a non-numeric page_idx {raw.get('page_idx')!r}") from exc
-    if page_idx < 0:
-        raise MalformedContentList(f"item {index} has a negative page_idx")
+    page_idx = _page_idx(raw.get("page_idx", 0), index, max_pages)
     if kind == "image":
         captions = _strings(raw.get("image_caption", raw.get("img_caption")))
         footnotes = _strings(raw.get("image_footnote", raw.get("img_footnote")))
@@ -62,11 +84,10 @@ def item_from_dict(raw: dict[str, Any], index: int) -> ContentItem:
         footnotes = _strings(raw.get("table_footnote"))
     try:
         level = int(raw.get("text_level") or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         level = 0
     text = raw.get("text")
-    if not isinstance(text, str):
-        text = "" if text is None else str(text)
+    text = valid_unicode(text if isinstance(text, str) else "" if text is None else str(text))
     return ContentItem(
         type=kind,
         page_idx=page_idx,
@@ -119,20 +140,27 @@ def item_to_dict(item: ContentItem) -> dict[str, Any]:
     return out
 
 
-def parse_content_list(data: Any) -> list[ContentItem]:
+def parse_content_list(data: Any, max_pages: int = MAX_PAGES) -> list[ContentItem]:
     if not isinstance(data, list):
         raise MalformedContentList(f"a content list is a JSON array of items, not a {type(data).__name__}")
-    return [item_from_dict(raw, i) for i, raw in enumerate(data)]
+    return [item_from_dict(raw, i, max_pages) for i, raw in enumerate(data)]
 
 
-def load_content_list(path: Path) -> list[ContentItem]:
+def load_content_list(path: Path, max_pages: int = MAX_PAGES) -> list[ContentItem]:
+    """The items of a content list file; `max_pages` bounds page_idx (the PDF's page count when it is known)."""
+    path = Path(path)
+    if path.stat().st_size > MAX_CONTENT_LIST_BYTES:
+        raise MalformedContentList(f"{path.name} is {path.stat().st_size / 2**20:.0f} MB, more than the "
+                                   f"{MAX_CONTENT_LIST_BYTES // 2**20} MB a content list may be")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = load_untrusted_json(path.read_text(encoding="utf-8"), max_chars=MAX_CONTENT_LIST_BYTES)
     except UnicodeDecodeError as exc:
-        raise MalformedContentList(f"{Path(path).name} is not UTF-8 text") from exc
+        raise MalformedContentList(f"{path.name} is not UTF-8 text") from exc
     except json.JSONDecodeError as exc:
-        raise MalformedContentList(f"{Path(path).name} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    return parse_content_list(data)
+        raise MalformedContentList(f"{path.name} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except JsonLimitError as exc:
+        raise MalformedContentList(f"{path.name} cannot be read: {exc}") from None
+    return parse_content_list(data, max_pages)
 
 
 def save_content_list(items: list[ContentItem], path: Path) -> None:

@@ -1,18 +1,67 @@
 """Import a MinerU output made elsewhere (a folder or a .zip) as if PaperGraph had parsed the PDF itself."""
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from core.pipeline.parsing.content_list import MalformedContentList, load_content_list, renumber
+from core.pipeline.parsing.content_list import MAX_PAGES, MalformedContentList, load_content_list, renumber
 from core.pipeline.parsing.markdown import to_markdown
 from core.pipeline.parsing.result import IMAGES_DIR, ParseError, ParseOutput, process_cpu_seconds, write_output
 
 MAX_UNPACKED_BYTES = 2 * 1024**3  # a zip bomb stops here
 MAX_ENTRIES = 50_000
+
+
+class UnsafeImport(ValueError):
+    """A MinerU output folder holds something an import must not copy (a symlink, a device, too much)."""
+
+
+def _regular_entries(root: Path):
+    """(path, is_dir) of every entry under `root`, without following links. A symlink anywhere refuses the whole
+    folder: `full.md -> /etc/passwd` would otherwise be copied into the workspace and shown as the paper."""
+    count, size = 0, 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in sorted(dirnames) + sorted(filenames):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                raise UnsafeImport(f"the folder holds a symbolic link '{rel}' (to {os.readlink(path)}); an import "
+                                   "copies regular files only: replace the link with the file itself")
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise UnsafeImport(f"the folder holds '{rel}', which is not a regular file; refusing to import")
+            count += 1
+            size += path.lstat().st_size if stat.S_ISREG(mode) else 0
+            if count > MAX_ENTRIES or size > MAX_UNPACKED_BYTES:
+                raise UnsafeImport(f"the folder holds more than {MAX_ENTRIES} files or 2 GB; import only the "
+                                   "paper's MinerU output")
+            yield path, stat.S_ISDIR(mode)
+
+
+def copy_import_folder(src: Path, dest: Path) -> None:
+    """Copy a MinerU output folder to `dest` (not yet existing): folders and regular files only, each file opened
+    without following links, so nothing outside `src` can reach the workspace. Raises UnsafeImport, leaving no
+    `dest` behind."""
+    src = Path(src).resolve()
+    dest.mkdir(parents=True)
+    try:
+        for path, is_dir in _regular_entries(src):
+            target = dest / path.relative_to(src)
+            if is_dir:
+                target.mkdir(exist_ok=True)
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # the file may have been swapped for a link since
+            with os.fdopen(fd, "rb") as source, target.open("wb") as out:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise UnsafeImport(f"'{path.relative_to(src)}' is not a regular file; refusing to import")
+                shutil.copyfileobj(source, out)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
 
 
 def _unsafe_reason(name: str) -> str:
@@ -81,7 +130,7 @@ def _find_content_list(root: Path) -> Path:
 
 def _markdown_beside(content_list: Path) -> Path | None:
     stem = content_list.name[: -len("content_list.json")].rstrip("_")
-    candidates = sorted(content_list.parent.glob("*.md"))
+    candidates = sorted(p for p in content_list.parent.glob("*.md") if _inside(p, content_list.parent))
     for md in candidates:
         if md.stem == stem or (not stem and md.stem in ("markdown", "full")):
             return md
@@ -108,7 +157,8 @@ def _copy_images(items, base: Path, out_dir: Path) -> list[str]:
     return missing
 
 
-def import_mineru_output(src: Path, out_dir: Path) -> ParseOutput:
+def import_mineru_output(src: Path, out_dir: Path, max_pages: int = MAX_PAGES) -> ParseOutput:
+    """Parse a MinerU output folder or zip into `out_dir`; page_idx beyond `max_pages` is refused."""
     cpu0, src = process_cpu_seconds(), Path(src)
     if not src.exists():
         raise ParseError(f"{src.name} does not exist")
@@ -118,11 +168,14 @@ def import_mineru_output(src: Path, out_dir: Path) -> ParseOutput:
             if not zipfile.is_zipfile(src):
                 raise ParseError(f"{src.name} is neither a folder nor a ZIP archive of MinerU's output")
             _unpack(src, root)
+        # Links here are skipped, never followed (_inside); add_mineru_output refuses them before this runs.
         content_list = _find_content_list(root)
         try:
-            items = load_content_list(content_list)
-        except MalformedContentList as exc:
-            raise ParseError(f"{content_list.name}: {exc}") from None
+            items = load_content_list(content_list, max_pages)
+        except MalformedContentList as exc:  # some messages name the file already
+            reason = str(exc)
+            raise ParseError(reason if reason.startswith(content_list.name) else f"{content_list.name}: {reason}") \
+                from None
         if not items:
             raise ParseError(f"{content_list.name} is empty: it lists no items")
         for item in items:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.pipeline.parsing.mineru_worker import ERROR, PROGRESS
+from core.pipeline.parsing.mineru_worker import ERROR, PARENT_PID_ENV, PROGRESS
 from core.settings.workspace import REPO_ROOT
 
 _NOT_READY = re.compile(r"is not ready under (\S+?);")
@@ -44,6 +44,7 @@ def _env(mineru_home: Path, tier: str) -> dict[str, str]:
     env["HF_HUB_OFFLINE"] = "1"  # a hub lookup hangs ~90 s before failing on a machine without internet
     if tier != "flash":
         env["MINERU_MODEL_SOURCE"] = "local"  # fail in about a second when weights are missing
+    env[PARENT_PID_ENV] = str(os.getpid())  # the worker checks it: exits if we died before it armed prctl
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 

@@ -8,11 +8,37 @@ On success OUT_DIR holds mineru's own files plus content_list.json.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 PROGRESS, ERROR = "progress: ", "error: "
+PARENT_PID_ENV = "PAPERGRAPH_MINERU_PARENT"  # the pid that started this process (set by mineru_runner)
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent() -> None:
+    """On Linux, have the kernel SIGKILL this process when its parent dies, so a killed app or CLI leaves no
+    mineru parsing on for minutes. Runs at import: children started with multiprocessing's `spawn` re-import this
+    module as __mp_main__, so mineru's own workers get it too (each bound to the process that started it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return  # no prctl: mineru_runner still kills the whole process group when it gives up
+    expected = os.environ.get(PARENT_PID_ENV, "")
+    if expected.isdigit() and os.getppid() != int(expected):
+        os._exit(3)  # the parent died before the signal was armed: nobody is waiting for this parse
+    os.environ[PARENT_PID_ENV] = str(os.getpid())  # what this process's own children check
+
+
+if __name__ in ("__main__", "__mp_main__"):  # the worker and spawned children, never a process importing this
+    die_with_parent()
 
 
 def _say(prefix: str, message: str) -> None:

@@ -16,6 +16,7 @@ import networkx as nx
 
 from core.schema.graph import GraphEdge, GraphNode
 from core.store.base import GraphStore
+from core.text.csv_safe import csv_cell
 
 FORMATS = ("graphml", "json", "csv", "cypher")
 VIEW_FORMATS = ("html",)  # a bounded view of the graph, not the whole graph: export_view_html
@@ -66,7 +67,8 @@ def export_graph(store: GraphStore, fmt: str, out: Path) -> list[Path]:
             with p.open("w", newline="", encoding="utf-8") as fh:
                 writer = csv.DictWriter(fh, fieldnames=columns)
                 writer.writeheader()
-                writer.writerows(_flat(vars(r)) for r in rows)
+                # names, descriptions and keywords come from papers and LLM replies: no cell may be a formula
+                writer.writerows({k: csv_cell(v) for k, v in _flat(vars(r)).items()} for r in rows)
         _atomic(target, write)
     return [out, edges_out]
 

@@ -1,0 +1,371 @@
+"""Answer-quality benchmark on our own question set over the shared papers: prints tables, asserts nothing.
+
+    .venv/bin/python bench/answers.py [--workspace DIR] [--split dev|test|all] [--modes naive,mix] [--json OUT]
+    .venv/bin/python bench/answers.py hotpot [--workspace DIR] [--questions N] [--modes …] [--json OUT]
+
+papers (the default): builds (or, with --workspace, reuses) a workspace holding the ten PDFs of
+../shared/corpus/papers through the product path (documents.add_pdf, ingest.process_queue, then the graph stage's
+process_graph_queue: LLM-free unless the workspace says otherwise), then asks bench/papers_qa.jsonl in every mode
+the workspace offers (routes.available_modes), LLM-free, one mode after another after a warm-up, and reports:
+  - evidence recall@1 / @5 and MRR: ranks of the reference passages in the retrieved chunks (metrics.passage_hits)
+  - answer contains reference: a reference answer, normalised, inside the answer text as whole words; and inside
+    its first sentence alone (what a reader sees first)
+  - short-answer EM / F1 on `answer.short_answer` when the reader gives one, else on the whole answer (the table
+    says how many came from each)
+  - abstention precision / recall on the unanswerable questions (`answer.abstained`; "n/a" without that flag)
+  - answer latency p50 / p95: the wall time of core.query.engine.ask without an LLM
+hotpot: the same answer metrics on ../shared/corpus/hotpotqa (indexed as bench/query.py does: one document per
+paragraph, LLM-free graph), with complete-evidence recall@5 instead of the single-passage ranks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from bench.common import bench_workspace  # noqa: E402
+from core.eval.metrics import (  # noqa: E402
+    complete_at_k,
+    exact_match,
+    normalize_answer,
+    passage_hits,
+    recall_at_k,
+    reciprocal_rank,
+    token_f1,
+)
+from core.library import Library, open_library  # noqa: E402
+from core.query.answer import strip_markers  # noqa: E402
+from core.query.engine import ask  # noqa: E402
+from core.query.records import QueryParams, QueryResult  # noqa: E402
+from core.query.routes import available_modes  # noqa: E402
+from core.schema.records import DocStatus, GraphStatus  # noqa: E402
+
+try:
+    from core.eval.metrics import contains_reference  # noqa: E402
+except ImportError:  # an older metrics module: the same rule, whole words of the normalised texts
+    def contains_reference(answers, references) -> float:
+        texts = [f" {normalize_answer(a)} " for a in answers if a]
+        needles = [normalize_answer(r) for r in references]
+        return float(any(n and f" {n} " in t for n in needles for t in texts))
+
+PAPERS = REPO.parent / "shared" / "corpus" / "papers"
+HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
+QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
+WARM_UP = "Which datasets are used for evaluation?"
+
+
+def row(*cells) -> None:
+    print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
+def mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+# ---------------------------------------------------------------------------------------------- one answer
+@dataclass
+class Scored:
+    """One question asked in one mode."""
+
+    id: str
+    mode: str
+    type: str
+    answerable: bool
+    seconds: float
+    hits: list[int | None] = field(default_factory=list)
+    contains: float = 0.0
+    contains_first: float = 0.0
+    short_source: str = ""  # "reader": answer.short_answer; "whole answer": the fallback
+    short: str = ""
+    em: float = 0.0
+    f1: float = 0.0
+    abstained: bool | None = None  # None: the answer record has no such flag
+    answer: str = ""
+    error: str = ""
+
+
+def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -> Scored:
+    answer = result.answer
+    text = strip_markers(answer.text) if answer else ""
+    first = strip_markers(answer.sentences[0].text) if answer and answer.sentences else text
+    short = getattr(answer, "short_answer", "") or ""
+    out = Scored(id=q["id"], mode=str(result.mode.value), type=q.get("type", ""), answerable=bool(q["answers"]),
+                 seconds=seconds, answer=text[:300], error=result.error,
+                 abstained=getattr(answer, "abstained", None) if answer else None)
+    if out.abstained is not None:
+        out.abstained = bool(out.abstained)
+    if not q["answers"]:
+        return out
+    if evidence:
+        out.hits = passage_hits(q["evidence"], [c.hit.chunk.text for c in result.retrieval.chunks])
+    out.contains = contains_reference([text], q["answers"])
+    out.contains_first = contains_reference([first], q["answers"])
+    out.short_source = "reader" if short else "whole answer"
+    out.short = short or text
+    out.em = exact_match(out.short, q["answers"])
+    out.f1 = token_f1(out.short, q["answers"])
+    return out
+
+
+def run_mode(lib: Library, mode: str, questions: list[dict], evidence: bool = True) -> list[Scored]:
+    scored = []
+    for q in questions:
+        params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=False)
+        t = time.perf_counter()
+        result = ask(lib, q["question"], params, save=False)
+        scored.append(score(result, q, time.perf_counter() - t, evidence))
+    return scored
+
+
+# ---------------------------------------------------------------------------------------------- summaries
+def summarise(mode: str, scored: list[Scored]) -> dict:
+    answerable = [s for s in scored if s.answerable]
+    unanswerable = [s for s in scored if not s.answerable]
+    hits = [s.hits for s in answerable if s.hits]
+    flags = [s.abstained for s in scored]
+    has_flag = bool(scored) and all(f is not None for f in flags)
+    abstained = [s for s in scored if s.abstained]
+    right = [s for s in abstained if not s.answerable]
+    seconds = [s.seconds * 1000 for s in scored]
+    return {
+        "mode": mode,
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "recall@1": mean([recall_at_k(h, 1) for h in hits]),
+        "recall@5": mean([recall_at_k(h, 5) for h in hits]),
+        "complete@5": mean([complete_at_k(h, 5) for h in hits]),
+        "mrr": mean([reciprocal_rank(h) for h in hits]),
+        "contains": mean([s.contains for s in answerable]),
+        "contains_first_sentence": mean([s.contains_first for s in answerable]),
+        "short_em": mean([s.em for s in answerable]),
+        "short_f1": mean([s.f1 for s in answerable]),
+        "short_from_reader": sum(1 for s in answerable if s.short_source == "reader"),
+        "abstention_flag": has_flag,
+        "abstained": len(abstained),
+        "abstention_precision": (len(right) / len(abstained) if abstained else None) if has_flag else None,
+        "abstention_recall": (len(right) / len(unanswerable) if unanswerable else None) if has_flag else None,
+        "false_abstentions": sum(1 for s in abstained if s.answerable) if has_flag else None,
+        "by_type": {t: mean([s.contains for s in answerable if s.type == t])
+                    for t in sorted({s.type for s in answerable})},
+        "p50_ms": pct(seconds, .5),
+        "p95_ms": pct(seconds, .95),
+        "errors": sum(1 for s in scored if s.error),
+    }
+
+
+def short_source(summary: dict) -> str:
+    n, k = summary["answerable"], summary["short_from_reader"]
+    if k == n:
+        return "reader (all)"
+    if k == 0:
+        return "whole answer (no short answer given)"
+    return f"reader {k}, whole answer {n - k}"
+
+
+def print_tables(summaries: list[dict], with_evidence: bool = True) -> None:
+    print()
+    head = ["mode", "answerable"]
+    if with_evidence:
+        head += ["evidence R@1", "R@5", "MRR"]
+    head += ["answer ⊇ ref", "1st sentence ⊇ ref", "short EM", "short F1", "short answer from", "p50 ms", "p95 ms"]
+    row(*head)
+    row(*["---"] * len(head))
+    for s in summaries:
+        cells = [s["mode"], s["answerable"]]
+        if with_evidence:
+            cells += [fmt(s["recall@1"]), fmt(s["recall@5"]), fmt(s["mrr"])]
+        cells += [fmt(s["contains"]), fmt(s["contains_first_sentence"]), fmt(s["short_em"]), fmt(s["short_f1"]),
+                  short_source(s), f"{s['p50_ms']:.0f}", f"{s['p95_ms']:.0f}"]
+        row(*cells)
+    if any(s["unanswerable"] for s in summaries):
+        print()
+        row("mode", "unanswerable", "abstained (all questions)", "abstention precision", "abstention recall",
+            "false abstentions (answerable)")
+        row(*["---"] * 6)
+        for s in summaries:
+            if not s["abstention_flag"]:
+                row(s["mode"], s["unanswerable"], "n/a", "n/a", "n/a", "n/a (no `abstained` flag on the answer)")
+                continue
+            precision = fmt(s["abstention_precision"]) if s["abstained"] else "n/a (none abstained)"
+            row(s["mode"], s["unanswerable"], s["abstained"], precision, fmt(s["abstention_recall"]),
+                s["false_abstentions"])
+    types = sorted({t for s in summaries for t in s["by_type"]})
+    if len(types) > 1:
+        print("\nanswer contains reference, by question type:\n")
+        row("mode", *types)
+        row(*["---"] * (len(types) + 1))
+        for s in summaries:
+            row(s["mode"], *[fmt(s["by_type"].get(t)) for t in types])
+
+
+def write_json(path: str | None, payload: dict) -> None:
+    if path:
+        Path(path).write_text(json.dumps(payload, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+        print(f"\nwrote {path}")
+
+
+def choose_modes(lib: Library, wanted: str | None) -> list[str]:
+    offered = [m.value for m in available_modes(lib)]
+    if not wanted:
+        return offered
+    modes = [m.strip() for m in wanted.split(",") if m.strip()]
+    missing = [m for m in modes if m not in offered]
+    if missing:
+        raise SystemExit(f"mode(s) {', '.join(missing)} not offered by this workspace; it offers {', '.join(offered)}")
+    return modes
+
+
+def warm_up(lib: Library, modes: list[str]) -> None:
+    """Embedding model, spaCy, FTS5 and Chroma segments loaded before any clock starts."""
+    lib.embedder()
+    for mode in modes:
+        ask(lib, WARM_UP, QueryParams.from_config(lib.settings.query, mode=mode, use_llm=False), save=False)
+
+
+# ---------------------------------------------------------------------------------------------- papers
+def load_questions(split: str) -> list[dict]:
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows if split == "all" else [r for r in rows if r.get("split") == split]
+
+
+def build_papers(lib: Library) -> None:
+    """The ten shared papers through the product path; a reused workspace only does what is missing."""
+    from core.pipeline.documents import add_pdf
+    from core.pipeline.graph.stage import process_graph_queue
+    from core.pipeline.ingest import process_queue
+
+    manifest = json.loads((PAPERS / "manifest.json").read_text())
+    t = time.perf_counter()
+    added = [add_pdf(lib, m["file"], (PAPERS / m["file"]).read_bytes()) for m in manifest]
+    new = [a for a in added if a.outcome == "added"]
+    docs = process_queue(lib)
+    ingest_s = time.perf_counter() - t
+    for doc in lib.documents.list():  # a graph an interrupted run left half-built: this bench is the only worker
+        if doc.status == DocStatus.READY and doc.graph_status in (GraphStatus.FAILED, GraphStatus.EXTRACTING):
+            lib.documents.set_graph_status(doc.id, GraphStatus.PENDING)
+    t = time.perf_counter()
+    process_graph_queue(lib)
+    graph_s = time.perf_counter() - t
+    ready = [d for d in lib.documents.list() if d.status == DocStatus.READY]
+    print(f"workspace {lib.workspace.root}: {len(ready)}/{len(manifest)} papers ready "
+          f"({len(new)} added now; ingest {ingest_s:.0f} s, graph {graph_s:.0f} s), graph {lib.graph.counts()}")
+    for doc in docs:
+        if doc.status != DocStatus.READY:
+            print(f"  {doc.filename}: {doc.status.value} — {doc.message}")
+
+
+def papers(args) -> int:
+    if not PAPERS.exists():
+        print(f"{PAPERS} is missing", file=sys.stderr)
+        return 2
+    lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
+    build_papers(lib)
+    questions = load_questions(args.split)
+    known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
+    absent = sorted({q["paper"] for q in questions if q["doc_id"] not in known})
+    if absent:
+        print(f"warning: papers of the set not ready in this workspace: {', '.join(absent)}")
+    modes = choose_modes(lib, args.modes)
+    n_ans = sum(1 for q in questions if q["answers"])
+    print(f"{len(questions)} questions ({n_ans} answerable, {len(questions) - n_ans} unanswerable; split "
+          f"{args.split}) × modes {', '.join(modes)}; answers LLM-free")
+    warm_up(lib, modes)
+    summaries, per_question = [], []
+    t = time.perf_counter()
+    for mode in modes:
+        scored = run_mode(lib, mode, questions)
+        summaries.append(summarise(mode, scored))
+        per_question += [s.__dict__ for s in scored]
+        print(f"  {mode}: {len(scored)} answers", file=sys.stderr, flush=True)
+    print(f"asked in {time.perf_counter() - t:.0f} s")
+    print_tables(summaries)
+    write_json(args.json, {"set": str(QUESTIONS.name), "split": args.split, "workspace": str(lib.workspace.root),
+                           "summaries": summaries, "questions": per_question})
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- hotpot
+def hotpot(args) -> int:
+    if not HOTPOT.exists():
+        print(f"{HOTPOT} is missing", file=sys.stderr)
+        return 2
+    from bench.query import index_text_documents
+
+    ws = bench_workspace(args.workspace, "bench-answers-hotpot-")
+    settings = ws.settings(apply_environment=False)
+    if settings.graph.extractor != "spacy" or settings.llm.provider != "none":
+        settings.graph.extractor, settings.llm.provider = "spacy", "none"  # the LLM-free graph bench/query.py builds
+        ws.save_settings(settings)
+    lib = open_library(ws)
+    corpus = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in (HOTPOT / "qa.jsonl").read_text().splitlines() if line.strip()]
+    questions = [{"id": str(r.get("id", n)), "question": r["question"], "answers": r["answers"],
+                  "evidence": r.get("evidence", []), "type": r.get("type", "")}
+                 for n, r in enumerate(rows[:args.questions], 1)]
+    t = time.perf_counter()
+    index_text_documents(lib, [(d["title"], d["text"]) for d in corpus])
+    print(f"workspace {ws.root}: {len(corpus)} paragraphs, graph {lib.graph.counts()}, "
+          f"ready in {time.perf_counter() - t:.0f} s (0 when reused)")
+    modes = choose_modes(lib, args.modes)
+    print(f"{len(questions)} HotpotQA questions × modes {', '.join(modes)}; answers LLM-free")
+    warm_up(lib, modes)
+    summaries, per_question = [], []
+    for mode in modes:
+        scored = run_mode(lib, mode, questions)
+        summaries.append(summarise(mode, scored))
+        per_question += [s.__dict__ for s in scored]
+    print()
+    row("mode", "questions", "complete@5", "answer ⊇ ref", "1st sentence ⊇ ref", "short EM", "short F1",
+        "short answer from", "p50 ms", "p95 ms")
+    row(*["---"] * 10)
+    for s in summaries:
+        row(s["mode"], s["answerable"], fmt(s["complete@5"]), fmt(s["contains"]), fmt(s["contains_first_sentence"]),
+            fmt(s["short_em"]), fmt(s["short_f1"]), short_source(s), f"{s['p50_ms']:.0f}", f"{s['p95_ms']:.0f}")
+    write_json(args.json, {"set": "hotpotqa", "workspace": str(ws.root), "summaries": summaries,
+                           "questions": per_question})
+    return 0
+
+
+def main() -> int:
+    def common(default):  # on the command and on the sub-command, whichever side of `hotpot` they are given
+        options = argparse.ArgumentParser(add_help=False)
+        options.add_argument("--workspace", default=default,
+                             help="workspace folder to build or reuse (default: a new temporary one)")
+        options.add_argument("--modes", default=default,
+                             help="comma-separated (default: every mode the workspace offers)")
+        options.add_argument("--json", default=default, help="write summaries and per-question scores to this file")
+        return options
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     parents=[common(None)])
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    parser.set_defaults(func=papers)
+    sub = parser.add_subparsers(dest="what")
+    p = sub.add_parser("hotpot", parents=[common(argparse.SUPPRESS)],
+                       help="answer metrics on ../shared/corpus/hotpotqa")
+    p.add_argument("--questions", type=int, default=100)
+    p.set_defaults(func=hotpot)
+    args = parser.parse_args()
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
