@@ -12,6 +12,7 @@ INSECURE ?=
 .PHONY: run test lint install install-dev browser bench clean llm
 
 run: install
+	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core users preflight --host $(HOST)
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(HOST)
 
 # The tests also install the opt-in embedded LLM, for its one real-model test; if that install fails (disk,

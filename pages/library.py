@@ -101,7 +101,7 @@ if len(failed) > 5:
 # ------------------------------------------------------------------------------------------------ table
 st.subheader("Documents")
 if not docs:
-    st.info("The library is empty: add PDFs above.")
+    st.info("The library is empty: add PDFs above." if editor else "The library is empty: an editor adds the papers.")
     st.stop()
 
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"

@@ -21,6 +21,15 @@ def read_password() -> str:
 def cmd_users(args) -> int:
     from core.settings.accounts import AccountError, accounts_path, add_account, list_accounts, remove_account
 
+    if args.action == "preflight":  # `make run` asks this before serving: exposed without sign-in is refused
+        from core.settings.accounts import preflight
+        from core.settings.workspace import REPO_ROOT
+
+        reason = preflight(args.host, REPO_ROOT)
+        if reason:
+            print(f"refusing to start: {reason}", file=sys.stderr)
+            return 1
+        return 0
     try:
         if args.action == "list":
             accounts = list_accounts()
@@ -46,7 +55,8 @@ def cmd_users(args) -> int:
 def add_parser(sub) -> None:
     p = sub.add_parser("users", help="accounts that may sign in to a shared app: add NAME --role editor|viewer "
                                      "(password from a prompt or stdin) | list | remove NAME")
-    p.add_argument("action", choices=["add", "list", "remove"])
+    p.add_argument("action", choices=["add", "list", "remove", "preflight"])
+    p.add_argument("--host", default="127.0.0.1", help="preflight: the address `make run` will serve on")
     p.add_argument("name", nargs="?")
     p.add_argument("--role", choices=["editor", "viewer"], default="viewer",
                    help="add: viewer (search, ask, explore; the default) or editor (also upload, delete, edit, "

@@ -236,3 +236,26 @@ REFUSAL = ("PaperGraph is served to the network (server address {address}) and n
            "network without sign-in anyway: `make run HOST=0.0.0.0 INSECURE=1`.")
 INSECURE_BANNER = ("This app is open to the network without sign-in (PAPERGRAPH_INSECURE=1): anyone who can reach "
                    "it can upload, delete, edit the graph and change the settings.")
+
+
+def oidc_in_secrets_files(app_dir: Path) -> bool:
+    """Whether a secrets.toml Streamlit reads (~/.streamlit/ or the app's .streamlit/) has an `[auth]` section:
+    what `make run` can check before the server starts. The app itself asks st.secrets."""
+    import tomllib
+
+    for path in (Path.home() / ".streamlit" / "secrets.toml", app_dir / ".streamlit" / "secrets.toml"):
+        try:
+            auth = tomllib.loads(path.read_text(encoding="utf-8")).get("auth")
+        except (OSError, ValueError):
+            continue
+        if isinstance(auth, dict) and auth:
+            return True
+    return False
+
+
+def preflight(host: str, app_dir: Path, env: dict | None = None) -> str | None:
+    """Why the app must not start on `host` (the refusal text), or None: `make run` asks before it serves."""
+    configured = has_accounts() or oidc_in_secrets_files(app_dir)
+    if access_policy(is_loopback(host), configured, env) == Access.REFUSED:
+        return REFUSAL.format(address=host or "every interface")
+    return None

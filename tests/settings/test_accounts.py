@@ -95,3 +95,25 @@ def test_oidc_roles_come_from_the_allow_lists_only():
     assert oidc_role("x@badexample.org", editors, viewers) is None
     assert oidc_role("x@example.org.evil.com", editors, viewers) is None
     assert oidc_role(None, editors, viewers) is None and oidc_role("", ["*@"], ["*@"]) is None
+
+
+def _preflight(host: str, **env: str):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "core", "users", "preflight", "--host", host], cwd=REPO,
+                          env=dict(os.environ, **env), capture_output=True, text=True, timeout=120)
+
+
+def test_make_run_refuses_to_serve_the_network_without_sign_in(tmp_path, monkeypatch):
+    """`make run` asks `core users preflight` first: exposed without accounts or OIDC, the server never starts."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.streamlit/secrets.toml of the developer's
+    refused = _preflight("0.0.0.0")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("refusing to start: PaperGraph is served to the network (server address "
+                                     "0.0.0.0) and no sign-in is configured")
+    assert _preflight("0.0.0.0", PAPERGRAPH_INSECURE="1").returncode == 0  # the explicit, bannered choice
+    assert _preflight("127.0.0.1").returncode == 0
+    accounts.add_account("edna", "correct horse 1", "editor")
+    assert _preflight("0.0.0.0").returncode == 0  # an account to sign in with

@@ -1,0 +1,55 @@
+"""The layers of core/ (docs/architecture.md): import-linter's contracts in pyproject.toml hold on the code as it
+is, and an import that points up — or at Streamlit — breaks them. Also: no module of core/ over 400 lines."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.paths import REPO
+
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+MAX_LINES = 400
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "core", root / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
+    root = _copy(tmp_path)
+    kept = _lint(root)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert "Contracts: 2 kept, 0 broken." in kept.stdout
+
+    records = root / "core" / "schema" / "records.py"
+    records.write_text(records.read_text() + "\n\ndef _upward():\n    from core.query import engine  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1
+    assert "core.schema is not allowed to import core.query" in broken.stdout
+    assert "core.schema.records -> core.query.engine" in broken.stdout
+
+
+def test_core_never_imports_streamlit(tmp_path):
+    root = _copy(tmp_path)
+    search = root / "core" / "query" / "search.py"
+    search.write_text(search.read_text() + "\n\nimport streamlit  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1 and "core never imports Streamlit" in broken.stdout
+
+
+def test_no_module_of_core_is_over_400_lines():
+    long = {str(p.relative_to(REPO)): n for p in (REPO / "core").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"split these by concern: {long}"
