@@ -47,7 +47,7 @@ from core.schema.records import ContentItem, DocStatus, Document, GraphStatus  #
 from core.settings.config import Settings  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
-MODES = default_modes(list(Mode))  # community is left out: it needs an LLM call per report
+MODES = default_modes(list(Mode)) + [Mode.PPR]  # community is left out: an LLM call per report; ppr is opt-in
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
 
 
@@ -90,10 +90,13 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
         (parsed / "content_list.json").write_text(json.dumps(
             [{"type": "text", "text": title, "text_level": 1, "page_idx": 0},
              {"type": "text", "text": text, "page_idx": 0}]), encoding="utf-8")
+        # _index checks the document is still held by a worker (parsing or indexing) after each step.
+        for status in (DocStatus.PARSING, DocStatus.INDEXING):
+            lib.documents.set_status(doc_id, status)
         doc = lib.documents.get(doc_id)
         n_chunks, _, _ = _index(lib, doc, items, StageReporter(lib, doc_id, None))
-        _mark_ready(lib, doc_id, "text", graph=GraphStatus.PENDING if build_graph else None, chunk_count=n_chunks,
-                    pages=1)
+        lib.documents.set_status(doc_id, DocStatus.READY, "text", graph=GraphStatus.PENDING if build_graph else None,
+                                 chunk_count=n_chunks, pages=1)
         done += 1
         if done % 100 == 0:
             print(f"  indexed {done} documents ({time.perf_counter() - started:.0f} s)", file=sys.stderr)

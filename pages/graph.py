@@ -14,10 +14,11 @@ from core.pipeline.graph import edits
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
 from core.presentation import display as present
 from core.presentation.graph import explorer, export, graph_index, panels, paths
-from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, legend, render_html
+from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, major_nodes, render_html
 from core.schema.graph import PAPER_PREFIX
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, state
+from pages.widgets.graph_component import graph_view
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -53,7 +54,7 @@ def entity_label(key: str) -> str:
 STATE_KEYS = {name: f"g_{name}" for name in explorer.VIEW_STATE_FIELDS}
 defaults = {"search": "", "types": [], "papers": [], "communities": [], "years": [], "min_degree": 0,
             "min_weight": 0.0, "max_nodes": config.max_nodes, "color_by": "type", "include_papers": False,
-            "neighbourhood": False, "depth": 1}
+            "neighbourhood": False, "depth": 1, "overview": True}
 view_param = st.query_params.get("view", "")
 if view_param and view_param != st.session_state.get("g_view_seen"):
     st.session_state["g_view_seen"] = view_param
@@ -81,6 +82,19 @@ if edge_param and edge_param != st.session_state.get("g_edge_seen"):
     st.session_state["g_edge_seen"] = edge_param
     ends = edge_param.split(EDGE_PARAM_SEP)
     st.session_state["g_edge"] = tuple(ends) if len(ends) == 2 else None
+# A click in the graph: the component's value, read here (before the view is built, which may depend on the chosen
+# entity) and acted on once per click; it reruns the page in the same session, so nothing else is lost.
+click = st.session_state.get("g_click")
+if isinstance(click, dict) and click.get("seq") != st.session_state.get("g_click_seen"):
+    st.session_state["g_click_seen"] = click.get("seq")
+    if click.get("kind") == "node" and click.get("id") in index.nodes:
+        st.session_state["g_entity"] = click["id"]
+        st.session_state["g_edge"] = None
+        st.query_params.pop("edge", None)
+    elif click.get("kind") == "edge" and click.get("source") in index.nodes and click.get("target") in index.nodes:
+        st.session_state["g_edge"] = (click["source"], click["target"])
+        st.query_params["edge"] = click["source"] + EDGE_PARAM_SEP + click["target"]
+        st.session_state["g_edge_seen"] = st.query_params["edge"]
 if st.session_state.get("g_entity") not in index.nodes:
     st.session_state["g_entity"] = ""
 
@@ -110,7 +124,11 @@ with st.expander("Filters", expanded=True):
                   help=f"Views above {config.static_layout_above} nodes are laid out on the server and drawn "
                        "without physics.")
         st.radio("Colour by", explorer.COLOR_BY, horizontal=True, key="g_color_by")
-        st.toggle("Show paper nodes", key="g_include_papers")
+        st.toggle("Overview: the papers and their main entities", key="g_overview",
+                  help="Each paper with its most connected entities, so shared ones show between them. Off: the "
+                       "most connected entities of the whole graph. A search or a neighbourhood replaces it.")
+        st.toggle("Show paper nodes", key="g_include_papers", disabled=bool(st.session_state["g_overview"]),
+                  help="Always shown in the overview.")
         st.toggle("Only the neighbourhood of the chosen entity", key="g_neighbourhood")
         st.slider("Neighbourhood depth", 1, explorer.MAX_DEPTH, key="g_depth")
 
@@ -124,7 +142,7 @@ filters = explorer.ViewFilters(
     years=chosen_years, min_degree=int(values["min_degree"]), min_weight=float(values["min_weight"]),
     search="" if focus else values["search"], focus=focus, depth=int(values["depth"]),
     max_nodes=int(values["max_nodes"]), include_papers=bool(values["include_papers"]),
-    color_by=values["color_by"])
+    color_by=values["color_by"], overview=bool(values["overview"]))
 st.query_params["view"] = explorer.encode_view_state(values)
 st.session_state["g_view_seen"] = st.query_params["view"]
 
@@ -140,10 +158,14 @@ if focus and values["search"]:
     st.caption("The search box is ignored while a neighbourhood is shown.")
 if view.nodes:
     descriptions = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in view.nodes]).items()}
-    options = RenderOptions(color_by=filters.color_by, type_order=index.types)
-    st.iframe(render_html(view, options, descriptions, config), height=options.height_px + 90)
-    st.caption("Legend: " + " · ".join(md_escape(label) for label, _ in legend(view, options)[:16]) +
-               ". Node size: relations; edge width: weight. Click a node or an edge for its details below.")
+    options = RenderOptions(color_by=filters.color_by, type_order=index.types, show_note=False)
+    graph_view(render_html(view, options, descriptions, config), height=options.height_px + 50, key="g_click")
+    shown_papers = sum(n.is_paper for n in view.nodes)
+    st.caption(f"Colours: {'community' if filters.color_by == 'community' else 'entity type'} (key above the "
+               f"graph); {'squares are papers, ' if shown_papers else ''}node size: relations; edge width: weight"
+               f"{'; dashed: mentioned in a paper' if shown_papers else ''}. Labelled: the "
+               f"{len(major_nodes(view))} most connected; hover a node for its name and details, zoom in for "
+               "every label. Click a node or an edge for its details below.")
 
 # --------------------------------------------------------------------------------- entity and edge panels
 in_view = [n.key for n in view.nodes if not n.key.startswith(PAPER_PREFIX)]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from core.library import Library
 from core.models.llm.base import ChatModel
 from core.query.community_search import community_retrieve
+from core.query.ppr import PPR
 from core.query.records import Keywords, QueryParams, Routed
 from core.query.retrieve import GLOBAL, LOCAL, NAIVE, ChunkSource, retrieve
 from core.schema.modes import Mode
@@ -27,19 +28,21 @@ class Route:
     keywords: bool  # the question's keywords are extracted for it (one LLM call, or spaCy)
     needs_graph: bool  # retrieves from the knowledge graph: without one it finds nothing
     needs_reports: bool = False  # runs only once the graph's community reports exist
-    # Not picked by default where several modes run side by side (Compare, Evaluate, `eval`): an LLM call per
-    # report it maps over.
+    # Offered only once the graph has nodes: without them it would quietly return naive's ranking under its name.
+    needs_nodes: bool = False
+    # Not picked by default where several modes run side by side (Compare, Evaluate, `eval`): community for its
+    # LLM call per report, ppr until it has been measured on more than the hotpot bench.
     opt_in: bool = False
 
 
-def fused(mode: Mode, *sources: ChunkSource) -> Route:
+def fused(mode: Mode, *sources: ChunkSource, **route) -> Route:
     """The route of a mode that runs these chunk sources and fuses their rankings, in this order."""
     def run(lib: Library, question: str, params: QueryParams, *, keywords: Keywords | None,
             llm: ChatModel | None, embed, reranker) -> Routed:
         return Routed(retrieve(lib, question, keywords, params, sources, reranker=reranker, embed=embed))
 
     graph = any(s.graph for s in sources)
-    return Route(mode, run, keywords=graph, needs_graph=graph)
+    return Route(mode, run, keywords=graph, needs_graph=graph, **route)
 
 
 ROUTES: dict[Mode, Route] = {route.mode: route for route in (
@@ -48,6 +51,7 @@ ROUTES: dict[Mode, Route] = {route.mode: route for route in (
     fused(Mode.GLOBAL, GLOBAL),
     fused(Mode.HYBRID, LOCAL, GLOBAL),
     fused(Mode.MIX, NAIVE, LOCAL, GLOBAL),
+    fused(Mode.PPR, PPR, needs_nodes=True, opt_in=True),
     Route(Mode.COMMUNITY, community_retrieve, keywords=False, needs_graph=True, needs_reports=True, opt_in=True),
 )}
 
@@ -63,6 +67,9 @@ def unavailable_reason(lib: Library, mode: str) -> str:
     if route.needs_reports and not lib.graph_sources.has_community_reports():
         return (f"{route.mode} mode needs the graph's community reports and this workspace has none yet: they are "
                 "built with the graph (or `python -m core graph communities`)")
+    if route.needs_nodes and not lib.graph.counts()[0]:
+        return (f"{route.mode} mode walks the knowledge graph and this workspace's graph has no entities yet: build "
+                "it (the graph stage after ingest, or `python -m core graph build`)")
     return ""
 
 

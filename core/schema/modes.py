@@ -19,6 +19,8 @@ class Mode(StrEnum):
     GLOBAL = "global", "relations matching the question's themes → their entities → their passages"
     HYBRID = "hybrid", "local + global"
     MIX = "mix", "hybrid + naive: graph and vector passages together"
+    PPR = "ppr", ("associative (HippoRAG 2): personalised PageRank from the question's entities and closest "
+                  "passages over passages and entities — finds the second hop through a bridge entity")
     COMMUNITY = "community", "community reports of the graph, mapped and reduced (GraphRAG global search)"
 
     def __new__(cls, value: str, help: str) -> Mode:

@@ -1,6 +1,6 @@
 """The Graph page through Streamlit's AppTest over a real workspace (builtin parser, spaCy graph, SQLite, Chroma):
 filters, search, neighbourhoods, the entity and edge panels, edits, paths, duplicates and exports. The graph
-itself is drawn in an iframe that AppTest cannot see into: tests/pages/test_browser_graph.py clicks it."""
+itself is drawn in a component (an iframe) that AppTest cannot see into: tests/pages/test_browser_graph.py clicks it."""
 from __future__ import annotations
 
 import json
@@ -56,17 +56,24 @@ def test_filters_and_search_change_the_view_and_its_note(monkeypatch, graph_ws):
     entities = sum(not n.is_paper for n in lib.graph.all_nodes())
     at = run_app(monkeypatch, graph_ws, PAGE)
     captions = plain(at.caption)
-    assert f"Showing all {entities} entities that match the filters" in captions
+    # The default view is the overview: each paper with its most connected entities, the main ones labelled.
+    assert "Overview: 2 paper(s) and the 8 most connected entities of each" in captions, captions
+    assert f"of {entities} entities" in captions and "Labelled: the " in captions
     assert "built by LLM-free (spaCy)" in captions and "No LLM is configured" in captions
-    assert "Legend:" in captions
+    assert at.toggle(key="g_include_papers").disabled  # the overview always shows the papers
+
+    at.toggle(key="g_overview").set_value(False).run()
+    ok(at)
+    assert f"Showing all {entities} entities that match the filters" in plain(at.caption)
 
     at.slider(key="g_max_nodes").set_value(10).run()
     ok(at)
     assert f"Showing 10 of {entities} entities" in plain(at.caption) and "most connected first" in plain(at.caption)
     assert len(at.selectbox(key="g_entity").options) == 11  # (choose one) + the 10 shown
-    # The view is kept in the URL, so a click in the graph (which reloads the app) comes back to it.
+    # The view is kept in the URL, so a reload or a shared link comes back to it.
     view = at.query_params["view"]
-    assert json.loads(view if isinstance(view, str) else view[0])["max_nodes"] == 10
+    view = json.loads(view if isinstance(view, str) else view[0])
+    assert view["max_nodes"] == 10 and view["overview"] is False
 
     at.text_input(key="g_search").input("Roberat").run()  # a typo
     ok(at)

@@ -186,10 +186,9 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         for mode in ("naive", "local", "global", "hybrid", "mix"):
             expect(page.get_by_role("heading", name=mode, exact=True)).to_be_visible(timeout=60_000)
 
-        # A deep link to a page of a document, in a fresh tab: the Document page opens on that paper and page.
+        # A deep link to a page of a document (a new session): the Document page opens on that paper and page.
         doc_id = hashlib.sha256(pdf.read_bytes()).hexdigest()
-        fresh = page.context.new_page()
-        fresh.goto(f"{app_url}/document?doc={doc_id[:12]}&page=2")
-        expect(fresh.get_by_role("heading", name=pdfs.DEFAULT_TITLE)).to_be_visible(timeout=30_000)
-        expect(fresh.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
-        assert f"doc={doc_id}" in fresh.url
+        page.goto(f"{app_url}/document?doc={doc_id[:12]}&page=2")
+        expect(page.get_by_role("heading", name=pdfs.DEFAULT_TITLE, level=2)).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
+        assert f"doc={doc_id}" in page.url

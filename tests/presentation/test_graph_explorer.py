@@ -419,7 +419,7 @@ def test_rendering_keeps_untrusted_text_inert(ws_copy):
     # The static layout for large views: positions for every node, physics off.
     big = build_view(index, ViewFilters(), config=lib.settings.explorer.__class__(static_layout_above=5))
     assert big.static_layout and all(n.x is not None and n.y is not None for n in big.nodes)
-    assert '"enabled": false' in render_html(big)
+    assert '"physics": {"enabled": false' in render_html(big)  # not the label-scaling option's "enabled"
 
 
 def test_index_is_reloaded_when_the_graph_changes(ws_copy):

@@ -176,7 +176,7 @@ def test_bad_questions_and_modes_get_clear_errors(lib):
         ask(lib, "   ", QueryParams(mode="naive"))
     with pytest.raises(ValueError, match="unknown query mode"):
         QueryParams.from_config(lib.settings.query, mode="telepathic")
-    assert set(Mode) == {"naive", "local", "global", "hybrid", "mix", "community"}
+    assert set(Mode) == {"naive", "local", "global", "hybrid", "mix", "ppr", "community"}
 
 
 def test_every_mode_has_a_route_and_community_is_offered_only_with_reports(lib, tmp_path):

@@ -8,6 +8,7 @@ Fruchterman-Reingold, grid-accelerated) so the browser only paints them.
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import time
 from collections import deque
@@ -21,6 +22,9 @@ from core.settings.config import ExplorerConfig
 COLOR_BY = ("type", "community")
 MAX_DEPTH = 3
 GRID_LAYOUT_ABOVE = 600  # nodes; below it the exact layout takes under half a second
+# The overview shows each paper with its few most connected entities: enough to see what a paper is about and
+# which entities papers share, few enough (about a hundred nodes for ten papers) that the main ones can be labelled.
+OVERVIEW_PER_PAPER = (3, 8)
 
 
 class ViewError(ValueError):
@@ -41,6 +45,7 @@ class ViewFilters:
     max_nodes: int = 300
     include_papers: bool = False  # paper nodes and the edges to them
     color_by: str = "type"
+    overview: bool = False  # the papers and the most connected entities of each (unless a search or focus is set)
 
     def validate(self, config: ExplorerConfig) -> ViewFilters:
         if not 1 <= self.max_nodes <= config.max_nodes_limit:
@@ -122,6 +127,9 @@ def _neighbours(index: GraphIndex, key: str, f: ViewFilters) -> Iterable[str]:
 def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig | None = None) -> GraphView:
     config = config or ExplorerConfig()
     f = filters.validate(config)
+    overview = f.overview and not f.focus and not f.search.strip()
+    if overview:
+        f = dataclasses.replace(f, include_papers=True)  # the papers are what the overview is organised around
     started = time.perf_counter()
     types, docs, communities = set(f.types), set(f.doc_ids), set(f.communities)
 
@@ -148,6 +156,8 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
     elif f.search.strip():
         searched = [(k, s) for k, s in index.search(f.search) if ok(k)]
         candidates = [k for k, _ in searched]
+    elif overview:
+        candidates, overview_note = _overview(index, f, ok)
     else:
         candidates = [k for k in index.nodes if ok(k)]
     t_filter = time.perf_counter()
@@ -189,7 +199,9 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
 
     truncated = len(candidates) > len(chosen)
     what = "nodes" if f.include_papers else "entities"
-    if not candidates:
+    if overview and candidates:
+        note = overview_note + (f" (cut to {f.max_nodes:,} nodes, most connected first)." if truncated else ".")
+    elif not candidates:
         note = "Nothing matches these filters." if not f.search.strip() else \
             f"No entity matches “{f.search.strip()}” with these filters (names, aliases and close spellings)."
     elif truncated:
@@ -253,12 +265,12 @@ def static_layout(keys: list[str], pairs: list[tuple[str, str]], seed: int = 7) 
     return [out[k] for k in keys]
 
 
-# The page keeps its filters in the URL (?view=…), so a click in the graph, which reloads the app at
-# ?entity=<key>, comes back to the same view, and a view can be shared as a link. The parameter is untrusted input:
-# only known fields of the right type are taken, everything else is dropped.
+# The page keeps its filters in the URL (?view=…), so a reload or a shared link comes back to the same view. The
+# parameter is untrusted input: only known fields of the right type are taken, everything else is dropped.
 VIEW_STATE_FIELDS: dict[str, type] = {"search": str, "types": list, "papers": list, "communities": list,
                                       "years": list, "min_degree": int, "min_weight": float, "max_nodes": int,
-                                      "color_by": str, "include_papers": bool, "neighbourhood": bool, "depth": int}
+                                      "color_by": str, "include_papers": bool, "neighbourhood": bool, "depth": int,
+                                      "overview": bool}
 
 
 def encode_view_state(values: dict) -> str:
@@ -289,3 +301,32 @@ def decode_view_state(text: str) -> dict:
                 value = value[:300]
             out[key] = value
     return out
+
+
+def _overview(index: GraphIndex, f: ViewFilters, ok) -> tuple[list[str], str]:
+    """The papers that pass the filters and the most connected entities of each (ties by name), as many per
+    paper as `max_nodes` allows within OVERVIEW_PER_PAPER; with more papers than that allows, the papers with
+    the most entities. Returns the keys and the note saying what is shown."""
+    by_paper: dict[str, list[str]] = {}
+    for key, node in index.nodes.items():
+        if not node.is_paper and ok(key):
+            for doc_id in node.doc_ids:
+                by_paper.setdefault(PAPER_PREFIX + doc_id, []).append(key)
+    papers = [p for p in by_paper if ok(p)]
+    low, high = OVERVIEW_PER_PAPER
+    if len(papers) * (1 + low) > f.max_nodes:
+        papers = sorted(papers, key=lambda p: (-len(by_paper[p]), p))[:max(f.max_nodes // (1 + low), 1)]
+    per_paper = max(low, min(high, (f.max_nodes - len(papers)) // max(len(papers), 1)))
+    rank = lambda k: (-index.degree(k), index.nodes[k].name.casefold(), k)  # noqa: E731
+    chosen: dict[str, None] = {}
+    for paper in papers:
+        chosen[paper] = None
+        for key in heapq.nsmallest(per_paper, by_paper[paper], key=rank):
+            chosen[key] = None
+    entities = sum(1 for k in chosen if not k.startswith(PAPER_PREFIX))
+    total = len({k for keys in by_paper.values() for k in keys})
+    shared = sum(1 for k in chosen if not k.startswith(PAPER_PREFIX)
+                 and sum(PAPER_PREFIX + d in chosen for d in index.nodes[k].doc_ids) > 1)
+    note = (f"Overview: {len(papers):,} paper(s) and the {per_paper} most connected entities of each — "
+            f"{entities:,} of {total:,} entities, {shared:,} of them in more than one paper")
+    return list(chosen), note

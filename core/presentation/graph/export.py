@@ -128,7 +128,7 @@ def export_view_html(lib, out: Path, filters=None) -> list[Path]:
 
     config = lib.settings.explorer
     index = load_index(lib)
-    filters = filters or ViewFilters(max_nodes=config.max_nodes)
+    filters = filters or ViewFilters(max_nodes=config.max_nodes, overview=True)  # the Graph page's default view
     view = build_view(index, filters, config)
     details = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in view.nodes]).items()}
     page = render_html(view, RenderOptions(color_by=filters.color_by, type_order=index.types, clickable=False,

@@ -3,11 +3,16 @@
 Everything shown comes from papers and is untrusted. vis-network draws labels on a canvas (never parsed as
 HTML); tooltips are built in the page as text nodes (`textContent`), never from an HTML string, and never through
 pyvis's `title`, whose "link" template writes titles with innerHTML. The data reaches the page as JSON escaped for
-a <script> element, and the legend and note are HTML-escaped. The page is shown in an iframe that shares the app's
-origin (st.iframe), so a script slipping through would act as the user: hence no HTML from a paper at all.
+a <script> element, and the legend and note are HTML-escaped. On the Graph page the page is drawn by the graph
+component (pages/widgets/graph_component) in a sandboxed frame of its own; a standalone export opens as a file. No
+HTML from a paper either way.
 
-Clicking a node or an edge navigates the app's window to `?entity=<key>` or `?edge=<source>|<target>` (keeping
-the other query parameters, which hold the view); the Graph page reads them and opens the panel.
+Labels: the most connected nodes (LABELLED_PAPERS papers, LABELLED_ENTITIES entities) are "major": once the view
+is fitted, the page sizes their font so it reads at that zoom (vis-network's `maxVisible` caps it when zooming
+in); the other labels are small and only drawn (`drawThreshold`) once zoomed in, and every node has its tooltip.
+
+Clicking a node or an edge posts {papergraph: "click", kind, id | source, target} to the parent frame (the
+component, which hands it to the app without reloading it); nothing else is sent.
 """
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b
 OTHER_COLOR = "#bab0ac"
 PAPER_COLOR = "#2f2f2f"
 EDGE_PARAM_SEP = "|"  # entity keys never contain it (normalisation keeps letters, digits and spaces)
+LABELLED_PAPERS = 12
+LABELLED_ENTITIES = (10, 25)  # a third of the entities of the view, within these bounds
+MINOR_FONT = 12  # canvas units: drawn from a zoom of about 0.67 (drawThreshold 9: under 8 px on screen)
+MAJOR_FONT_PX = 15  # on screen, at the zoom the view opens with
+LABEL_MAX_VISIBLE = 22  # on screen: zooming in never draws a label larger
 _EXTERNAL = re.compile(r"\s*<(?:link|script)\b[^>]*https?://[^>]*>\s*(?:</script>)?", re.IGNORECASE)
 
 
@@ -33,8 +43,9 @@ class RenderOptions:
     height_px: int = 680
     color_by: str = "type"  # type | community
     type_order: list[str] = field(default_factory=list)  # every type of the graph: a type keeps its colour
-    clickable: bool = True  # navigate the parent window on click (the app); off for a standalone file
+    clickable: bool = True  # post clicks to the parent frame (the graph component); off for a standalone file
     title: str = ""  # shown above the graph in a standalone file
+    show_note: bool = True  # the view's note under the graph; off where the app shows it as a caption already
 
 
 def _script_json(value) -> str:
@@ -68,6 +79,21 @@ def legend(view: GraphView, options: RenderOptions) -> list[tuple[str, str]]:
     return [(label, colors[label]) for label in sorted(counts, key=lambda k: (-counts[k], k))]
 
 
+def major_nodes(view: GraphView) -> set[str]:
+    """The nodes labelled at the opening zoom: the papers and entities with the most relations (ties by name)."""
+    rank = lambda n: (-n.degree, n.name.casefold(), n.key)  # noqa: E731
+    papers = sorted((n for n in view.nodes if n.is_paper), key=rank)[:LABELLED_PAPERS]
+    entities = [n for n in view.nodes if not n.is_paper]
+    low, high = LABELLED_ENTITIES
+    top = sorted(entities, key=rank)[:max(low, min(high, len(entities) // 3))]
+    return {n.key for n in papers + top}
+
+
+def _label(node) -> str:
+    limit = 28 if node.is_paper else 40  # titles are long: the full one is in the tooltip
+    return node.name if len(node.name) <= limit else node.name[:limit - 2] + "…"
+
+
 def _node_tip(node, details: dict[str, str]) -> str:
     kind = "paper" if node.is_paper else node.type
     lines = [node.name, f"{kind} · {node.degree} {'mentions' if node.is_paper else 'relations'}"
@@ -92,10 +118,15 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
     # pyvis's add_node / add_edge check for duplicates with list scans (quadratic: minutes at 5,000 nodes);
     # the view has no duplicates, so its lists are filled directly.
     net.nodes = []
+    major = major_nodes(view)
     for node in view.nodes:
-        item = {"id": node.key, "label": node.name if len(node.name) <= 40 else node.name[:38] + "…",
-                "shape": "square" if node.is_paper else "dot", "color": color_of(node, options),
-                "value": node.degree + 1, "tip": _node_tip(node, details)}
+        item = {"id": node.key, "label": _label(node), "shape": "square" if node.is_paper else "dot",
+                "color": color_of(node, options), "tip": _node_tip(node, details),
+                "major": node.key in major, "font": {"size": MINOR_FONT}}
+        if node.is_paper:  # a paper mentions hundreds of entities: sized by that, it would cover its neighbours
+            item["size"] = 14
+        else:
+            item["value"] = node.degree + 1
         if node.key == view.focus:
             item["borderWidth"] = 4
         if view.static_layout:
@@ -112,16 +143,19 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
                           "tip": f"{names.get(edge.source, edge.source)} — {names.get(edge.target, edge.target)}\n"
                                  f"{edge.relation} · weight {edge.weight:g}\nClick for details."})
     net.options = {
-        "nodes": {"font": {"size": 14, "face": "sans-serif"},
-                  "scaling": {"min": 8, "max": 40, "label": {"enabled": True, "min": 12, "max": 26,
-                                                             "drawThreshold": 7}}},
+        # Font sizes are set per node (see `major_nodes` and the page's script), not scaled by value: by value only
+        # the one or two largest hubs of a view would get a readable label. `enabled` must be said: vis-network
+        # turns an option object given without it on. drawThreshold and maxVisible apply either way.
+        "nodes": {"font": {"size": MINOR_FONT, "face": "sans-serif", "strokeWidth": 3, "strokeColor": "#ffffff"},
+                  "scaling": {"min": 8, "max": 36, "label": {"enabled": False, "drawThreshold": 9,
+                                                             "maxVisible": LABEL_MAX_VISIBLE}}},
         "edges": {"smooth": False, "scaling": {"min": 1, "max": 8}},
         "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": len(view.nodes) > 300,
                         "navigationButtons": False},
         # forceAtlas2 with strong damping settles a few hundred nodes in well under a second of simulation.
         "physics": {"enabled": not view.static_layout, "solver": "forceAtlas2Based",
-                    "forceAtlas2Based": {"gravitationalConstant": -60, "springLength": 90, "damping": 0.6,
-                                         "avoidOverlap": 0.2},
+                    "forceAtlas2Based": {"gravitationalConstant": -110, "springLength": 110, "damping": 0.6,
+                                         "avoidOverlap": 0.5},
                     "stabilization": {"enabled": True, "iterations": config.stabilization_iterations,
                                       "updateInterval": 25, "fit": True},
                     "minVelocity": 1.5},
@@ -142,12 +176,12 @@ def _header(view: GraphView, options: RenderOptions) -> str:
         "margin-right:4px}.pg-note{font:12px sans-serif;color:#555;margin:2px 4px}"
         "h2{font:600 18px sans-serif;margin:6px 4px}</style>"
         f'<div class="pg-legend" id="pg-legend">{title}{items}</div>'
-        f'<div class="pg-note" id="pg-note">{html.escape(view.note)}</div>')
+        + (f'<div class="pg-note" id="pg-note">{html.escape(view.note)}</div>' if options.show_note else ""))
 
 
 def _script(view: GraphView, options: RenderOptions) -> str:
-    settings = {"clickable": options.clickable, "focus": view.focus or None, "sep": EDGE_PARAM_SEP,
-                "static": view.static_layout}
+    settings = {"clickable": options.clickable, "focus": view.focus or None, "static": view.static_layout,
+                "majorPx": MAJOR_FONT_PX, "minorFont": MINOR_FONT}
     return """
 <script>
 (function () {
@@ -162,7 +196,20 @@ def _script(view: GraphView, options: RenderOptions) -> str:
   }
   nodes.update(nodes.get().map(function (n) { return {id: n.id, title: tip(n.tip)}; }));
   edges.update(edges.get().map(function (e) { return {id: e.id, title: tip(e.tip)}; }));
+  function labelMajors() {
+    // Major labels read at MAJOR_FONT_PX at the zoom the view opens with, however large the view is.
+    var scale = network.getScale() || 1;
+    var size = Math.max(S.minorFont, S.majorPx / scale);
+    nodes.update(nodes.get({filter: function (n) { return n.major; }}).map(function (n) {
+      return {id: n.id, font: {size: size, strokeWidth: 3 / Math.min(scale, 1)}};
+    }));
+    document.body.setAttribute("data-graph-label-scale", String(scale));
+  }
   function settled() {
+    if (!document.body.hasAttribute("data-graph-stable")) {
+      if (S.static) { network.fit(); }
+      labelMajors();
+    }
     var bar = document.getElementById("loadingBar");  // pyvis's progress overlay fades slowly: gone at once
     if (bar) { bar.style.display = "none"; }
     if (!document.body.hasAttribute("data-graph-stable")) {  // how long the browser took, for the benchmark
@@ -178,23 +225,17 @@ def _script(view: GraphView, options: RenderOptions) -> str:
   }
   if (S.focus && nodes.get(S.focus)) { network.selectNodes([S.focus]); }
   network.on("click", function (params) {
-    if (!S.clickable) { return; }
-    var target;
-    try { target = new URL(window.parent.location.href); } catch (err) { return; }
+    if (!S.clickable || window.parent === window) { return; }
+    var message;
     if (params.nodes.length) {
-      target.searchParams.set("entity", params.nodes[0]);
-      target.searchParams.delete("edge");
+      message = {papergraph: "click", kind: "node", id: String(params.nodes[0])};
     } else if (params.edges.length) {
       var e = edges.get(params.edges[0]);
-      target.searchParams.set("edge", e.from + S.sep + e.to);
+      message = {papergraph: "click", kind: "edge", source: String(e.from), target: String(e.to)};
     } else { return; }
-    // The iframe may not navigate the app itself (its sandbox has no allow-top-navigation), but it shares the
-    // app's origin: a link made in the app's own document and clicked there navigates as the app.
-    var link = window.parent.document.createElement("a");
-    link.href = target.toString();
-    link.style.display = "none";
-    window.parent.document.body.appendChild(link);
-    link.click();
+    // The frame is sandboxed (an opaque origin): "*" is the only target that reaches the component, which
+    // checks that the message comes from this frame.
+    window.parent.postMessage(message, "*");
   });
   document.body.setAttribute("data-graph-nodes", String(nodes.length));
 })();

@@ -1,0 +1,212 @@
+"""Associative retrieval after HippoRAG 2 (Gutiérrez et al., 2025): personalised PageRank over passages and
+entities, seeded with the question's entities and its closest passages.
+
+    seeds    entities the low-level keywords match (entity vectors, one search per keyword) and entities named
+             in the top dense passages, each weighted by match strength × specificity (inverse passage
+             frequency: an entity in three passages says more than one in three hundred); the top dense
+             passages themselves (naive's ranking), at `passage_weight`
+    graph    only the neighbourhood of the seeds: seed entities, their RELATED neighbours, the passages any of
+             them is named in, and the seed passages; passage–entity edges for every mention inside it,
+             entity–entity edges weighted by the relation's weight
+    rank     personalised PageRank (igraph) with damping ~0.5, passages by their mass
+
+A passage that shares no word with the question is reached through the entity it shares with a passage that
+does (the bridge of a two-hop question): that is what naive, local and global cannot do.
+
+Which chunk names which entity is not indexed by chunk in the store, so the entity ↔ passage incidence and the
+RELATED adjacency are read once per graph version into memory (`graph_index`); each query then builds only its
+bounded neighbourhood into an igraph graph, a few hundred nodes.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+
+import igraph
+
+from core.library import Library
+from core.query.records import RetrievedEntity, RetrievedRelation
+from core.query.retrieve import ChunkSource, Probe, Proposal, naive_chunks
+from core.schema.graph import RELATED
+
+
+@dataclass(frozen=True)
+class PPRParams:
+    damping: float = 0.5  # HippoRAG 2's: half the mass returns to the seeds at each step, so walks stay short
+    passage_weight: float = 0.05  # the dense passages' share of the reset vector, relative to entities (HippoRAG 2)
+    passage_seeds: int = 20  # top dense passages seeded
+    entity_passages: int = 5  # of those, the top ones whose named entities are seeded too
+    per_keyword: int = 3  # entities matched per low-level keyword
+    min_similarity: float = 0.5  # weaker keyword matches name another entity, not the one asked about
+    neighbours: int = 10  # RELATED neighbours taken per seed entity, strongest first
+    max_entity_passages: int = 60  # an entity named in more passages is too generic to expand through
+    max_nodes: int = 3000  # the neighbourhood stops growing here: the walk stays a few milliseconds
+    # The strongest relation's edge against a mention's 1: relation weights sum strengths over every chunk stating
+    # them (often 5-20), and unscaled they would pull the walk off the passages into the entity layer.
+    relation_weight: float = 0.5
+
+
+DEFAULT = PPRParams()
+
+
+# ---------------------------------------------------------------------------------------------- in-memory index
+@dataclass
+class GraphIndex:
+    """Entity ↔ passage incidence and RELATED adjacency of one graph version."""
+
+    version: tuple
+    passages_of: dict[str, list[str]]  # entity key -> chunk ids naming it
+    entities_of: dict[str, list[str]]  # chunk id -> entity keys it names
+    neighbours: dict[str, list[tuple[str, float]]]  # entity key -> (neighbour, weight), strongest first
+    n_passages: int
+
+    def idf(self, key: str) -> float:
+        return math.log(1.0 + self.n_passages / max(len(self.passages_of.get(key, ())), 1))
+
+
+_INDEXES: dict[str, GraphIndex] = {}
+_LOCK = threading.Lock()
+
+
+def graph_index(lib: Library) -> GraphIndex:
+    """The index of the workspace's graph as it is now, rebuilt when its version or size changed."""
+    version = (lib.graph_sources.meta("version", "0"), lib.graph.counts())
+    root = str(lib.workspace.root)
+    with _LOCK:
+        cached = _INDEXES.get(root)
+        if cached is not None and cached.version == version:
+            return cached
+        passages_of: dict[str, list[str]] = {}
+        entities_of: dict[str, list[str]] = defaultdict(list)
+        for node in lib.graph.all_nodes():
+            if node.is_paper or not node.source_chunks:
+                continue
+            passages_of[node.key] = list(dict.fromkeys(node.source_chunks))
+            for cid in passages_of[node.key]:
+                entities_of[cid].append(node.key)
+        neighbours: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for source, target, relation, weight in lib.graph.edge_outline():
+            if relation == RELATED and source in passages_of and target in passages_of:
+                neighbours[source].append((target, float(weight)))
+                neighbours[target].append((source, float(weight)))
+        for items in neighbours.values():
+            items.sort(key=lambda kv: -kv[1])
+        index = GraphIndex(version, passages_of, dict(entities_of), dict(neighbours), max(len(entities_of), 1))
+        _INDEXES[root] = index
+        return index
+
+
+# ---------------------------------------------------------------------------------------------- seeds
+def _keyword_seeds(probe: Probe, index: GraphIndex, p: PPRParams) -> dict[str, float]:
+    """Each low-level keyword's closest entities, by similarity × specificity."""
+    words = list(dict.fromkeys(w for w in (probe.keywords.low if probe.keywords else []) if w.strip()))
+    if not words:
+        return {}
+    if hasattr(probe.embed, "prefetch"):
+        probe.embed.prefetch(words)
+    seeds: dict[str, float] = {}
+    for word in words:
+        for match in probe.lib.entity_vectors.query(probe.embed(word), p.per_keyword):
+            key = match.metadata.get("key")
+            if key in index.passages_of and match.score >= p.min_similarity:
+                seeds[key] = max(seeds.get(key, 0.0), match.score * index.idf(key))
+    return seeds
+
+
+def _passage_seeds(dense: list[str], index: GraphIndex, p: PPRParams) -> tuple[dict[str, float], dict[str, float]]:
+    """The dense passages (weight falling with rank) and the entities the best of them name."""
+    passages = {cid: p.passage_weight / (rank + 1) for rank, cid in enumerate(dense[:p.passage_seeds])}
+    entities: dict[str, float] = {}
+    for rank, cid in enumerate(dense[:p.entity_passages]):
+        for key in index.entities_of.get(cid, ()):
+            entities[key] = max(entities.get(key, 0.0), index.idf(key) / (rank + 1))
+    return passages, entities
+
+
+# ---------------------------------------------------------------------------------------------- the walk
+def personalised_ranking(probe: Probe, p: PPRParams = DEFAULT) -> tuple[list[tuple[str, float]],
+                                                                          list[tuple[str, float]], list[str]]:
+    """(passages, entities) by PageRank mass, best first, in scope; and the dense ranking it started from."""
+    index = graph_index(probe.lib)
+    dense = naive_chunks(probe).chunk_ids
+    passage_seeds, entity_seeds = _passage_seeds(dense, index, p)
+    for key, weight in _keyword_seeds(probe, index, p).items():
+        entity_seeds[key] = max(entity_seeds.get(key, 0.0), weight)
+    if not entity_seeds:  # nothing to walk from: the dense ranking is all there is
+        return [(cid, 0.0) for cid in dense], [], dense
+
+    allowed = probe.scope.allows_chunk
+    entities = dict.fromkeys(sorted(entity_seeds, key=lambda k: -entity_seeds[k]))
+    for key in list(entities):
+        for nbr, _ in index.neighbours.get(key, ())[:p.neighbours]:
+            entities.setdefault(nbr)
+    passages = dict.fromkeys(c for c in passage_seeds if allowed(c))
+    for key in entities:
+        chunks = index.passages_of.get(key, ())
+        if len(chunks) <= p.max_entity_passages or key in entity_seeds:
+            passages.update(dict.fromkeys(c for c in chunks[:p.max_entity_passages] if allowed(c)))
+        if len(entities) + len(passages) >= p.max_nodes:
+            break
+
+    names = list(entities) + list(passages)
+    at = {name: i for i, name in enumerate(names)}
+    edges: dict[tuple[int, int], float] = {}
+    strongest = max((w for key in entities for _, w in index.neighbours.get(key, ())[:1]), default=1.0) or 1.0
+    for key in entities:
+        for nbr, weight in index.neighbours.get(key, ()):
+            if nbr in entities:
+                pair = (min(at[key], at[nbr]), max(at[key], at[nbr]))
+                edges[pair] = max(p.relation_weight * weight / strongest, 1e-3)
+    for cid in passages:
+        for key in index.entities_of.get(cid, ()):
+            if key in entities:
+                edges[(at[key], at[cid])] = 1.0
+    graph = igraph.Graph(n=len(names), edges=list(edges), directed=False)
+    reset = [0.0] * len(names)
+    for key, weight in entity_seeds.items():
+        if key in at:
+            reset[at[key]] += weight
+    for cid, weight in passage_seeds.items():
+        if cid in at:
+            # Entity seeds are idf-scaled (≈ 1-7): the passages' share is relative to the strongest entity's.
+            reset[at[cid]] += weight * max(entity_seeds.values())
+    mass = graph.personalized_pagerank(damping=p.damping, reset=reset,
+                                       weights=list(edges.values()) if edges else None, directed=False)
+    n_entities = len(entities)
+    ranked_passages = sorted(((names[i], mass[i]) for i in range(n_entities, len(names))), key=lambda kv: -kv[1])
+    ranked_entities = sorted(((names[i], mass[i]) for i in range(n_entities)), key=lambda kv: -kv[1])
+    return ranked_passages, ranked_entities, dense
+
+
+def ppr_chunks(probe: Probe, p: PPRParams = DEFAULT) -> Proposal:
+    """The ppr chunk source: passages by PageRank mass; the most visited entities and the relations among them
+    for the context."""
+    passages, ranked_entities, dense = personalised_ranking(probe, p)
+    limit = probe.params.chunk_top_k * 2
+    ids = [cid for cid, _ in passages[:limit]]
+    taken = set(ids)
+    ids += [cid for cid in dense if cid not in taken][:max(limit - len(ids), 0)]
+    via = {cid: ["ppr"] for cid in ids}
+    lib, top_k = probe.lib, probe.params.top_k
+    top = [key for key, _ in ranked_entities[:top_k]]
+    nodes = lib.graph.get_nodes(top)
+    score = dict(ranked_entities)
+    entities = [RetrievedEntity(key=k, name=n.name, type=n.type, description=n.description, score=score[k],
+                                source_chunks=[c for c in n.source_chunks if probe.scope.allows_chunk(c)])
+                for k in top if (n := nodes.get(k)) is not None]
+    names = {e.key: e.name for e in entities}
+    relations = []
+    for edge in lib.graph.edges_of(top):
+        if edge.relation == RELATED and edge.source in names and edge.target in names:
+            relations.append(RetrievedRelation(
+                source=edge.source, target=edge.target, source_name=names[edge.source],
+                target_name=names[edge.target], keywords=edge.keywords, description=edge.description,
+                weight=edge.weight, score=score[edge.source] + score[edge.target],
+                source_chunks=[c for c in edge.source_chunks if probe.scope.allows_chunk(c)]))
+    relations.sort(key=lambda r: -r.score)
+    return Proposal(ids, via, entities, relations[:top_k])
+
+
+PPR = ChunkSource("ppr", ppr_chunks, graph=True)

@@ -1,0 +1,113 @@
+"""The ppr mode (HippoRAG 2's personalised PageRank) over a real workspace built here: two generated papers whose
+two-hop question needs a passage that shares no word with it, linked to the first hop by a person both name."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.cli import main as cli_main
+from core.library import open_library
+from core.pipeline.documents import add_pdf
+from core.pipeline.graph.stage import process_graph_queue
+from core.pipeline.ingest import process_queue
+from core.query.engine import ask
+from core.query.records import QueryParams
+from core.query.routes import available_modes, check_available, default_modes, unavailable_reason
+from core.schema.modes import Mode
+from core.schema.records import DocStatus
+from core.settings.workspace import Workspace
+from tests import graph_papers, pdfs
+
+# First hop: the engine's passage names its inventor. Second hop: the inventor's schooling, in another paper, in
+# words the question never uses; the person both name is the bridge.
+QUESTION = "Where was the inventor of the Zorbatron engine educated?"
+SECOND_HOP = "Miriam Castellane studied chemistry at Uppsala University"
+
+ENGINE_SECTIONS: list[pdfs.Section] = [
+    ("1 Origins", ["The Zorbatron engine was invented by Miriam Castellane in 1987 in a workshop near Gothenburg."]),
+    ("2 Design", ["The Zorbatron engine compresses steam in three stages and drives a single brass flywheel."]),
+    ("3 Legacy", ["Every Zorbatron engine built after 1990 copies the valve layout of the first Zorbatron engine."]),
+]
+BIOGRAPHY_SECTIONS: list[pdfs.Section] = [
+    ("1 Early Life", [f"{SECOND_HOP} under Professor Anders Lindqvist, graduating with honours."]),
+    ("2 Later Years", ["Anders Lindqvist founded a laboratory for organic synthesis in Stockholm in 1979."]),
+]
+TOP = 3  # fewer chunks than the papers have: a mode must rank, not return everything
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ppr-ws")
+    ws = graph_papers.fast_workspace(root / "ws")
+    lib = open_library(ws)
+    folder = root / "pdfs"
+    for name, title, sections in (("engine.pdf", "The Zorbatron Steam Engine", ENGINE_SECTIONS),
+                                  ("lives.pdf", "Lives of Swedish Chemists", BIOGRAPHY_SECTIONS)):
+        pdf = pdfs.make_paper_pdf(folder / name, title=title, sections=sections, pages=1, with_table=False,
+                                  with_figure=False, authors="A. Historian")
+        add_pdf(lib, pdf.name, pdf.read_bytes())
+    docs = process_queue(lib)
+    assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
+    graphed = process_graph_queue(lib)
+    assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
+    return ws
+
+
+@pytest.fixture
+def lib(workspace):
+    return open_library(Workspace(workspace.root))
+
+
+def _texts(result) -> list[str]:
+    return [c.hit.chunk.text for c in result.retrieval.chunks]
+
+
+def test_the_fixture_is_two_hop_the_second_passage_shares_no_word_and_a_person_bridges(lib):
+    question_words = {w.strip("?").lower() for w in QUESTION.split()} - {"the", "of", "was"}
+    assert not question_words & {w.lower() for w in SECOND_HOP.split()}
+    bridge = lib.graph.get_node("miriam castellane")
+    assert bridge is not None, sorted(n.key for n in lib.graph.all_nodes())
+    chunks = lib.chunks.get_many(bridge.source_chunks)
+    assert {c.doc_id for c in chunks.values()} == {d.id for d in lib.documents.list()}
+
+
+def test_ppr_finds_the_second_hop_that_naive_misses(lib):
+    # The mode's own order (no reranker: it ranks by the question's words, which the second hop lacks). Six of
+    # the nine chunks: in so small a graph the first-hop passages, seeded directly, still outrank the bridge's.
+    top = 6
+    naive = ask(lib, QUESTION, QueryParams(mode="naive", chunk_top_k=top, rerank=False, context_only=True))
+    assert not any(SECOND_HOP in t for t in _texts(naive)), _texts(naive)
+    ppr = ask(lib, QUESTION, QueryParams(mode="ppr", chunk_top_k=top, rerank=False, context_only=True))
+    texts = _texts(ppr)
+    assert any(SECOND_HOP in t for t in texts), texts
+    assert any("invented by Miriam Castellane" in t for t in texts), texts  # and the first hop with it
+    assert "ppr_s" in ppr.retrieval.timings and all("ppr" in c.via for c in ppr.retrieval.chunks)
+    assert "miriam castellane" in [e.key for e in ppr.retrieval.entities]
+
+
+def test_ppr_answers_llm_free_with_citations(lib):
+    result = ask(lib, QUESTION, QueryParams(mode="ppr", chunk_top_k=TOP))
+    assert result.answer.text and result.answer.sentences
+    for sentence in result.answer.sentences:
+        assert sentence.citations and all(result.context.source(n) for n in sentence.citations)
+    for source in result.context.sources:
+        chunk = lib.chunks.get_many([source.chunk_id])[source.chunk_id]
+        assert chunk.doc_id == source.doc_id and source.page in chunk.pages
+
+
+def test_cli_ask_mode_ppr(workspace, monkeypatch, capsys):
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
+    assert cli_main(["ask", QUESTION, "--mode", "ppr", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "ppr" and data["citations"]
+
+
+def test_ppr_is_offered_only_once_the_graph_has_entities(lib, tmp_path):
+    assert Mode.PPR in available_modes(lib) and not unavailable_reason(lib, "ppr")
+    assert Mode.PPR not in default_modes(available_modes(lib))  # opt-in side by side, like community
+    empty = open_library(graph_papers.fast_workspace(tmp_path / "empty"))
+    assert Mode.PPR not in available_modes(empty)
+    assert "graph has no entities" in unavailable_reason(empty, "ppr")
+    with pytest.raises(ValueError, match="graph has no entities"):
+        check_available(empty, ["ppr"])
