@@ -64,7 +64,8 @@ def test_upload_a_question_set_run_it_and_read_the_scores(tmp_path):
         page.get_by_role("tab", name="Run").click()
         page.get_by_role("button", name="Start the run").click()
         page.get_by_role("tab", name="Results").click()
-        expect(page.get_by_text("10 of 10 answers scored").first).to_be_visible(timeout=180_000)
+        # The Results tab's caption ("… answers scored · done"), not the Run tab's hidden notice of the same run.
+        expect(page.get_by_text("10 of 10 answers scored ·").first).to_be_visible(timeout=180_000)
         expect(page.get_by_role("heading", name="Per mode")).to_be_visible()
         expect(page.get_by_test_id("stVegaLiteChart").first).to_be_visible(timeout=30_000)
 
