@@ -45,6 +45,8 @@ def test_mineru_child_dies_with_a_killed_ingest_and_its_staging_goes_at_next_sta
     try:
         child = _mineru_child(psutil.Process(ingest.pid), time.monotonic() + 120)
         time.sleep(3.0)  # let it get into the parse
+        # The parse's staging folder exists while MinerU runs: what a killed run leaves behind.
+        assert [p.name for p in ws.staging_dir.iterdir() if p.name.startswith("parse-")]
         os.kill(ingest.pid, signal.SIGKILL)
         ingest.wait(timeout=30)
         gone, alive = psutil.wait_procs([child], timeout=3)
@@ -54,7 +56,6 @@ def test_mineru_child_dies_with_a_killed_ingest_and_its_staging_goes_at_next_sta
             ingest.kill()
             ingest.wait()
     lib = open_library(ws)
-    assert [p.name for p in ws.staging_dir.iterdir() if p.name.startswith("parse-")]  # the dead run's folder
     (doc,) = lib.documents.list()
 
     assert recover(lib) == [doc.id]  # the next start, seconds later (well within ORPHAN_AGE_S)
