@@ -43,10 +43,14 @@ def test_mineru_child_dies_with_a_killed_ingest_and_its_staging_goes_at_next_sta
     ingest = subprocess.Popen([sys.executable, "-m", "core", "ingest", "--no-graph", "-q", str(pdf)], cwd=REPO,
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        child = _mineru_child(psutil.Process(ingest.pid), time.monotonic() + 120)
-        time.sleep(3.0)  # let it get into the parse
-        # The parse's staging folder exists while MinerU runs: what a killed run leaves behind.
-        assert [p.name for p in ws.staging_dir.iterdir() if p.name.startswith("parse-")]
+        deadline = time.monotonic() + 120
+        child = _mineru_child(psutil.Process(ingest.pid), deadline)
+        # Kill it mid-parse: MinerU running and the parse's staging folder there (what a killed run leaves).
+        while not [p for p in ws.staging_dir.iterdir() if p.name.startswith("parse-")]:
+            assert time.monotonic() < deadline and child.is_running(), "the parse never got under way"
+            time.sleep(0.2)
+        time.sleep(2.0)
+        assert child.is_running(), "MinerU ended before the kill: the paper is too short for this test"
         os.kill(ingest.pid, signal.SIGKILL)
         ingest.wait(timeout=30)
         gone, alive = psutil.wait_procs([child], timeout=3)
