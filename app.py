@@ -16,7 +16,7 @@ user = auth.gate()
 
 # Streamlit treats a pages/ folder beside app.py as a legacy multipage app until the first st.navigation call:
 # a deep link (/document?doc=…) as the first request after a server start would run the page alone, without the
-# sign-in gate, sidebar or navigation. Every page first calls state.library(), which leaves that mode and reruns
+# sign-in gate, sidebar or navigation. Every page first calls auth.page_guard(), which leaves that mode and reruns
 # through here (pages/widgets/state.py ensure_entry_point); the browser test opens a deep link first.
 pages = [
     st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),

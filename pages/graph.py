@@ -146,8 +146,23 @@ filters = explorer.ViewFilters(
 st.query_params["view"] = explorer.encode_view_state(values)
 st.session_state["g_view_seen"] = st.query_params["view"]
 
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def drawn_view(key: str, _filters: explorer.ViewFilters) -> tuple[explorer.GraphView, str]:
+    """The bounded view and its pyvis page, once per (workspace, graph version, filters, settings) in `key`: the
+    reruns a click or a typed connection causes build, read and render nothing again (a pyvis page with
+    vis-network inlined is about half a megabyte)."""
+    built = explorer.build_view(index, _filters, config)
+    if not built.nodes:
+        return built, ""
+    descriptions = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in built.nodes]).items()}
+    options = RenderOptions(color_by=_filters.color_by, type_order=index.types, show_note=False)
+    return built, render_html(built, options, descriptions, config)
+
+
 try:
-    view = explorer.build_view(index, filters, config)
+    view, page_html = drawn_view(f"{lib.db.path}|{index.version!r}|{filters!r}|{config!r}", filters)
 except explorer.ViewError as exc:
     st.error(f"These filters cannot be shown: {md_escape(str(exc))}")
     st.stop()
@@ -157,9 +172,7 @@ st.caption(md_escape(view.note))
 if focus and values["search"]:
     st.caption("The search box is ignored while a neighbourhood is shown.")
 if view.nodes:
-    descriptions = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in view.nodes]).items()}
-    options = RenderOptions(color_by=filters.color_by, type_order=index.types, show_note=False)
-    graph_view(render_html(view, options, descriptions, config), height=options.height_px + 50, key="g_click")
+    graph_view(page_html, height=RenderOptions().height_px + 50, key="g_click")
     shown_papers = sum(n.is_paper for n in view.nodes)
     st.caption(f"Colours: {'community' if filters.color_by == 'community' else 'entity type'} (key above the "
                f"graph); {'squares are papers, ' if shown_papers else ''}node size: relations; edge width: weight"

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import json
 import os
 import re
-import secrets as _random
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 import bcrypt
 
+from core.settings.private_files import read_private_json, write_private_json
 from core.settings.workspace import REPO_ROOT, WORKSPACE_ENV, config_dir
 
 ACCOUNTS_FILE = "accounts.json"
@@ -56,44 +55,19 @@ def accounts_path() -> Path:
 
 
 def _read() -> dict[str, dict]:
-    path = accounts_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, json.JSONDecodeError) as exc:
-        # The message names the file, never its content.
-        raise AccountError(f"the accounts file {path} cannot be read ({type(exc).__name__})") from None
+    data = read_private_json(accounts_path(), "accounts file", AccountError)
     users = data.get("users") if isinstance(data, dict) else None
     return {name: row for name, row in (users or {}).items()
             if isinstance(row, dict) and row.get("role") in ROLES and isinstance(row.get("hash"), str)}
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    folder = folder.resolve()
-    return path == folder or folder in path.parents
-
-
 def _write(users: dict[str, dict]) -> None:
     path = accounts_path()
-    resolved = path.resolve()
     workspace = os.environ.get(WORKSPACE_ENV)
-    if _inside(resolved, REPO_ROOT) or (workspace and _inside(resolved, Path(workspace).expanduser())):
-        raise AccountError(f"refusing to store accounts inside the repository or the workspace ({path}): "
-                           "point PAPERGRAPH_CONFIG_DIR elsewhere")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{_random.token_hex(4)}.tmp")
-    # Created 0600 from the first byte (no chmod window), then renamed over the old file in one step.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"version": 1, "users": users}, f, indent=2, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_private_json(path, {"version": 1, "users": users},
+                       [REPO_ROOT] + ([Path(workspace).expanduser()] if workspace else []),
+                       f"refusing to store accounts inside the repository or the workspace ({path}): point "
+                       "PAPERGRAPH_CONFIG_DIR elsewhere", AccountError)
 
 
 def check_name(name: str) -> str:

@@ -42,7 +42,6 @@ def eval_jobs():
 
 
 def library() -> Library:
-    ensure_entry_point()
     return _library(workspace_root())
 
 
@@ -50,7 +49,7 @@ def ensure_entry_point() -> None:
     """Every page runs inside app.py (navigation, sidebar, sign-in). Streamlit 1.67 runs a server's first
     requests in its legacy multipage mode while a pages/ folder sits beside app.py, until some run of app.py
     calls st.navigation: a deep link (/document?doc=…) as the very first request would run the page script
-    alone. Pages call this (through library()) before anything else: it leaves legacy mode and reruns, and the
+    alone. Every page calls this first (auth.page_guard): it leaves legacy mode and reruns, and the
     rerun goes through app.py to the same page and query. A no-op once app.py has run st.navigation."""
     from streamlit import config
     from streamlit.runtime.pages_manager import PagesManager

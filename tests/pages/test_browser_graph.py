@@ -109,10 +109,9 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
 
         # Clicking a node opens its panel (in the same session; the URL follows, as a link to it).
         target = normalize_key("SQuAD")
-        page.mouse.click(*node_point(handle, frame, target))
+        click_until(page, target, page.get_by_role("heading", name=SCRIPT, exact=True))
         expect(page).to_have_url(re.compile(rf"entity={re.escape(quote_plus(target))}"), timeout=30_000)
         assert "view=" in page.url
-        expect(page.get_by_role("heading", name=SCRIPT, exact=True)).to_be_visible(timeout=60_000)
         expect(page.get_by_text("Passages", exact=True)).to_be_visible()
         expect(page.get_by_text("baseline is weaker than BERT on SQuAD", exact=False).first).to_be_visible()
         # The view came back with the click: paper nodes are still drawn.
@@ -121,8 +120,7 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
 
         # An ordinary entity too, chosen by clicking.
         bert = normalize_key("BERT")
-        page.mouse.click(*node_point(handle, frame, bert))
-        expect(page.get_by_role("heading", name="BERT", exact=True)).to_be_visible(timeout=60_000)
+        click_until(page, bert, page.get_by_role("heading", name="BERT", exact=True))
         expect(page.get_by_text("Neighbours", exact=True)).to_be_visible()
         # The passage keeps the paper's own text (the extractor's description drops the tags): shown as text.
         expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()

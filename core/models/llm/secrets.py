@@ -13,11 +13,10 @@ RAGAS judge all ask api_key_for(), so the rule is the same everywhere.
 """
 from __future__ import annotations
 
-import json
 import os
-import secrets as _random
 from pathlib import Path
 
+from core.settings.private_files import read_private_json, write_private_json
 from core.settings.workspace import REPO_ROOT, config_dir
 
 ENV_KEYS = ("PAPERGRAPH_LLM_API_KEY", "OPENAI_API_KEY")
@@ -42,37 +41,16 @@ def endpoint_id(base_url: str) -> str:
 
 
 def _read() -> dict[str, str]:
-    path = credentials_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, json.JSONDecodeError) as exc:
-        # The message names the file, never its content.
-        raise SecretsError(f"the credentials file {path} cannot be read ({type(exc).__name__})") from None
+    data = read_private_json(credentials_path(), "credentials file", SecretsError)
     keys = data.get("keys") if isinstance(data, dict) else None
     return {k: v for k, v in (keys or {}).items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def _write(keys: dict[str, str]) -> None:
     path = credentials_path()
-    resolved = path.resolve()
-    if resolved == REPO_ROOT or REPO_ROOT in resolved.parents:
-        raise SecretsError(f"refusing to store API keys inside the repository ({path}): "
-                           "point PAPERGRAPH_CONFIG_DIR elsewhere")
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{_random.token_hex(4)}.tmp")
-    # Created 0600 from the first byte (no chmod window), then renamed over the old file in one step.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"version": 1, "keys": keys}, f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_private_json(path, {"version": 1, "keys": keys}, [REPO_ROOT],
+                       f"refusing to store API keys inside the repository ({path}): point PAPERGRAPH_CONFIG_DIR "
+                       "elsewhere", SecretsError)
 
 
 def save_api_key(base_url: str, key: str) -> Path:
