@@ -99,10 +99,7 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
         assert frame.evaluate("() => document.scripts.length") <= 4  # vis, utils, pyvis's and ours
 
         # Hovering the hostile paper node shows its title in the tooltip, as text.
-        page.mouse.move(*node_point(handle, frame, hostile_paper))
-        frame.wait_for_function("() => { const t = document.querySelector('.vis-tooltip');"
-                                " return t && t.style.visibility !== 'hidden' && t.textContent.length > 0; }",
-                                timeout=15_000)
+        frame = hover_until_tooltip(page, hostile_paper)
         tooltip = frame.evaluate("() => { const t = document.querySelector('.vis-tooltip');"
                                  " return [t.textContent, t.querySelectorAll('img, script').length]; }")
         assert SCRIPT in tooltip[0] and IMG in tooltip[0] and tooltip[1] == 0
@@ -126,6 +123,27 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
         expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()
         page.wait_for_timeout(1000)
         assert dialogs == [], dialogs
+
+
+def hover_until_tooltip(page, key: str, attempts: int = 4):
+    """Hover a node until its tooltip shows, and return the graph's frame. vis-network opens a tooltip only
+    after a pointer move over a settled canvas; a move landing while the component's frame is being laid out
+    again (Streamlit sizes it after the first draw) is lost, so move off and back as a person would."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(attempts):
+        handle, frame = graph_frame(page)
+        x, y = node_point(handle, frame, key)
+        page.mouse.move(x - 40, y - 40)
+        page.mouse.move(x, y, steps=5)
+        try:
+            frame.wait_for_function("() => { const t = document.querySelector('.vis-tooltip');"
+                                    " return t && t.style.visibility !== 'hidden' && t.textContent.length > 0; }",
+                                    timeout=8_000)
+            return frame
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
 
 
 def click_node(page, key: str) -> None:
