@@ -17,7 +17,7 @@ from core.schema.eval import RUNNING
 from core.store.sqlite_eval import EvalStore
 from core.text.filenames import safe_filename
 from core.text.safe_markdown import md_escape
-from pages.widgets import auth, state
+from pages.widgets import auth, eval_llm, state
 from pages.widgets import eval_view as ev
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
@@ -78,7 +78,7 @@ if editor:
                         st.success(f"Saved **{md_escape(saved.name)}**: {len(questions)} questions.")
                     ev.reference_free_notes(questions)
 
-        ev.generation_panel(lib, store, llm)
+        eval_llm.generation_panel(lib, store, llm)
 
         sets = store.sets()  # read once per rerun, after anything above may have added one
         if sets:
@@ -89,7 +89,7 @@ if editor:
             left, middle, right = st.columns(3)
             if left.button("Save the edits", key="eval_save_edits"):
                 try:
-                    store.update_set(chosen.id, questions_from_table(ev.edited_rows(edited), chosen.name))
+                    store.update_set(chosen.id, questions_from_table(eval_llm.edited_rows(edited), chosen.name))
                     sets = store.sets()
                     st.success("Saved.")
                 except QuestionSetError as exc:
@@ -204,4 +204,4 @@ if editor:
         st.markdown("Two modes' answers to the same questions, judged by the LLM on LightRAG's criteria "
                     "(comprehensiveness, diversity, empowerment, overall). Each pair is judged twice with the answers "
                     "swapped; when the two orders disagree the criterion is a tie, and the disagreements are counted.")
-        ev.pairwise_panel(store, llm)
+        eval_llm.pairwise_panel(store, llm)
