@@ -13,6 +13,7 @@ from typing import Any
 
 from core.schema.records import ContentItem
 from core.text.safe_json import JsonLimitError, load_untrusted_json
+from core.text.text_tables import is_html, text_table_html
 from core.text.unicode import valid_unicode
 
 _MODELLED = {
@@ -25,6 +26,9 @@ _MODELLED = {
 # A content list is untrusted when imported: page_idx beyond these becomes a "10^12-page document" otherwise.
 MAX_PAGES = 10_000  # when the caller knows no better bound (the PDF's real page count or the max-pages setting)
 MAX_CONTENT_LIST_BYTES = 256 * 2**20  # a 2,000-page paper's content list is a few tens of MB
+
+
+TEXT_TABLE_KEY = "papergraph_table_text"  # a table the parser wrote as laid-out text, as it wrote it
 
 
 class MalformedContentList(ValueError):
@@ -88,6 +92,13 @@ def item_from_dict(raw: dict[str, Any], index: int, max_pages: int = MAX_PAGES) 
         level = 0
     text = raw.get("text")
     text = valid_unicode(text if isinstance(text, str) else "" if text is None else str(text))
+    extra = {k: v for k, v in raw.items() if k not in _MODELLED}
+    body = str(raw.get("table_body") or "")
+    if kind == "table" and body.strip() and not is_html(body):
+        # MinerU's flash tier writes some tables as laid-out text: read into rows and columns (the text as
+        # written is kept beside it, so a better reading later loses nothing).
+        extra.setdefault(TEXT_TABLE_KEY, body)
+        body = text_table_html(body) or body
     return ContentItem(
         type=kind,
         page_idx=page_idx,
@@ -98,12 +109,12 @@ def item_from_dict(raw: dict[str, Any], index: int, max_pages: int = MAX_PAGES) 
         img_path=str(raw.get("img_path") or ""),
         captions=captions,
         footnotes=footnotes,
-        table_body=str(raw.get("table_body") or ""),
+        table_body=body,
         text_format=str(raw.get("text_format") or ""),
         sub_type=str(raw.get("sub_type") or ""),
         list_items=_strings(raw.get("list_items")),
         source=str(raw.get("papergraph_source") or ""),
-        extra={k: v for k, v in raw.items() if k not in _MODELLED},
+        extra=extra,
     )
 
 
