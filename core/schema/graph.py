@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from core.schema.records import Chunk
@@ -10,6 +11,26 @@ from core.schema.records import Chunk
 RELATED = "RELATED"  # entity — entity, undirected (source < target)
 MENTIONED_IN = "MENTIONED_IN"  # entity → paper node
 PAPER_PREFIX = "paper:"  # paper node keys; entity keys never contain ':' (normalisation strips it)
+
+
+class EntityType(StrEnum):
+    """What a node is. The values are what the graph stores and the Graph page's legend shows; an LLM may write
+    other types (the configured GraphConfig.entity_types), which are kept as written."""
+
+    METHOD = "method"
+    MODEL = "model"
+    DATASET = "dataset"
+    METRIC = "metric"
+    TASK = "task"
+    SOFTWARE = "software"
+    PERSON = "person"
+    ORGANIZATION = "organization"  # American spelling: LightRAG's, and what graphs built so far store
+    FIELD = "field"
+    CONCEPT = "concept"  # the catch-all: a term with no more specific type
+    TABLE = "table"  # a paper's table, figure or equation (core/pipeline/graph/media_entities.py)
+    FIGURE = "figure"
+    EQUATION = "equation"
+    PAPER = "paper"  # a paper node (PAPER_PREFIX keys)
 
 
 @dataclass

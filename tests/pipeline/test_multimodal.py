@@ -15,7 +15,7 @@ from PIL import Image
 from core.library import open_library
 from core.models.vlm import image_part
 from core.pipeline.documents import add_pdf, delete_document
-from core.pipeline.graph.media_entities import BELONGS_TO
+from core.pipeline.graph.media_entities import BELONGS_TO, media_entity_name
 from core.pipeline.graph.merge import normalize_key
 from core.pipeline.graph.stage import process_graph_queue, retry_graph
 from core.pipeline.ingest import process_queue
@@ -116,7 +116,8 @@ def test_offline_descriptions_on_real_mineru_output(ready_workspace):
 
 def test_media_items_are_entities_that_belong_to_their_paper(ready_workspace):
     lib = open_library(Workspace(ready_workspace.root))
-    name = f"Table 1 — {short_title(ready_workspace.title)}"
+    name = media_entity_name("Table 1", pdfs.TABLE_CAPTION, ready_workspace.title)
+    assert name == "Table 1 — Accuracy of the three lattice solvers on the Okapi benchmark"  # from its caption
     node = lib.graph.get_node(normalize_key(name))
     assert node is not None and node.type == "table" and node.name == name
     edges = lib.graph.node_edges(node.key)
@@ -124,7 +125,7 @@ def test_media_items_are_entities_that_belong_to_their_paper(ready_workspace):
     linked = {lib.graph.get_node(e.source if e.target == node.key else e.target).name.lower()
               for e in edges if e.relation == RELATED}
     assert any("okapi" in n for n in linked), linked  # an entity its description mentions
-    figure = lib.graph.get_node(normalize_key(f"Figure 1 — {short_title(ready_workspace.title)}"))
+    figure = lib.graph.get_node(normalize_key(media_entity_name("Figure 1", pdfs.FIGURE_CAPTION, "")))
     assert figure is not None and figure.type == "figure"
 
 
@@ -211,7 +212,7 @@ def test_the_vlm_describes_each_item_from_its_image_and_context(tmp_path, vlm_se
     (vlm_row,) = [r[VLM] for r in DescriptionStore(lib.db).by_doc(doc_id).values() if "Table" in r[VLM].text]
     assert vlm_row.model == "openai:replay-vision" and vlm_row.entities[0].name == "Okapi benchmark"
 
-    table = lib.graph.get_node(normalize_key(f"Table 1 — {short_title(lib.documents.get(doc_id).display_title)}"))
+    table = lib.graph.get_node(normalize_key(media_entity_name("Table 1", pdfs.TABLE_CAPTION, "")))
     okapi = lib.graph.get_node(normalize_key("Okapi benchmark"))
     assert okapi is not None and lib.graph.get_edge(*sorted((table.key, okapi.key))) is not None
 

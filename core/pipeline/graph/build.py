@@ -75,8 +75,10 @@ def current_extractor(lib: Library) -> Extractor:
         return LLMExtractor(chat, config, concurrency=lib.settings.llm.concurrency,
                             json_mode=chat.name.startswith("embedded"))
     from core.pipeline.graph.spacy_extract import SpacyExtractor
+    from core.pipeline.pages import load_items
 
-    return SpacyExtractor(config)
+    # The parsed items say which paragraphs are a title, a byline or references: no entities from those.
+    return SpacyExtractor(config, items_of=lambda doc_id: load_items(lib, doc_id))
 
 
 def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: GraphProgress | None = None,

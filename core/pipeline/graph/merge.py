@@ -23,7 +23,7 @@ _HYPHENS = re.compile(r"(?<=\w)[\-\u2010\u2011\u2012\u2013\u2212](?=\w)")
 _NON_WORD = re.compile(r"[^\w]+")
 _ARTICLES = {"the", "a", "an"}
 # Words ending in s that are not plurals of a shorter word.
-_KEEP_S = ("ss", "us", "is", "as", "os", "ys")
+_KEEP_S = ("ss", "us", "is", "as", "os", "ys", "ics")  # "physics", "linguistics"
 
 
 def _singular(word: str) -> str:
@@ -38,9 +38,29 @@ def _singular(word: str) -> str:
     return word
 
 
+# A footnote or affiliation mark left on a name: "SPECTER,2", "Hearstβ", "Weld∗".
+_TRAILING_MARK = re.compile(r"(?<=[A-Za-z])(?:[,.;:]\s?\d{1,2}|[α-ωΑ-Ω†‡∗*§¶♠♣♡♢⋄□]+)$")
+_MARKS = re.compile(r"(?<=[a-z])[α-ω†‡∗§¶♠♣♡♢⋄□]+(?=\s|$)")
+# A person as "Last, First" or with middle initials: "Cohan, Arman" and "Daniel S. Weld" → "arman cohan", "daniel weld".
+_LAST_FIRST = re.compile(r"([A-Z][\w'’-]+),\s+([A-Z][a-z][\w'’-]*(?:\s+[A-Z]\.)*)")
+_PERSON = re.compile(r"[A-Z][a-z][\w'’-]*(?:\s+[A-Z]\.(?:-?[A-Z]\.)?)+\s+[A-Z][a-z][\w'’-]*")
+
+
+def _person_form(name: str) -> str:
+    found = _LAST_FIRST.fullmatch(name)
+    if found:
+        name = f"{found.group(2)} {found.group(1)}"
+    if _PERSON.fullmatch(name):
+        words = name.split()
+        name = f"{words[0]} {words[-1]}"  # persons merge only within one form: first and last name kept
+    return name
+
+
 def normalize_key(name: str) -> str:
     """Case, whitespace, punctuation, hyphen variants and a simple plural on the last word: "Multi-Head
-    Attentions", "multihead attention" and "multi-head  attention." share one key. Never contains ':'."""
+    Attentions", "multihead attention" and "multi-head  attention." share one key; a footnote mark glued on
+    ("SPECTER,2") and a person's middle initials or "Last, First" order do not count. Never contains ':'."""
+    name = _person_form(_MARKS.sub("", _TRAILING_MARK.sub("", " ".join(name.split()))))
     text = unicodedata.normalize("NFKC", name).casefold()
     text = _HYPHENS.sub("", text)
     words = [w for w in _NON_WORD.sub(" ", text).replace("_", " ").split() if w]

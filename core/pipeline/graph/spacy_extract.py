@@ -1,36 +1,65 @@
 """LLM-free entity and relation extraction with spaCy: GraphRAG's "fast" indexing idea, fitted to papers.
 
-A chunk is cut into units of clean text (core/pipeline/graph/spacy_text.py), run through the spaCy pipeline
-(core/models/nlp.py) and read sentence by sentence for entity mentions: noun phrases, acronyms with their
-definitions, a byline's people and organisations (core/pipeline/graph/spacy_mentions.py). Here the mentions become
-the chunk's entities: an acronym defined in the chunk absorbs the chunk's mentions of its long form, and its
-description starts with that long form; a single common noun is kept only when it names a metric, task or field
-or comes back in the chunk; types are voted from the mentions' rules, restricted to the configured entity types.
-Relations are co-occurrences in one sentence between its best entities, keyed by the verbs between the two,
-described by the sentence. Reference-list chunks are skipped: names and titles, no relations.
+A paper's chunks are read together. Each is cut into units of clean text (core/pipeline/graph/spacy_text.py,
+text_clean.py) without what parsing says is not prose (the title, reference entries, page furniture: item_roles.py;
+the author block gives only its people and organisations), run through the spaCy pipeline (core/models/nlp.py) and
+read sentence by sentence for entity mentions: noun phrases, acronyms with their definitions, a byline's people and
+organisations (core/pipeline/graph/spacy_mentions.py). Then, over the whole paper: an acronym defined anywhere
+absorbs the paper's mentions of its long form (the paper-wide evidence: spacy_paper.py); a candidate is kept
+only if it is a term (core/pipeline/graph/terms.py: how rare its words are in general English, how often the paper
+comes back to it, whether it is a name, a definition or in a caption, whether prose names it or only table cells
+do); types are voted from all its mentions, the lexicon and the words around a name
+(entity_types.py), restricted to the configured entity types. Relations are co-occurrences in one sentence between
+its best entities, keyed by the verbs between the two, described by the sentence. Reference-list and
+acknowledgement chunks are skipped.
 
 The records are those of the LLM extractor, so merging, communities and search work on either. English only (the
-one spaCy model that ships offline). Deterministic. About 10,000 words per CPU-second here: tok2vec, tagger and
-sentence splitter run batched with `nlp.pipe`; lemmas are computed only for the words that need one.
+one spaCy model that ships offline). Deterministic for a given set of chunks of a paper (the graph stage passes
+all of a paper's chunks at once). About 10,000 words per CPU-second here: tok2vec, tagger and sentence splitter
+run batched with `nlp.pipe`; lemmas are computed only for the words that need one.
 """
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from core.models.nlp import Lexicon, lexicon
+from core.pipeline.chunking import item_text
 from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.spacy_mentions import Mention, Sentence, SentenceReader, entity_key
-from core.pipeline.graph.spacy_text import ROW, chunk_units, is_references_section, letter_count, sentence_spans
+from core.pipeline.graph.entity_types import default_type, known_type, looks_like_person, name_type
+from core.pipeline.graph.item_roles import item_roles
+from core.pipeline.graph.spacy_mentions import SentenceReader
+from core.pipeline.graph.spacy_paper import Paper, defined, fall_back_to_name, footnoted, name_quality, readable
+from core.pipeline.graph.spacy_records import Mention, Sentence, entity_key
+from core.pipeline.graph.spacy_text import (
+    BYLINE,
+    FRAGMENTS,
+    PROSE,
+    ROW,
+    chunk_units,
+    is_references_section,
+    is_skipped_section,
+    letter_count,
+    sentence_spans,
+)
+from core.pipeline.graph.terms import Evidence, is_term, zipf
 from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation
-from core.schema.records import Chunk
+from core.schema.records import Chunk, ContentItem
 from core.settings.config import GraphConfig
 
 log = logging.getLogger(__name__)
 
 DESCRIPTION_CHARS = 300
 CHUNKS_PER_BATCH = 32
+ItemsOf = Callable[[str], list[ContentItem]]  # doc id → its parsed items
+# Item roles (item_roles.py) never read for entities: a heading's terms are in its section, and headings in capitals
+# or title case are where the phrase finder errs most ("DESIGNING AI SUPPORTS FOR EXPOSITORY WRITING").
+_NOT_PROSE = {"title", "reference", "furniture", "heading"}
+_ABSTRACT = re.compile(r"^\W*(abstract|summary)\b", re.I)
+# A table written out as "key: value; key: value" ("Model: GrobidNN; P: 42.0; Full R: 36.5"): cells, not prose.
+_KEY_VALUES = re.compile(r"(?:[^:;]{1,60}: [^:;]{0,40}; ){2}")
 
 
 def _cap(text: str, limit: int) -> str:
@@ -66,52 +95,91 @@ class SpacyExtractor:
 
     name = "spacy"
 
-    def __init__(self, config: GraphConfig | None = None, *, max_entities: int = 30, max_per_sentence: int = 8,
-                 pair_window: int = 2, skip_references: bool = True, byline_ner: bool = True, batch_size: int = 64):
+    def __init__(self, config: GraphConfig | None = None, *, items_of: ItemsOf | None = None, max_entities: int = 30,
+                 max_per_sentence: int = 8, pair_window: int = 2, skip_references: bool = True,
+                 byline_ner: bool = True, batch_size: int = 64):
         self.config = config or GraphConfig()
         self.entity_types = {t.strip().lower() for t in self.config.entity_types if t.strip()}
+        # A paper's parsed items (core/pipeline/pages.load_items): which paragraphs are its title, byline,
+        # references or page furniture. Without it, the first chunk's byline is found by the NER alone.
+        self.items_of = items_of
         self.max_entities = max_entities  # per chunk, the best by frequency, shape and type (an LLM gives 10-30)
         self.max_per_sentence = max_per_sentence
         self.pair_window = pair_window
         self.skip_references = skip_references
-        self.byline_ner = byline_ner  # people and organisations of a paper's first chunk
+        self.byline_ner = byline_ner  # people and organisations of a paper's byline
         self.batch_size = batch_size
 
     def extract(self, chunks: Sequence[Chunk]) -> Iterator[ChunkExtraction]:
+        """A paper's chunks are read together (the term filter counts mentions over the paper); the records come
+        out in the chunks' order."""
         chunks = list(chunks)
-        for first in range(0, len(chunks), CHUNKS_PER_BATCH):
-            yield from self._extract_batch(chunks[first:first + CHUNKS_PER_BATCH])
+        papers: dict[str, list[int]] = {}
+        for n, chunk in enumerate(chunks):
+            papers.setdefault(chunk.doc_id, []).append(n)
+        out: dict[int, ChunkExtraction] = {}
+        for doc_id, positions in papers.items():
+            results = self._extract_paper(doc_id, [chunks[n] for n in positions])
+            out.update(zip(positions, results))
+        for n in range(len(chunks)):
+            yield out[n]
 
     # --- work
 
-    def _extract_batch(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
+    def _roles(self, doc_id: str) -> tuple[dict[int, ContentItem], dict[int, str]]:
+        if self.items_of is None:
+            return {}, {}
+        try:
+            items = self.items_of(doc_id)
+        except Exception as exc:  # no content list: read the chunks without roles
+            log.warning("items of %s unavailable: %s", doc_id, exc)
+            return {}, {}
+        return {i.index: i for i in items}, item_roles(items) if items else {}
+
+    def _extract_paper(self, doc_id: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
         lex = lexicon()
-        units: list[tuple[int, str, str]] = []  # (chunk position, text, mode)
+        items, roles = self._roles(doc_id)
+        sentences: list[list[Sentence] | None] = []
         errors: dict[int, str] = {}
-        for n, chunk in enumerate(chunks):
-            if self.skip_references and is_references_section(chunk.section):
-                continue
-            try:
-                units.extend((n, text, mode) for text, mode in chunk_units(chunk))
-            except Exception as exc:  # a chunk we cannot read must not stop the others
-                errors[n] = f"spaCy could not read the chunk: {exc}"
-        docs = self._pipe([text for _, text, _ in units])
-        per_chunk: dict[int, list[tuple[object, str]]] = {}
-        for (n, _, mode), doc in zip(units, docs):
-            per_chunk.setdefault(n, []).append((doc, mode))
+        for first in range(0, len(chunks), CHUNKS_PER_BATCH):
+            batch = chunks[first:first + CHUNKS_PER_BATCH]
+            units: list[tuple[int, str, str]] = []  # (chunk position in the batch, text, mode)
+            for n, chunk in enumerate(batch):
+                try:
+                    units.extend((n, text, mode) for text, mode in self._units(chunk, items, roles))
+                except Exception as exc:  # a chunk we cannot read must not stop the others
+                    errors[first + n] = f"spaCy could not read the chunk: {exc}"
+            docs = self._pipe([text for _, text, _ in units])
+            per_chunk: dict[int, list[tuple[object, str]]] = {}
+            for (n, _, mode), doc in zip(units, docs):
+                per_chunk.setdefault(n, []).append((doc, mode))
+            for n, chunk in enumerate(batch):
+                try:
+                    sentences.append(self._read(chunk, per_chunk.get(n, []), lex, fallback_byline=not roles))
+                except Exception as exc:  # never raise for one chunk: say why it is empty
+                    log.exception("spaCy extraction failed on chunk %s", chunk.id)
+                    errors[first + n] = f"spaCy: {exc}"
+                    sentences.append(None)
+        paper = self._paper(chunks, sentences)
         out = []
         for n, chunk in enumerate(chunks):
             result = ChunkExtraction(chunk_id=chunk.id, extractor=self.name)
             if n in errors:
                 result.errors.append(errors[n])
-            else:
-                try:
-                    self._fill(result, chunk, per_chunk.get(n, []), lex)
-                except Exception as exc:  # never raise for one chunk: say why it is empty
-                    log.exception("spaCy extraction failed on chunk %s", chunk.id)
-                    result = ChunkExtraction(chunk_id=chunk.id, extractor=self.name, errors=[f"spaCy: {exc}"])
+            elif sentences[n]:
+                self._assemble(result, sentences[n], paper)
             out.append(result)
         return out
+
+    def _units(self, chunk: Chunk, items: dict[int, ContentItem], roles: dict[int, str]) -> list[tuple[str, str]]:
+        if self.skip_references and (is_references_section(chunk.section) or is_skipped_section(chunk.section)):
+            return []
+        if not roles or chunk.kind != "text":
+            return chunk_units(chunk)
+        chunk_items = [items[i] for i in chunk.item_indices if i in items]
+        skipped = [item_text(i) for i in chunk_items if roles.get(i.index) in _NOT_PROSE]
+        byline = [item_text(i) for i in chunk_items if roles.get(i.index) == "front"] if self.byline_ner else []
+        return chunk_units(chunk, skipped, byline)
 
     def _pipe(self, texts: list[str]) -> list:
         nlp = lexicon().nlp
@@ -127,75 +195,127 @@ class SpacyExtractor:
                     out.append(nlp(""))
             return out
 
-    def _fill(self, result: ChunkExtraction, chunk: Chunk, docs: list[tuple[object, str]], lex: Lexicon) -> None:
+    def _read(self, chunk: Chunk, docs: list[tuple[object, str]], lex: Lexicon, fallback_byline: bool
+              ) -> list[Sentence]:
+        """The chunk's sentences with their mentions."""
         if not docs:
-            return
-        byline = self.byline_ner and chunk.index == 0 and chunk.kind == "text"
-        if byline:
-            tagged = list(lex.ner.pipe([d for d, _ in docs]))
-            docs = list(zip(tagged, [mode for _, mode in docs]))
+            return []
+        whole = self.byline_ner and fallback_byline and chunk.index == 0 and chunk.kind == "text"
+        ner = [whole or mode == BYLINE for _, mode in docs]
+        if any(ner):
+            tagged = iter(lex.ner.pipe([d for (d, _), yes in zip(docs, ner) if yes]))
+            docs = [(next(tagged) if yes else d, mode) for (d, mode), yes in zip(docs, ner)]
         caption, header = "", None
+        abstract = bool(_ABSTRACT.match(chunk.section or ""))
         sentences: list[Sentence] = []
-        for doc, mode in docs:
-            names = [e for e in doc.ents if e.label_ in ("PERSON", "ORG")] if byline else []
-            for start, end in sentence_spans(doc, mode):
+        for (doc, mode), tagged_doc in zip(docs, ner):
+            names = [e for e in doc.ents if e.label_ in ("PERSON", "ORG")] if tagged_doc else []
+            read_as = PROSE if mode == BYLINE else mode
+            for start, end in sentence_spans(doc, read_as):
                 text = doc[start:end].text.strip()
                 if letter_count(text) < 2:
                     continue
-                reader = SentenceReader(lex, doc, start, end, mode)
+                reader = SentenceReader(lex, doc, start, end, read_as)
                 mentions = reader.mentions(names)
-                sentence = Sentence(text=text, mentions=mentions, verbs=reader.verbs(mentions), row=mode == ROW)
+                if mode == BYLINE:  # an author block: its people and organisations, nothing else
+                    mentions = [m for m in mentions if m.types[:1] in (["person"], ["organization"])]
+                cells = mode != ROW and _KEY_VALUES.search(text) is not None
+                label_end = _first_cell_end(doc, start, end) if cells else -1
+                sentence = Sentence(text=text, mentions=mentions, verbs=reader.verbs(mentions),
+                                    row=mode == ROW or cells, label_end=label_end,
+                                    fragments=mode == FRAGMENTS, highlighted=abstract)
                 if mode == ROW:
                     # A row's entities relate to each other and to its column headers (a model to a dataset).
                     row = text.replace(" ; ", " | ")
                     if header is None:
                         header = sentence
+                        sentence.highlighted = True
                         sentence.text = f"{caption} Columns: {row}." if caption else f"Columns: {row}."
                     else:
                         sentence.header = header.mentions
+                        sentence.label_end = _first_cell_end(doc, start, end)
                         sentence.text = f"{caption} {header.text.removeprefix(caption).strip()} Row: {row}".strip()
-                elif chunk.kind == "table" and not caption:
-                    caption = _cap(text, 150)
+                elif chunk.kind != "text" and mode == PROSE:
+                    sentence.highlighted = True  # a caption
+                    if chunk.kind == "table" and not caption:
+                        caption = _cap(text, 150)
                 sentences.append(sentence)
-        self._assemble(result, sentences)
+        return sentences
 
-    def _assemble(self, result: ChunkExtraction, sentences: list[Sentence]) -> None:
-        mentions = [m for s in sentences for m in s.mentions]
-        # An acronym defined anywhere in the chunk absorbs the chunk's mentions of its long form.
-        aliases: dict[str, str] = {}
-        acronym_names: dict[str, str] = {}
-        for m in mentions:
-            if m.alias and m.key not in aliases:
-                aliases[m.key], acronym_names[m.key] = m.alias, m.name
-        long_to_short = {entity_key(long): short for short, long in aliases.items()}
-        for m in mentions:
-            if not m.alias and m.key in long_to_short:
-                m.key = long_to_short[m.key]
-                m.name = acronym_names[m.key]
+    def _paper(self, chunks: list[Chunk], sentences: list[list[Sentence] | None]) -> Paper:
+        """Paper-wide evidence, read in chunk order (index, then id) so it never depends on the order given."""
+        paper = Paper()
+        order = sorted(range(len(chunks)), key=lambda n: (chunks[n].index, chunks[n].id))
+        mentions = [(m, s) for n in order for s in (sentences[n] or []) for m in s.mentions]
+        for m, _ in mentions:
+            if m.alias and m.key not in paper.aliases:
+                paper.aliases[m.key], paper.acronym_names[m.key] = m.alias, m.name
+        paper.long_to_short = {entity_key(long): short for short, long in paper.aliases.items()}
+        stems = footnoted(Counter(m.key for m, _ in mentions), [m for m, _ in mentions])
+        for m, s in mentions:
+            if not m.alias and m.key in paper.long_to_short:  # the long form of an acronym the paper defines
+                m.key = paper.long_to_short[m.key]
+                m.name, m.named, m.name_shaped = paper.acronym_names[m.key], True, True
+            elif m.key in stems:  # "SCIDOCS3": SCIDOCS and its footnote mark
+                m.key, m.name = stems[m.key]
+            if not s.fragments:
+                paper.counts[m.key] += 1
+                if not s.row:
+                    paper.prose[m.key] += 1
+            if m.start < s.label_end:
+                paper.row_labels.add(m.key)
+            paper.decapitalised[m.key] = paper.decapitalised.get(m.key, True) and m.decapitalised
+            if s.highlighted:
+                paper.highlighted.add(m.key)
+            paper.spellings.setdefault(m.key, Counter())[m.name] += 1
+            paper.votes.setdefault(m.key, []).extend(m.types)
+            paper.words.setdefault(m.key, m.words or m.key.split())
+            paper.named[m.key] = paper.named.get(m.key, False) or m.named
+            paper.shaped[m.key] = paper.shaped.get(m.key, False) or m.name_shaped
+            paper.adjective_led[m.key] = paper.adjective_led.get(m.key, True) and m.adjective_led
+        for key, spellings in paper.spellings.items():
+            if not key or key not in paper.counts:
+                continue  # only inside figures: OCR'd words the text never uses
+            name = max(spellings, key=lambda n: (spellings[n], name_quality(n), n))
+            known = known_type(key) or known_type(entity_key(name))
+            lexical = known or ("metric" if key in W.METRIC_WORDS and key not in W.WEAK_METRIC_HEADS
+                                else "field" if key in W.FIELDS and (" " in key or paper.named[key]) else "")
+            votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
+            kind = W.pick_type(votes)
+            if not readable(key, name, paper):
+                continue
+            evidence = Evidence(name=name, words=paper.words[key], named=paper.named[key],
+                                name_shaped=paper.shaped[key], typed="" if kind == "concept" else kind,
+                                mentions=paper.counts[key], defined=defined(key, paper),
+                                highlighted=key in paper.highlighted, known=bool(lexical),
+                                adjective_led=paper.adjective_led[key],
+                                weak_head=paper.words[key][-1] in W.WEAK_TASK_HEADS)
+            if not is_term(evidence):
+                continue
+            if kind == "concept" and looks_like_person(name, zipf):
+                kind = "person"
+            elif kind == "concept":
+                kind = default_type(paper.named[key], paper.shaped[key])
+            paper.terms[key] = self._allowed(kind)
+            paper.names[key] = name
+        for m, _ in mentions:
+            if m.key not in paper.terms:
+                fall_back_to_name(m, paper.terms)
+        return paper
 
+    def _assemble(self, result: ChunkExtraction, sentences: list[Sentence], paper: Paper) -> None:
+        mentions = [m for s in sentences for m in s.mentions if m.key in paper.terms]
         counts: Counter[str] = Counter(m.key for m in mentions)
-        spellings: dict[str, Counter[str]] = {}
-        votes: dict[str, list[str]] = {}
-        plain: dict[str, bool] = {}
-        for m in mentions:
-            spellings.setdefault(m.key, Counter())[m.name] += 1
-            votes.setdefault(m.key, []).extend(m.types)
-            plain[m.key] = plain.get(m.key, True) and m.plain
-        types = {k: self._allowed(W.pick_type(v)) for k, v in votes.items()}
-        names = {k: max(c, key=lambda n: (c[n], -list(c).index(n))) for k, c in spellings.items()}
-        first_seen = {}
+        first_seen: dict[str, int] = {}
         for n, m in enumerate(mentions):
             first_seen.setdefault(m.key, n)
-        # One common word is kept when it names a metric, task or field ("accuracy", "summarization"), or when
-        # the chunk comes back to it: "representation" said once is not an entity.
-        kept = [k for k in counts if k and (not plain[k] or types[k] in ("metric", "task", "field") or counts[k] >= 2)]
+        types, names, aliases = paper.terms, paper.names, paper.aliases
 
         def score(k: str) -> float:
-            named = any(c.isupper() for c in names[k])
-            return (counts[k] + 1.5 * named + 0.5 * (" " in k) + 1.0 * (types[k] != "concept")
-                    + 1.0 * (k in aliases))
+            return (counts[k] + 0.2 * paper.counts[k] + 1.5 * paper.named[k] + 0.5 * (" " in k)
+                    + 1.0 * (types[k] != "concept") + 1.0 * (k in aliases))
 
-        ranked = sorted(kept, key=lambda k: (-score(k), first_seen[k], k))[:self.max_entities]
+        ranked = sorted(counts, key=lambda k: (-score(k), first_seen[k], k))[:self.max_entities]
         rank = {k: n for n, k in enumerate(ranked)}
         for k in sorted(ranked, key=lambda k: first_seen[k]):
             texts = [s.text for s in sentences if any(m.key == k for m in s.mentions)]
@@ -242,6 +362,11 @@ class SpacyExtractor:
 
     def _allowed(self, kind: str) -> str:
         return kind if kind in self.entity_types else "concept"
+
+
+def _first_cell_end(doc, start: int, end: int) -> int:
+    """Where a row's first cell ("BERT-base", "Model: GrobidNN") ends: the item the row is about."""
+    return next((t.i for t in doc[start:end] if t.text == ";"), end)
 
 
 def _keywords(sentence: Sentence, a: Mention, b: Mention) -> list[str]:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.models.nlp import Lexicon
 from core.pipeline.graph import spacy_words as W
 from core.pipeline.graph.acronyms import definitions, singular_acronym
+from core.pipeline.graph.entity_types import context_type
+from core.pipeline.graph.spacy_byline import byline_mentions
+from core.pipeline.graph.spacy_records import Mention, entity_key
 from core.pipeline.graph.spacy_text import PROSE, letter_count
 
 MAX_PHRASE_WORDS = 6
@@ -27,6 +30,9 @@ _MATH = set("\\^_{}=<>|$~∑∏∫√±×÷≤≥≈∈∀∃∂∇")
 _VERSION = re.compile(r"v\d+(\.\d+)*[a-z]?", re.I)
 _PHRASE_POS = {"NOUN", "PROPN", "ADJ", "X"}
 _CONNECTORS = {"of", "for", "on", "and", "in", "de"}
+_TRAILING_NOISE = {"etc", "etc.", "cannot", "can", "not"}
+# Words a phrase never starts with: numbers, sizes and section numbers ("12M node", "B.1 Fine-grained evaluation").
+_LEADING_NUMBER = re.compile(r"[\d.,]+[kmbt%x]?|\d+(st|nd|rd|th)|[A-Z]\.(\d+(\.\d+)*)?|[ivx]+\.", re.I)
 
 
 @dataclass
@@ -76,16 +82,6 @@ def is_name_shaped(word: str) -> bool:
             and not re.fullmatch(r"\d+(st|nd|rd|th|s|d|k|m|b|x)", word, re.I))
 
 
-def entity_key(name: str) -> str:
-    """How mentions of one entity are grouped within a chunk (the merge step has its own, wider key)."""
-    text = name.casefold().replace("’", "'")
-    text = re.sub(r"(?<=\w)[-\u2010\u2011\u2012\u2013](?=\w)", "", text)
-    words = re.sub(r"[^\w+#@.]+", " ", text).split()
-    if words:
-        words[-1] = W.singular(words[-1])
-    return " ".join(words).strip(". ")
-
-
 def _title_case(words: list[_Word]) -> bool:
     """A heading or title: most words Capitalised, so a capital says nothing about a name."""
     alpha = [w.text for w in words if letter_count(w.text) >= 3]
@@ -93,26 +89,6 @@ def _title_case(words: list[_Word]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- mentions
-
-
-@dataclass
-class Mention:
-    key: str
-    name: str
-    start: int  # token range in the doc
-    end: int
-    types: list[str] = field(default_factory=list)  # votes; "" says nothing
-    plain: bool = False  # one common word: kept only when it is typed or comes back in the chunk
-    alias: str = ""  # an acronym's long form
-
-
-@dataclass
-class Sentence:
-    text: str
-    mentions: list[Mention]
-    verbs: list[tuple[int, str]]  # (token index, lemma)
-    row: bool = False
-    header: list[Mention] = field(default_factory=list)  # a table row's column headers
 
 
 class SentenceReader:
@@ -142,10 +118,11 @@ class SentenceReader:
             if W.REDUCIBLE_HEADS.get(W.singular(after)):  # "... Evaluation (GLUE) benchmark"
                 types.append(W.REDUCIBLE_HEADS[W.singular(after)])
                 last += 1
-            add(Mention(key=entity_key(short), name=short, start=first, end=last, alias=long, types=types))
+            add(Mention(key=entity_key(short), name=short, start=first, end=last, alias=long, types=types,
+                        words=[short.lower()], named=True, name_shaped=True))
         for ent in byline:
             if ent.start >= self.start and ent.end <= self.end:
-                for mention in _byline_mentions(ent):
+                for mention in byline_mentions(ent):
                     add(mention)
         for run in self._runs():
             for mention in self._phrase_mentions(run):
@@ -243,15 +220,26 @@ class SentenceReader:
         words = list(run)
         while words and (words[0].lower in W.LEADING_NOISE and not self._is_name(words[0])
                          or words[0].tag in ("JJR", "JJS") or letter_count(words[0].text) == 0
-                         or words[0].lower in _CONNECTORS):
+                         or _LEADING_NUMBER.fullmatch(words[0].text)
+                         or words[0].tag == "VBG" and words[0].lower not in W.GERUND_NOUNS and not words[0].hyphenated
+                         or words[0].lower in _CONNECTORS
+                         # "long-form summarization dataset", "model-agnostic method": a kind of, not a name
+                         or len(words) > 1 and W.ADJECTIVE_SUFFIX.search(words[0].text) is not None
+                         or words[0].tag == "VBG" and self._after_auxiliary(words[0])):  # "is not learning X"
             words.pop(0)
         while words and (words[-1].pos == "ADJ" and not self._is_name(words[-1]) or letter_count(words[-1].text) == 0
                          or W.ADJECTIVE_SUFFIX.search(words[-1].text) or words[-1].lower in _CONNECTORS
-                         or words[-1].lower in ("etc", "etc.") or re.fullmatch(r"(19|20)\d\d[a-z]?", words[-1].text)):
+                         or words[-1].lower in _TRAILING_NOISE or re.fullmatch(r"(19|20)\d\d[a-z]?", words[-1].text)):
             words.pop()
         if not words:
             return []
         names = [self._is_name(w) for w in words]
+        shaped = [is_name_shaped(w.text) for w in words]
+        if self.title and any(shaped) and not all(shaped):
+            # A cited title or a heading ("Fine-Tuning LLaMA for Multi-Stage Text Retrieval"): its capitals say
+            # nothing, its acronyms and CamelCase names do.
+            first, last = shaped.index(True), len(shaped) - shaped[::-1].index(True)
+            words, names = words[first:last], names[first:last]
         # "the pre-trained BERT model", "fine-tuned RoBERTa": the participle describes this use of the name.
         while len(words) > 1 and words[0].tag in ("VBN", "VBG", "JJ") and not names[0] and any(names[1:]):
             words, names = words[1:], names[1:]
@@ -273,6 +261,9 @@ class SentenceReader:
             return self._mention(words[:-1], names[:-1], "") + self._mention(words[-1:], names[-1:], "")
         return self._mention(words, names, hint)
 
+    def _after_auxiliary(self, w: _Word) -> bool:
+        return w.start > self.start and self.doc[w.start - 1].pos_ in ("AUX", "PART")
+
     def _lower_words(self, words: list[_Word]) -> list[str]:
         """Lower-case words of a phrase, the last one singular, for the typing rules and keys."""
         out = [w.lower for w in words]
@@ -292,12 +283,13 @@ class SentenceReader:
         if institution and len(words) >= 2 and all(w.text[:1].isupper() or w.lower in _CONNECTORS for w in words):
             # "Allen Institute for AI", "University of Washington": capitals kept even in a heading.
             name = " ".join(w.text for w in words)
-            return [Mention(key=entity_key(name), name=name, start=first, end=last, types=["organization"] * 3)]
+            return [Mention(key=entity_key(name), name=name, start=first, end=last, types=["organization"] * 3,
+                            words=[w.lower for w in words], named=True)]
         display = [w.text if is_name or (w.pos == "PROPN" and not self.title and not w.sent_start) else w.lower
                    for w, is_name in zip(words, names)]
         if not names[-1] and words[-1].tag == "NNS" and not words[-1].hyphenated:
             lemma = self.lex.lemma(self.doc[words[-1].end - 1])
-            if len(lemma) >= 3 and lemma not in ("datum", "medium"):
+            if len(lemma) >= 3 and lemma not in ("datum", "medium") and not words[-1].lower.endswith("ics"):
                 display[-1] = lemma  # "language models" → "language model"
         half = len(display) // 2
         if len(display) % 2 == 0 and display[:half] == display[half:]:
@@ -309,7 +301,11 @@ class SentenceReader:
             return []
         types = [hint, W.type_of_phrase(self._lower_words(words)), self._name_type(name) if len(words) == 1 else ""]
         return [Mention(key=entity_key(name), name=name, start=first, end=last, types=types,
-                         plain=len(words) == 1 and not names[0])]
+                        plain=len(words) == 1 and not names[0], words=self._lower_words(words), named=any(names),
+                        name_shaped=any(is_name_shaped(w.text) for w in words),
+                        adjective_led=len(words) > 1 and words[0].pos == "ADJ" and not names[0]
+                        and not words[0].hyphenated,
+                        decapitalised=any(w.text[:1].isupper() and d[:1].islower() for w, d in zip(words, display)))]
 
     @staticmethod
     def _acceptable(name: str, words: list[_Word], names: list[bool]) -> bool:
@@ -322,8 +318,8 @@ class SentenceReader:
             return False
         if any(len(w.text) == 1 and w.text.isalpha() for w in words):
             return False  # a variable (x, k, i)
-        if any(ch in name for ch in "()[]{}|"):
-            return False
+        if any(ch in name for ch in "()[]{}|,;") or re.search(r"[A-Za-z]\.[^\W\d_]|[Α-Ωα-ω]", name):
+            return False  # brackets, or maths read as text ("LSTM.ŒgkI")
         if not any(names) and all(w.lower in W.LEADING_NOISE or W.singular(w.lower) in W.GENERIC
                                   or w.lower in W.GENERIC for w in words):
             return False  # "the results", "our approach", "this paper", "previous work"
@@ -336,8 +332,15 @@ class SentenceReader:
         return "model" if is_name_shaped(name) and W.MODEL_NAME.search(name) else ""
 
     def _dataset_cues(self, mentions: list[Mention]) -> None:
-        """A name after "trained on", "results on", "collected from" is most likely a dataset."""
+        """A name after "trained on", "results on", "collected from" is most likely a dataset; "we propose X",
+        "X outperforms", "the X library" say what X is too (core/pipeline/graph/entity_types.py)."""
         for m in mentions:
+            if m.named and len(m.words) == 1:
+                before = [t.lower_ for t in self.doc[max(self.start, m.start - 2):m.start]]
+                after = [t.lower_ for t in self.doc[m.end:min(self.end, m.end + 1)]]
+                cue = context_type(before, after)
+                if cue:
+                    m.types.append(cue)
             if m.start - 1 < self.start or not any(c.isupper() for c in m.name):
                 continue
             if self.doc[m.start - 1].lower_ not in ("on", "from"):
@@ -345,40 +348,3 @@ class SentenceReader:
             before = self.doc[max(self.start, m.start - 6):m.start - 1]
             if any(t.lower_.startswith(W.DATASET_CUES) for t in before):
                 m.types.append("dataset")
-
-
-def _byline_mentions(ent) -> list[Mention]:
-    """The PERSON or ORG span of the NER, split at commas, each part kept when its shape agrees."""
-    out, start = [], ent.start
-    for t in list(ent) + [None]:
-        if t is None or t.text in (",", ";"):
-            end = t.i if t is not None else ent.end
-            if end > start:
-                mention = _byline_mention(ent.doc[start:end], ent.label_)
-                if mention:
-                    out.append(mention)
-            start = end + 1
-    return out
-
-
-def _byline_mention(span, label: str) -> Mention | None:
-    """2-3 capitalised words (initials aside) for a person, an institution word for an organisation."""
-    words = [w.strip("†‡*,∗⋄□") for w in span.text.split()]
-    words = [w for w in words if w]
-    if words and words[0].lower() == "the":
-        words = words[1:]
-    if label == "PERSON":
-        initials = sum(bool(re.fullmatch(r"[A-Z]\.(-?[A-Z]\.)?", w)) for w in words)
-        ok = (2 <= len(words) <= 3 + initials and not words[-1].endswith(".")
-              and all(re.fullmatch(r"[A-Z][a-z'’\-]+|[A-Z]\.(-?[A-Z]\.)?", w) for w in words)
-              and not any(w.lower() in W.GENERIC or w.lower() in W.ORG_WORDS for w in words))
-        kind = "person"
-    else:
-        ok = (len(words) >= 2 and any(w.lower().strip(".") in W.ORG_WORDS for w in words)
-              and all(w[:1].isupper() or w.lower() in _CONNECTORS for w in words))
-        kind = "organization"
-    if not ok:
-        return None
-    name = " ".join(words)
-    return Mention(key=entity_key(name), name=name, start=span.start, end=span.end, types=[kind] * 3)
-

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from core.pipeline.graph import spacy_words as W
+from core.pipeline.graph.text_clean import repair_text
 from core.schema.records import Chunk
 
 MAX_CHUNK_CHARS = 60_000  # chunks are ~6k characters; a giant table is cut rather than parsed for seconds
 
-PROSE, ROW, FRAGMENTS = "prose", "row", "fragments"  # how a unit of text is read (see chunk_units)
+# How a unit of text is read (see chunk_units); a BYLINE unit (a paper's author and affiliation block) gives only
+# the people and organisations the NER finds in it.
+PROSE, ROW, FRAGMENTS, BYLINE = "prose", "row", "fragments", "byline"
 
 _MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:https?://|www\.|doi:|/)[^)\s]*\)")
 _SUP = re.compile(r"<(sup|sub)>\s*([^<]*?)\s*</\1>", re.I)
@@ -27,11 +31,18 @@ _GLUED_FOOTNOTE = re.compile(r"(?<![\w.])\d(?=[a-z]{3,})")  # "a single 3fixed t
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _REFERENCES_SECTION = re.compile(r"^\W*([\dIVX]+(\.\d+)*\.?\s+)?(references|bibliography|works cited|"
                                  r"literature cited|reference list)\W*$", re.I)
+# Affiliation and footnote marks of an author block ("Kyle Loα∗ Zejiang Shenα,τ∗", "αAllen Institute for AI"): they
+# separate the names, so they become commas for the NER.
+_MARK_CHARS = "α-ωΑ-Ω†‡∗*§¶♠♣♡♢⋄□\\d"
+_BYLINE_MARK = re.compile(rf"(?<=[a-z.])(?:[{_MARK_CHARS}]+,?)+(?=\s|$)|(?:(?<=\s)|^)[{_MARK_CHARS}]+(?=[A-Z])")
+# Sections whose names are people thanked or funders, not the paper's content.
+_SKIPPED_SECTION = re.compile(r"^\W*([\dIVX]+(\.\d+)*\.?\s+)?(acknowledge?ments?|funding|author contributions?)\W*$",
+                              re.I)
 
 
 def clean_text(text: str) -> str:
     """A paragraph without what is noise to a phrase finder: links, markup, citations, URLs and e-mails."""
-    text = html.unescape(_MD_LINK.sub(r"\1", text))
+    text = repair_text(html.unescape(_MD_LINK.sub(r"\1", text)))
     text = _SUP.sub(lambda m: "" if re.fullmatch(r"[\d,\s*†‡§¶∗-]*", m.group(2)) else m.group(2), text)
     text = _TAG.sub(" ", text)
     text = _URL.sub(" ", text)
@@ -48,10 +59,15 @@ def _reads_as_words(line: str) -> bool:
     return "\\" not in line and sum(c.isalpha() or c.isspace() for c in line) >= 0.8 * len(line)
 
 
-def chunk_units(chunk: Chunk) -> list[tuple[str, str]]:
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def chunk_units(chunk: Chunk, skipped: Sequence[str] = (), byline: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The chunk's text as (text, mode) units for the pipeline. Text chunks split at item breaks so a heading
     never runs into the next sentence; a table's rows are units of their own, cells kept apart; the words found
-    inside a figure are fragments, where capitals say nothing."""
+    inside a figure are fragments, where capitals say nothing. A paragraph that is (part of) one of the `skipped`
+    texts (title, reference entries, page furniture) is left out; one of the `byline` texts is a BYLINE unit."""
     text = (chunk.text or "")[:MAX_CHUNK_CHARS]
     units: list[tuple[str, str]] = []
     if chunk.kind == "table":
@@ -70,6 +86,8 @@ def chunk_units(chunk: Chunk) -> list[tuple[str, str]]:
         units = [(ln, PROSE) for ln in text.split("\n") if ln.strip() and _reads_as_words(ln.strip())]
     else:
         units = [(p.replace("\n", " "), PROSE) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        if skipped or byline:
+            units = _by_role(units, [_norm(t) for t in skipped if t.strip()], [_norm(t) for t in byline if t.strip()])
     out = []
     for unit, mode in units:
         cleaned = clean_text(unit)
@@ -78,8 +96,27 @@ def chunk_units(chunk: Chunk) -> list[tuple[str, str]]:
     return out
 
 
+def _by_role(units: list[tuple[str, str]], skipped: list[str], byline: list[str]) -> list[tuple[str, str]]:
+    """A chunk is cut at token offsets: its first and last paragraphs may be parts of an item."""
+    out = []
+    for unit, mode in units:
+        flat = _norm(unit)
+        if len(flat) < 3 or any(flat in t or t in flat and len(t) > 0.5 * len(flat) for t in skipped):
+            continue
+        if any(flat in t or t in flat for t in byline):
+            out.append((_BYLINE_MARK.sub(", ", unit), BYLINE))
+        else:
+            out.append((unit, mode))
+    return out
+
+
 def is_references_section(section: str) -> bool:
     return bool(_REFERENCES_SECTION.match(section or ""))
+
+
+def is_skipped_section(section: str) -> bool:
+    """Acknowledgements and the like: no entities from them."""
+    return bool(_SKIPPED_SECTION.match(section or ""))
 
 
 def letter_count(text: str) -> int:

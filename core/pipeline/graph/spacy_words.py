@@ -6,6 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from core.schema.graph import EntityType as T
+
 # Words dropped from the start of a phrase: determiners, possessives, quantifiers, and the evaluative or deictic
 # adjectives papers put in front of everything ("our novel approach", "such models", "the best results").
 LEADING_NOISE = set("""
@@ -41,7 +43,7 @@ weakness success failure mistake note remark reason cause consequence factor rol
 fashion sense view perspective light line side end beginning start top bottom left right half majority lot bit one
 thing something everything anything nothing rest total average sum max min percent percentage proportion fraction
 count scale degree extent variety series list collection pair couple dozen hundred thousand million billion year
-day month hour minute second art eq sec page chapter equation algorithm row column cell theorem proof definition
+day month hour minute second art eq sec page chapter equation id algorithm row column cell theorem proof definition
 proposition corollary assumption hypothesis claim response text word sentence document token source target
 framework technique strategy mechanism architecture network dataset corpus corpora benchmark metric score measure
 tool library package resource implementation code addition contrast hand account practice interest design
@@ -73,7 +75,8 @@ retraining finetuning captioning forecasting pretrained pre-trained fine-tuned f
 
 # Adjectives written as compounds ("Transformer-based", "task-specific"): never a name, never a phrase's end.
 ADJECTIVE_SUFFIX = re.compile(r"-(based|like|style|specific|aware|driven|level|wise|free|oriented|related|"
-                              r"dependent|independent|agnostic|centric|friendly|enabled|powered|guided)$", re.I)
+                              r"dependent|independent|agnostic|centric|friendly|enabled|powered|guided|grained|form"
+                              r"|length|scale|quality|sized|range)$", re.I)
 
 # A figure, table or section reference: "Table 1", "Fig. 2a", "Section 3.2", "Eq. (4)", "Appendix B".
 REFERENCE = re.compile(
@@ -89,7 +92,7 @@ METRIC_WORDS = {"accuracy", "precision", "recall", "f1", "f-score", "f1-score", 
                 "meteor", "cider", "perplexity", "auc", "auroc", "roc-auc", "mrr", "ndcg", "map@k", "wer", "cer",
                 "score", "error", "error rate", "word error rate", "success rate", "hit rate", "correlation",
                 "latency", "throughput", "ppl", "exact match", "em", "rouge-l", "rouge-1", "rouge-2", "bertscore",
-                "recall@k", "hits@k", "top-1 accuracy", "mae", "mse", "rmse", "fid", "spice", "chrf"}
+                "recall@k", "hits@k", "top-1 accuracy", "mae", "mse", "rmse", "fid", "spice", "chrf", "kappa"}
 # Heads that make a metric only with a modifier ("F1 score", "test error"; not "score" or "error").
 WEAK_METRIC_HEADS = {"score", "error", "correlation", "em"}
 TASK_HEADS = {"classification", "translation", "detection", "answering", "summarization", "summarisation",
@@ -140,8 +143,8 @@ REDUCIBLE_HEADS = {"model": "model", "dataset": "dataset", "data set": "dataset"
                    "system": "method", "library": "software", "toolkit": "software", "package": "software",
                    "tool": "software", "platform": "software", "service": "software", "task": "task",
                    "metric": "", "score": "", "paper": "", "project": "", "module": ""}
-TYPE_PRIORITY = ("dataset", "metric", "task", "model", "method", "software", "field", "organization", "person",
-                 "concept")
+TYPE_PRIORITY = tuple(t.value for t in (T.DATASET, T.METRIC, T.TASK, T.MODEL, T.METHOD, T.SOFTWARE, T.FIELD,
+                                        T.ORGANIZATION, T.PERSON, T.CONCEPT))
 # Model names often carry a size: GPT-3, BERT-base, Llama-2-7B, T5-large.
 MODEL_NAME = re.compile(r"(-|^)(base|large|small|xl|xxl|tiny|mini|medium|\d+(\.\d+)?[bmk])$|-\d+(\.\d+)?[a-z]?$",
                         re.I)
@@ -202,6 +205,6 @@ def singular(word: str) -> str:
         return w[:-3] + "y"
     if w.endswith(("sses", "xes", "ches", "shes")):
         return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is", "as", "os", "ys")):
+    if w.endswith("s") and not w.endswith(("ss", "us", "is", "as", "os", "ys", "ics")):
         return w[:-1]
     return w
