@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.models.embedding import get_embedder, get_tokenizer
+from core.models.embedding import get_embedder, get_tokenizer, vector_space
+from core.models.embedding_space import check_space
 from core.models.llm.factory import shared_chat_model
 from core.models.registry import Registry, resources
 from core.models.vlm import vision_model
@@ -97,7 +98,21 @@ class Library:
         return vision_model(self.settings.vlm, self.db)
 
     def embedder(self):
-        return get_embedder(self.settings.embedding.model)
+        """The configured embedder, once its vectors are known to be comparable with the workspace's (raises
+        VectorSpaceMismatch otherwise: core.models.embedding_space)."""
+        self.check_vector_space()
+        return get_embedder(self.settings.embedding.model, self.settings.embedding.variant)
+
+    def check_vector_space(self) -> None:
+        """Refuse (VectorSpaceMismatch) when the configured embedder's vectors cannot be compared with the stored
+        ones; no model is loaded. Adding or retrying a document checks it too: ingest workers embed in their own
+        processes."""
+        config = self.settings.embedding
+        check_space(self.db, vector_space(config.model, config.variant), self._has_vectors,
+                    vector_space(config.model))
+
+    def _has_vectors(self) -> bool:
+        return self.windows.count() > 0 or self.entity_vectors.count() > 0
 
     def tokenizer(self):
         return get_tokenizer(self.settings.embedding.model)

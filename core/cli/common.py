@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from core.library import Library
+from core.pipeline.documents import DOCUMENT_SUFFIXES
 from core.pipeline.status import TIME_LEFT_MARK
 from core.text.terminal import for_terminal
 
@@ -19,11 +20,12 @@ def say(text: object, *, lines: bool = False, file=None, end: str = "\n") -> Non
 
 
 def input_paths(paths: list[str]) -> list[Path]:
+    """The files named, and in a folder (unless it is a MinerU output) every PDF, Markdown, text and HTML file."""
     out = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir() and not any(path.rglob("*content_list.json")):
-            out.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf"))
+            out.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in DOCUMENT_SUFFIXES and p.is_file()))
         else:
             out.append(path)
     return out

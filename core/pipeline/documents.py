@@ -12,6 +12,7 @@ from pathlib import Path
 from core.library import Library
 from core.pipeline.graph.build import remove_document
 from core.pipeline.parsing.importer import copy_import_folder
+from core.pipeline.parsing.text_documents import TEXT_SUFFIXES, stored_source_name, text_format
 from core.schema.records import DocStatus, Document, GraphStatus
 from core.store.sqlite_media import DescriptionStore
 from core.text.filenames import safe_filename
@@ -41,15 +42,34 @@ def _duplicate(lib: Library, doc: Document, filename: str) -> AddResult:
                      f"already in the library as '{doc.display_title}', status {doc.status.value}{note}")
 
 
+# What add_document accepts, by file name suffix: PDFs and the text documents of parsing/text_documents.py.
+DOCUMENT_SUFFIXES = (".pdf", *TEXT_SUFFIXES)
+
+
 def add_pdf(lib: Library, filename: str, data: bytes) -> AddResult:
-    """Register an uploaded file. The same bytes uploaded again are a no-op that says so."""
+    """Register an uploaded PDF. The same bytes uploaded again are a no-op that says so."""
+    return _add_source(lib, filename, data, lambda doc_id: lib.workspace.source_pdf(doc_id))
+
+
+def add_document(lib: Library, filename: str, data: bytes) -> AddResult:
+    """Register an uploaded PDF, Markdown, plain-text or HTML file (chosen by its name's suffix; anything else is
+    taken for a PDF, whose parse then says what the file really is). Text is checked when it is parsed, like a
+    PDF: a binary or undecodable file ends `failed` with the reason and keeps its source for Retry."""
+    fmt = text_format(safe_filename(filename))
+    if fmt is None:
+        return add_pdf(lib, filename, data)
+    return _add_source(lib, filename, data, lambda doc_id: lib.workspace.doc_dir(doc_id) / stored_source_name(fmt))
+
+
+def _add_source(lib: Library, filename: str, data: bytes, target) -> AddResult:
+    lib.check_vector_space()  # its vectors must be comparable with the workspace's (VectorSpaceMismatch)
     name = safe_filename(filename)
     doc_id = hashlib.sha256(data).hexdigest()
     existing = lib.documents.get(doc_id)
     if existing:
         return _duplicate(lib, existing, name)
     # The file is in place before the row exists, so a queued document always has its source.
-    _atomic_write(data, lib.workspace.source_pdf(doc_id), lib.workspace.staging_dir)
+    _atomic_write(data, target(doc_id), lib.workspace.staging_dir)
     if not lib.documents.insert(Document(id=doc_id, filename=name, size_bytes=len(data))):
         return _duplicate(lib, lib.documents.get(doc_id), name)  # another process registered it meanwhile
     return AddResult(doc_id, name, "added", "queued")
@@ -57,6 +77,7 @@ def add_pdf(lib: Library, filename: str, data: bytes) -> AddResult:
 
 def add_mineru_output(lib: Library, src: Path) -> AddResult:
     """Register a MinerU output folder or zip made elsewhere (e.g. on a GPU machine with the full models)."""
+    lib.check_vector_space()
     src = Path(src)
     name = safe_filename(src.name, default="mineru-output")
     staging = lib.workspace.staging_dir / f"import-{uuid.uuid4().hex}"
@@ -115,6 +136,7 @@ def retry_document(lib: Library, doc_id: str) -> None:
         raise KeyError(doc_id)
     if doc.status.in_progress:
         return
+    lib.check_vector_space()
     lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again")
 
 

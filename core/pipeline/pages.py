@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.library import Library
 from core.pipeline.parsing.content_list import load_content_list
+from core.pipeline.parsing.text_documents import text_source
 from core.schema.records import ContentItem
 
 PAGE_DPI = 110
@@ -44,6 +45,9 @@ def page_image_path(lib: Library, doc_id: str, page_idx: int, dpi: int = PAGE_DP
     """The page rendered to PNG, once; later calls reuse the file. Raises PageImageUnavailable."""
     ws = lib.workspace
     pdf = ws.source_pdf(doc_id)
+    if not pdf.exists() and text_source(ws.doc_dir(doc_id)) is not None:
+        raise PageImageUnavailable("this is a text document, so it has no page images: its passages are text "
+                                   "(the Document page's Markdown tab shows all of it)")
     if not pdf.exists():
         raise PageImageUnavailable("page images are unavailable: this document was imported as a MinerU "
                                    "output, without its source PDF")

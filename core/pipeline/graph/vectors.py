@@ -48,30 +48,43 @@ def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterabl
                                     if not p[1].startswith(PAPER_PREFIX)))
     if gone_edges:
         lib.relation_vectors.delete(gone_edges)
-    embed_s = _upsert_changed(lib, lib.entity_vectors, [entity_vector_id(n.key) for n in nodes],
-                              [entity_text(n) for n in nodes],
-                              [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
-    return embed_s + _upsert_changed(lib, lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
-                    [relation_text(e, names) for e in edges],
-                    [{"source": e.source, "target": e.target, "keywords": e.keywords[:500], "doc_ids": e.doc_ids}
-                     for e in edges])
+    entities = _Pending(lib.entity_vectors, [entity_vector_id(n.key) for n in nodes], [entity_text(n) for n in nodes],
+                        [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
+    relations = _Pending(lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
+                         [relation_text(e, names) for e in edges],
+                         [{"source": e.source, "target": e.target, "keywords": e.keywords[:500], "doc_ids": e.doc_ids}
+                          for e in edges])
+    return _embed_and_write(lib, [entities, relations])
 
 
-def _upsert_changed(lib: Library, store, ids: list[str], texts: list[str], metadatas: list[dict]) -> float:
-    """Embed only what reads differently from its stored vector: a hub entity touched by every new paper keeps
-    its vector while the start of its description (all the embedder reads) is unchanged."""
-    if not ids:
-        return 0.0
-    stored = store.get_documents(ids)
-    same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if stored.get(id_) == text]
-    if same:
-        store.update_metadata([ids[i] for i in same], [metadatas[i] for i in same])
-    changed = sorted(set(range(len(ids))) - set(same))
-    log.debug("%s vectors: %d unchanged, %d to embed", getattr(store, "name", "graph"), len(same), len(changed))
-    if not changed:
+class _Pending:
+    """One collection's records to write: those whose stored text is unchanged only get their metadata."""
+
+    def __init__(self, store, ids: list[str], texts: list[str], metadatas: list[dict]):
+        self.store, self.ids, self.texts, self.metadatas = store, ids, texts, metadatas
+        stored = store.get_documents(ids) if ids else {}
+        same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if stored.get(id_) == text]
+        if same:
+            store.update_metadata([ids[i] for i in same], [metadatas[i] for i in same])
+        self.changed = sorted(set(range(len(ids))) - set(same))
+        log.debug("%s vectors: %d unchanged, %d to embed", getattr(store, "name", "graph"), len(same),
+                  len(self.changed))
+
+
+def _embed_and_write(lib: Library, pending: list[_Pending]) -> float:
+    """Embed only what reads differently from its stored vector (a hub entity touched by every new paper keeps
+    its vector while the start of its description, all the embedder reads, is unchanged), each distinct text once
+    (an entity and a relation, or two entities, often read the same), entities and relations in one call so the
+    embedder's batches stay full. Returns the seconds spent embedding."""
+    unique = list(dict.fromkeys(p.texts[i] for p in pending for i in p.changed))
+    if not unique:
         return 0.0
     started = time.perf_counter()
-    vectors = lib.embedder().embed([texts[i] for i in changed], batch_size=lib.settings.embedding.batch_size)
+    vectors = lib.embedder().embed(unique, batch_size=lib.settings.embedding.batch_size)
     embed_s = time.perf_counter() - started
-    store.upsert([ids[i] for i in changed], vectors, [texts[i] for i in changed], [metadatas[i] for i in changed])
+    row = {text: n for n, text in enumerate(unique)}
+    for p in pending:
+        if p.changed:
+            p.store.upsert([p.ids[i] for i in p.changed], vectors[[row[p.texts[i]] for i in p.changed]],
+                           [p.texts[i] for i in p.changed], [p.metadatas[i] for i in p.changed])
     return embed_s

@@ -1,4 +1,5 @@
-"""parse_pdf: check the file, run mineru (or the builtin parser), OCR what has no text, write the result."""
+"""parse_pdf: check the file, run mineru (or the builtin parser), OCR what has no text, write the result. A text
+document (Markdown, plain text, HTML) stored beside where its PDF would be is read by text_documents instead."""
 from __future__ import annotations
 
 import shutil
@@ -21,6 +22,7 @@ from core.pipeline.parsing.result import (
     prune_images,
     write_output,
 )
+from core.pipeline.parsing.text_documents import parse_text_document, text_source
 from core.pipeline.parsing.textlayer import PageText
 from core.schema.records import ContentItem
 from core.settings.config import ParsingConfig
@@ -77,6 +79,10 @@ def _empty_reason(pages: int, diagnoses: list[PageText], config: ParsingConfig) 
 
 def parse_pdf(pdf_path: Path, out_dir: Path, config: ParsingConfig, *, mineru_home: Path,
               progress: Callable[[str], None] | None = None) -> ParseOutput:
+    # The ingest asks for docs/<id>/source.pdf; a text document has docs/<id>/source.<md|txt|html> instead.
+    text_doc = None if Path(pdf_path).exists() else text_source(Path(pdf_path).parent)
+    if text_doc is not None:
+        return parse_text_document(text_doc, out_dir, config, progress)
     report = progress or (lambda _msg: None)
     cpu0, start = process_cpu_seconds(), time.monotonic()
     deadline = start + config.timeout_s
