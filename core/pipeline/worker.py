@@ -1,9 +1,12 @@
 """The app's background workers: uploads return at once, the Library page polls the registry.
 
-Two threads: "papergraph-ingest" parses and indexes uploads (parsing itself runs in child processes, see
-core.pipeline.parsing), "papergraph-graph" builds the graph of ready papers. They are separate so a graph
+Two threads: "papergraph-ingest" is the ingest writer (core.pipeline.ingest): it hands uploads to the compute
+backend Settings choose (core.pipeline.compute: worker processes on this machine, or a Ray cluster), which
+parses and embeds several at once, and commits what they return; "papergraph-graph" builds the graph of ready
+papers. They are separate so a graph
 extraction waiting on a slow or stuck LLM never holds up a new upload: the upload is parsed, indexed and
-searchable meanwhile. Both share the process's one embedding model with search.
+searchable meanwhile. The graph thread shares the process's one embedding model with search; each compute
+worker has its own.
 """
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ import logging
 import threading
 
 from core.library import Library
+from core.pipeline.compute import RayUnavailable, compute_backend
+from core.pipeline.compute.throughput import Throughput
 from core.pipeline.gc import collect_garbage
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import process_queue, recover
@@ -33,6 +38,8 @@ class BackgroundIngestor:
         self._wakes = {name: threading.Event() for name in self._work}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self.throughput = Throughput()  # the Library page shows it: backend, workers, pages per second
+        self.backend_note = ""  # why the backend Settings chose is not the one in use
         recover(lib)
         recover_graph(lib)
         # Orphans an older version or a crash left, removed in the background: no page waits for the scan.
@@ -62,7 +69,15 @@ class BackgroundIngestor:
             wake.set()
 
     def _ingest(self) -> list:
-        done = process_queue(self.lib, stop=self._stop)
+        config = self.lib.settings.compute
+        try:
+            backend = compute_backend(config)
+            self.backend_note = ""
+        except RayUnavailable as exc:  # uploads must not wait on a missing extra: they run here instead
+            log.warning("%s; computing on this machine instead", exc)
+            self.backend_note = f"{exc}; computing on this machine instead"
+            backend = compute_backend(config, "local")
+        done = process_queue(self.lib, stop=self._stop, backend=backend, throughput=self.throughput)
         if done:
             self.kick("graph")  # the papers just indexed have their graph to build
         return done

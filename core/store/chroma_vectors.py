@@ -123,6 +123,15 @@ class ChromaVectorStore:
         self.collection.delete(where={"doc_id": doc_id})
 
     @_server_call
+    def delete_docs(self, doc_ids: Sequence[str], batch_size: int = 500) -> None:
+        """Every record of these documents, in one call per batch: the ingest writer clears a whole batch of
+        finished papers before writing their windows together."""
+        doc_ids = list(dict.fromkeys(doc_ids))
+        for start in range(0, len(doc_ids), batch_size):
+            batch = doc_ids[start:start + batch_size]
+            self.collection.delete(where={"doc_id": batch[0]} if len(batch) == 1 else {"doc_id": {"$in": batch}})
+
+    @_server_call
     def delete(self, ids: Sequence[str], batch_size: int = 2000) -> None:
         ids = list(ids)
         for start in range(0, len(ids), batch_size):

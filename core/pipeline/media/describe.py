@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from core.library import Library
 from core.pipeline.media.context import surrounding_text
@@ -73,20 +74,38 @@ def _needs_inner_text(item: ContentItem) -> bool:
     return item.type in _NEEDS_INNER_TEXT or (item.type == "table" and not item.table_body)
 
 
-def inner_texts(lib: Library, doc_id: str, items: list[ContentItem]) -> dict[int, str]:
+def box_texts(pdf_path: Path, items: list[ContentItem], ocr: bool) -> dict[int, str]:
     """Text inside the box of each figure, image-only equation and image-only table (PDF text layer, else OCR)."""
     wanted = [i for i in items if _needs_inner_text(i) and i.bbox and not (i.type == "equation" and i.text)]
-    texts = texts_in_boxes(lib.workspace.source_pdf(doc_id), [(i.page_idx, i.bbox) for i in wanted],
-                           ocr=lib.settings.parsing.ocr)
+    texts = texts_in_boxes(pdf_path, [(i.page_idx, i.bbox) for i in wanted], ocr=ocr)
     return {i.index: t for i, t in zip(wanted, texts) if t}
 
 
-def offline_descriptions(lib: Library, doc_id: str, items: list[ContentItem]) -> list[Description]:
+def inner_texts(lib: Library, doc_id: str, items: list[ContentItem]) -> dict[int, str]:
+    return box_texts(lib.workspace.source_pdf(doc_id), items, lib.settings.parsing.ocr)
+
+
+def describe_offline(pdf_path: Path, doc_id: str, items: list[ContentItem], ocr: bool) -> list[Description]:
+    """Every table, figure and equation's offline description; needs no workspace (a compute worker runs it)."""
     media = [i for i in items if is_media(i)]
     labels = media_labels(items)
-    inner = inner_texts(lib, doc_id, media)
+    inner = box_texts(pdf_path, media, ocr)
     return [Description(doc_id=doc_id, item_index=i.index, fingerprint=fingerprint(i), source=OFFLINE,
                         text=offline_description(i, labels[i.index], inner.get(i.index, ""))) for i in media]
+
+
+def offline_descriptions(lib: Library, doc_id: str, items: list[ContentItem]) -> list[Description]:
+    return describe_offline(lib.workspace.source_pdf(doc_id), doc_id, items, lib.settings.parsing.ocr)
+
+
+def chunk_texts(doc: MediaDoc) -> dict[int, str]:
+    """Item index → chunk text (caption + current description) of every table, figure and equation."""
+    out = {}
+    for item in doc.media:
+        description = doc.current(item)
+        if description is not None:
+            out[item.index] = chunk_text(item, doc.labels[item.index], description.text)
+    return out
 
 
 def media_chunk_texts(lib: Library, doc_id: str, items: list[ContentItem]) -> dict[int, str]:
@@ -95,13 +114,7 @@ def media_chunk_texts(lib: Library, doc_id: str, items: list[ContentItem]) -> di
     offline = offline_descriptions(lib, doc_id, items)
     store = DescriptionStore(lib.db)
     store.replace_source(doc_id, OFFLINE, offline)
-    doc = load_media_doc(lib, doc_id, items)
-    out = {}
-    for item in doc.media:
-        description = doc.current(item)
-        if description is not None:
-            out[item.index] = chunk_text(item, doc.labels[item.index], description.text)
-    return out
+    return chunk_texts(load_media_doc(lib, doc_id, items))
 
 
 # ---------------------------------------------------------------------------------------------- chunk updates
