@@ -15,7 +15,6 @@ N/2 entities and N relations), then retrieval p50/p95 per mode.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -31,20 +30,20 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from bench.common import bench_workspace  # noqa: E402
+from bench.common import bench_workspace, cpu  # noqa: E402
 from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
 from core.eval.metrics import token_f1 as f1  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.query.answer import strip_markers  # noqa: E402
 from core.query.engine import Embeddings, ask  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
-from core.query.records import QueryParams  # noqa: E402
+from core.query.records import QUERY_KNOBS, QueryParams  # noqa: E402
 from core.query.rerank import FusionReranker  # noqa: E402
 from core.query.routes import default_modes, route_of  # noqa: E402
 from core.schema import ids  # noqa: E402
 from core.schema.modes import Mode  # noqa: E402
-from core.schema.records import ContentItem, DocStatus, Document, GraphStatus  # noqa: E402
-from core.settings.config import Settings  # noqa: E402
+from core.schema.records import DocStatus, Document, GraphStatus  # noqa: E402
+from core.settings.config import QueryConfig, Settings  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
 MODES = default_modes(list(Mode)) + [Mode.PPR]  # community is left out: an LLM call per report; ppr is opt-in
@@ -69,51 +68,36 @@ def _mark_ready(lib: Library, doc_id: str, message: str, graph: GraphStatus | No
     lib.documents.set_status(doc_id, DocStatus.READY, message, graph=graph, **fields)
 
 
-def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph: bool = True) -> None:
-    """Plain-text documents (title, text) through the same chunking, embedding, stores and graph stage as a
-    parsed PDF: each becomes a heading item and a paragraph item on page 1."""
-    from core.pipeline.graph.stage import process_graph_queue
-    from core.pipeline.ingest import _index
-    from core.pipeline.status import StageReporter
+def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph: bool = True) -> dict[str, float]:
+    """Plain-text documents (title, text) through the product path, as `python -m core ingest notes.txt` takes
+    them: each becomes a text file whose first line is its title (core.pipeline.documents.add_document), parsed by
+    the text reader, chunked, embedded and indexed by the ingest queue, then the graph stage. A reused workspace
+    redoes nothing it finished; an interrupted run resumes. Returns the documents added and the seconds and
+    CPU-seconds to searchable and through the graph, and prints documents per second."""
+    from core.pipeline.documents import add_document, retry_document
+    from core.pipeline.graph.stage import process_graph_queue, recover_graph
+    from core.pipeline.ingest import process_queue, recover
 
-    known = {d.id for d in lib.documents.list()}
-    started, done = time.perf_counter(), 0
-    for title, text in docs:
-        doc_id = hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()
-        if doc_id in known:
-            continue
-        lib.documents.insert(Document(id=doc_id, filename=f"{title[:80]}.txt", title=title, size_bytes=len(text)))
-        items = [ContentItem(type="text", page_idx=0, index=0, text=title, text_level=1),
-                 ContentItem(type="text", page_idx=0, index=1, text=text)]
-        parsed = lib.workspace.parsed_dir(doc_id)
-        parsed.mkdir(parents=True, exist_ok=True)
-        (parsed / "content_list.json").write_text(json.dumps(
-            [{"type": "text", "text": title, "text_level": 1, "page_idx": 0},
-             {"type": "text", "text": text, "page_idx": 0}]), encoding="utf-8")
-        # _index checks the document is still held by a worker (parsing or indexing) after each step.
-        for status in (DocStatus.PARSING, DocStatus.INDEXING):
-            lib.documents.set_status(doc_id, status)
-        doc = lib.documents.get(doc_id)
-        n_chunks, _, _ = _index(lib, doc, items, StageReporter(lib, doc_id, None))
-        lib.documents.set_status(doc_id, DocStatus.READY, "text", graph=GraphStatus.PENDING if build_graph else None,
-                                 chunk_count=n_chunks, pages=1)
-        done += 1
-        if done % 100 == 0:
-            print(f"  indexed {done} documents ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    for doc in lib.documents.list():  # documents an interrupted run left without their graph
-        parsed = lib.workspace.parsed_dir(doc.id) / "content_list.json"
-        if not parsed.exists():
-            parsed.parent.mkdir(parents=True, exist_ok=True)
-            chunks = lib.chunks.by_doc(doc.id)
-            body = chunks[0].text.split("\n", 1)[-1] if chunks else ""
-            parsed.write_text(json.dumps([{"type": "text", "text": doc.title, "text_level": 1, "page_idx": 0},
-                                          {"type": "text", "text": body, "page_idx": 0}]), encoding="utf-8")
-        if build_graph and doc.graph_status in (GraphStatus.FAILED, GraphStatus.NONE, GraphStatus.EXTRACTING):
-            lib.documents.set_graph_status(doc.id, GraphStatus.PENDING)  # this bench is the only worker
+    started, cpu0 = time.perf_counter(), cpu()
+    recover(lib)
+    added = sum(add_document(lib, f"{title[:80]}.txt", f"{title}\n\n{text}\n".encode()).outcome == "added"
+                for title, text in docs)
+    for doc in lib.documents.list():
+        if doc.status == DocStatus.FAILED:
+            retry_document(lib, doc.id)
+    process_queue(lib)
+    searchable_s, searchable_cpu = time.perf_counter() - started, cpu() - cpu0
+    out = {"documents": added, "searchable_s": searchable_s, "searchable_cpu_s": searchable_cpu}
+    print(f"  {added} documents searchable in {searchable_s:.1f} s ({added / max(searchable_s, 1e-9):.1f}/s, "
+          f"{searchable_cpu:.0f} CPU-s)", file=sys.stderr)
     if build_graph:
-        t = time.perf_counter()
+        recover_graph(lib)
         process_graph_queue(lib)
-        print(f"  graph built in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        total_s, total_cpu = time.perf_counter() - started, cpu() - cpu0
+        out.update(total_s=total_s, total_cpu_s=total_cpu)
+        print(f"  ... and through the graph in {total_s:.1f} s ({added / max(total_s, 1e-9):.1f}/s end to end, "
+              f"{total_cpu:.0f} CPU-s)", file=sys.stderr)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- SQuAD metrics
@@ -133,13 +117,16 @@ def hotpot(args) -> int:
     questions = [json.loads(line) for line in (HOTPOT / "qa.jsonl").read_text().splitlines() if line.strip()]
     questions = questions[:args.questions]
     t = time.perf_counter()
-    index_text_documents(lib, [(d["title"], d["text"]) for d in corpus])
+    if not args.query_only:
+        index_text_documents(lib, [(d["title"], d["text"]) for d in corpus])
     print(f"workspace {root}: {len(corpus)} paragraphs, graph {lib.graph.counts()}, "
           f"ready in {time.perf_counter() - t:.0f} s (0 when reused)")
     modes = args.modes.split(",")
     variants = [("", {})]
     if args.variants:
         variants = [("", {}), (" no-rerank", {"rerank": False}), (" no-bm25", {"bm25": False})]
+    # --set "seed_passages=0,hop_neighbours=0": a row per setting, for the ablation and the ppr sweep.
+    variants += [(f" {spec}", _query_settings(spec)) for spec in args.set]
     print()
     row("mode", "complete@5", "complete@10", "evidence-in-context", "EM", "F1", "retrieval p50 ms",
         "retrieval p95 ms", "answer s/q")
@@ -149,8 +136,12 @@ def hotpot(args) -> int:
         for label, overrides in variants:
             stats = {"c5": 0, "c10": 0, "ctx": 0, "em": 0.0, "f1": 0.0}
             latencies, answer_s = [], []
+            knobs = {k: v for k, v in overrides.items() if k in QUERY_KNOBS}
+            saved = {k: getattr(lib.settings.query, k) for k in overrides if k not in knobs}
+            for k in saved:
+                setattr(lib.settings.query, k, overrides[k])
             for q in questions:
-                params = QueryParams.from_config(lib.settings.query, mode=mode, chunk_top_k=10, **overrides)
+                params = QueryParams.from_config(lib.settings.query, mode=mode, chunk_top_k=10, **knobs)
                 result = ask(lib, q["question"], params, save=False)
                 top = [c.hit.chunk.text for c in result.retrieval.chunks]
                 stats["c5"] += all_inside(q["evidence"], top[:5])
@@ -161,11 +152,24 @@ def hotpot(args) -> int:
                 stats["f1"] += f1(answer, q["answers"])
                 latencies.append(result.timings["retrieve_s"] * 1000)
                 answer_s.append(result.timings.get("generate_s", 0.0))
+            for k, v in saved.items():
+                setattr(lib.settings.query, k, v)
             n = len(questions)
             row(mode + label, f"{stats['c5'] / n:.2f}", f"{stats['c10'] / n:.2f}", f"{stats['ctx'] / n:.2f}",
                 f"{stats['em'] / n:.2f}", f"{stats['f1'] / n:.3f}", f"{pct(latencies, .5):.0f}",
                 f"{pct(latencies, .95):.0f}", f"{statistics.mean(answer_s):.2f}")
     return 0
+
+
+def _query_settings(spec: str) -> dict:
+    """ "ppr_damping=0.3,rerank=false" → QueryConfig's fields with their types."""
+    out = {}
+    for part in filter(None, spec.split(",")):
+        key, _, value = part.partition("=")
+        default = getattr(QueryConfig, key.strip())
+        out[key.strip()] = (value.strip().lower() in ("1", "true", "yes") if isinstance(default, bool)
+                            else type(default)(value.strip()))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- latency
@@ -290,6 +294,10 @@ def main() -> int:
     p.add_argument("--questions", type=int, default=100)
     p.add_argument("--modes", default=",".join(MODES))
     p.add_argument("--variants", action="store_true", help="also without rerank and without BM25")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                   help="also a row with these query settings (QueryConfig fields), e.g. ppr_damping=0.3")
+    p.add_argument("--query-only", action="store_true",
+                   help="ask the workspace as it is (indexed before, possibly by another version of this script)")
     p.set_defaults(func=hotpot)
     p = sub.add_parser("latency")
     p.add_argument("--workspace", required=True)

@@ -13,7 +13,8 @@ from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, Routed
-from core.query.retrieve import RRF_K, resolve_hits, scope_of
+from core.query.retrieve import resolve_hits
+from core.query.sources import RRF_K, scope_of
 from core.text.json_reply import read_json_object
 
 log = logging.getLogger(__name__)

@@ -14,21 +14,19 @@ A passage that shares no word with the question is reached through the entity it
 does (the bridge of a two-hop question): that is what naive, local and global cannot do.
 
 Which chunk names which entity is not indexed by chunk in the store, so the entity ↔ passage incidence and the
-RELATED adjacency are read once per graph version into memory (`graph_index`); each query then builds only its
-bounded neighbourhood into an igraph graph, a few hundred nodes.
+RELATED adjacency are read once per graph version into memory (core.query.mention_index); each query then builds
+only its bounded neighbourhood into an igraph graph, a few hundred nodes.
 """
 from __future__ import annotations
 
-import math
-import threading
-from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import igraph
 
-from core.library import Library
+from core.query.mention_index import mention_index
 from core.query.records import RetrievedEntity, RetrievedRelation
-from core.query.retrieve import ChunkSource, Probe, Proposal, naive_chunks
+from core.query.sources import ChunkSource, Probe, Proposal
+from core.query.walks import keyword_entities, passage_entities
 from core.schema.graph import RELATED
 
 
@@ -51,88 +49,23 @@ class PPRParams:
 DEFAULT = PPRParams()
 
 
-# ---------------------------------------------------------------------------------------------- in-memory index
-@dataclass
-class GraphIndex:
-    """Entity ↔ passage incidence and RELATED adjacency of one graph version."""
-
-    version: tuple
-    passages_of: dict[str, list[str]]  # entity key -> chunk ids naming it
-    entities_of: dict[str, list[str]]  # chunk id -> entity keys it names
-    neighbours: dict[str, list[tuple[str, float]]]  # entity key -> (neighbour, weight), strongest first
-    n_passages: int
-
-    def idf(self, key: str) -> float:
-        return math.log(1.0 + self.n_passages / max(len(self.passages_of.get(key, ())), 1))
-
-
-_INDEXES: dict[str, GraphIndex] = {}
-_LOCK = threading.Lock()
-
-
-def graph_index(lib: Library) -> GraphIndex:
-    """The index of the workspace's graph as it is now, rebuilt when its version or size changed."""
-    version = (lib.graph_sources.meta("version", "0"), lib.graph.counts())
-    root = str(lib.workspace.root)
-    with _LOCK:
-        cached = _INDEXES.get(root)
-        if cached is not None and cached.version == version:
-            return cached
-        passages_of: dict[str, list[str]] = {}
-        entities_of: dict[str, list[str]] = defaultdict(list)
-        for node in lib.graph.all_nodes():
-            if node.is_paper or not node.source_chunks:
-                continue
-            passages_of[node.key] = list(dict.fromkeys(node.source_chunks))
-            for cid in passages_of[node.key]:
-                entities_of[cid].append(node.key)
-        neighbours: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        for source, target, relation, weight in lib.graph.edge_outline():
-            if relation == RELATED and source in passages_of and target in passages_of:
-                neighbours[source].append((target, float(weight)))
-                neighbours[target].append((source, float(weight)))
-        for items in neighbours.values():
-            items.sort(key=lambda kv: -kv[1])
-        index = GraphIndex(version, passages_of, dict(entities_of), dict(neighbours), max(len(entities_of), 1))
-        _INDEXES[root] = index
-        return index
-
-
-# ---------------------------------------------------------------------------------------------- seeds
-def _keyword_seeds(probe: Probe, index: GraphIndex, p: PPRParams) -> dict[str, float]:
-    """Each low-level keyword's closest entities, by similarity × specificity."""
-    words = list(dict.fromkeys(w for w in (probe.keywords.low if probe.keywords else []) if w.strip()))
-    if not words:
-        return {}
-    if hasattr(probe.embed, "prefetch"):
-        probe.embed.prefetch(words)
-    seeds: dict[str, float] = {}
-    for word in words:
-        for match in probe.lib.entity_vectors.query(probe.embed(word), p.per_keyword):
-            key = match.metadata.get("key")
-            if key in index.passages_of and match.score >= p.min_similarity:
-                seeds[key] = max(seeds.get(key, 0.0), match.score * index.idf(key))
-    return seeds
-
-
-def _passage_seeds(dense: list[str], index: GraphIndex, p: PPRParams) -> tuple[dict[str, float], dict[str, float]]:
-    """The dense passages (weight falling with rank) and the entities the best of them name."""
-    passages = {cid: p.passage_weight / (rank + 1) for rank, cid in enumerate(dense[:p.passage_seeds])}
-    entities: dict[str, float] = {}
-    for rank, cid in enumerate(dense[:p.entity_passages]):
-        for key in index.entities_of.get(cid, ()):
-            entities[key] = max(entities.get(key, 0.0), index.idf(key) / (rank + 1))
-    return passages, entities
+def params_of(config) -> PPRParams:
+    """The walk's parameters with the workspace's settings (QueryConfig: ppr_damping, ppr_passage_weight,
+    seed_passages)."""
+    return replace(DEFAULT, damping=config.ppr_damping, passage_weight=config.ppr_passage_weight,
+                   entity_passages=config.seed_passages)
 
 
 # ---------------------------------------------------------------------------------------------- the walk
-def personalised_ranking(probe: Probe, p: PPRParams = DEFAULT) -> tuple[list[tuple[str, float]],
+def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, float]],
                                                                           list[tuple[str, float]], list[str]]:
     """(passages, entities) by PageRank mass, best first, in scope; and the dense ranking it started from."""
-    index = graph_index(probe.lib)
-    dense = naive_chunks(probe).chunk_ids
-    passage_seeds, entity_seeds = _passage_seeds(dense, index, p)
-    for key, weight in _keyword_seeds(probe, index, p).items():
+    index = mention_index(probe.lib)
+    dense = probe.dense().chunk_ids
+    passage_seeds = {cid: p.passage_weight / (rank + 1) for rank, cid in enumerate(dense[:p.passage_seeds])}
+    entity_seeds = passage_entities(dense, index, p.entity_passages)
+    words = probe.keywords.low if probe.keywords else []
+    for key, weight in keyword_entities(probe, index, words, p.per_keyword, p.min_similarity).items():
         entity_seeds[key] = max(entity_seeds.get(key, 0.0), weight)
     if not entity_seeds:  # nothing to walk from: the dense ranking is all there is
         return [(cid, 0.0) for cid in dense], [], dense
@@ -180,10 +113,10 @@ def personalised_ranking(probe: Probe, p: PPRParams = DEFAULT) -> tuple[list[tup
     return ranked_passages, ranked_entities, dense
 
 
-def ppr_chunks(probe: Probe, p: PPRParams = DEFAULT) -> Proposal:
+def ppr_chunks(probe: Probe, p: PPRParams | None = None) -> Proposal:
     """The ppr chunk source: passages by PageRank mass; the most visited entities and the relations among them
     for the context."""
-    passages, ranked_entities, dense = personalised_ranking(probe, p)
+    passages, ranked_entities, dense = personalised_ranking(probe, p or params_of(probe.lib.settings.query))
     limit = probe.params.chunk_top_k * 2
     ids = [cid for cid, _ in passages[:limit]]
     taken = set(ids)

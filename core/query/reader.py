@@ -29,9 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.pipeline.chunking import item_text
-from core.pipeline.graph.spacy_text import is_references_section
+from core.pipeline.graph.item_roles import BODY, item_roles
+from core.pipeline.graph.item_roles import NEVER as NEVER  # re-exported: the reader's tests import it here
 from core.pipeline.pages import load_items
 from core.query import answer_types as T
+from core.query.chain import Chain, compositional, find_chain
 from core.query.records import Answer, AnswerSentence, Context, Retrieval, Source
 from core.schema.ids import window_ids
 from core.schema.records import ContentItem
@@ -47,13 +49,10 @@ SHOWN = 16  # candidates an answer or an abstention picks its sentences from
 # cost 0.3-2 s, and the stored window vectors' similarity ranks nearly as well (see the report's numbers).
 EMBED_TOP = 0
 MAX_SENTENCE_CHARS = 600
-BODY, ROW, CAPTION, NOTE = "body", "row", "caption", "note"
+ROW, CAPTION, NOTE = "row", "caption", "note"
 RARE_SHARE = 0.2  # a named question word in at most this share of the chunks is distinctive (FTS5 statistics)
 MUST_HOLD = {T.NUMBER, T.YEAR}  # answer types whose answer sentence must contain one (else: abstain)
-NEVER = {"title", "front", "heading", "reference", "footnote", "furniture"}
 
-_FURNITURE = {"header", "footer", "page_number", "discarded", "page_footnote", "page_header", "page_footer"}
-_ABSTRACT = re.compile(r"^\W*abstract\b", re.I)
 # A reference entry: a year closed by "." or ")" ("Turing, A. 2019. …", "(2019).") and then a venue; a body
 # sentence saying "between June 2018 and September 2022 … (PubMed / arXiv)" is not one.
 _REFERENCE_LIKE = re.compile(r"(\b(19|20)\d\d[a-z]?[.)].*\b(In Proceedings|Proc\.|arXiv|Journal|Conference|"
@@ -61,9 +60,6 @@ _REFERENCE_LIKE = re.compile(r"(\b(19|20)\d\d[a-z]?[.)].*\b(In Proceedings|Proc\
 _SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\[(\"'“A-Z0-9])|(?<=[a-z][.!?])\d{1,2}\s+(?=[A-Z])")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "fig.", "Eq.", "eq.", "Sec.", "Tab.", "No.",
                   "approx.", "cf.", "resp.")
-# A sentence, not an author or affiliation line: a dozen words ending with a full stop (a page excerpt without a
-# title starts with body text).
-_PROSE = re.compile(r"^(?:\S+\s+){11,}\S+[.!?]$")
 _NOTE_MARK = re.compile(r"^\d{1,2}(?=[A-Z])")  # "14We use the cld2 tool …": the footnote's number
 _MEDIA_LABEL = re.compile(r"^\s*(table|figure|fig\.|equation)\s*\d*", re.I)
 
@@ -82,33 +78,6 @@ class Candidate:
 
 # ---------------------------------------------------------------------------------------------- item roles
 _ROLES: dict[tuple[str, int], dict[int, str]] = {}
-
-
-def item_roles(items: list[ContentItem]) -> dict[int, str]:
-    """Item index → body, or why it may never answer (title, front, heading, reference, footnote, furniture)."""
-    roles: dict[int, str] = {}
-    first_page = [i for i in items if i.page_idx == 0]
-    abstract_at = next((k for k, i in enumerate(first_page) if _ABSTRACT.match(item_text(i) or "")), None)
-    if abstract_at is None:  # no abstract: the front matter ends at the first heading after the title
-        abstract_at = next((k for k, i in enumerate(first_page) if k and i.is_heading), 0)
-    front = {i.index for i in first_page[:abstract_at]}
-    in_refs = False
-    for item in items:
-        text = item_text(item)
-        if item.is_heading:
-            in_refs = is_references_section(text)
-        if item.type in _FURNITURE:
-            role = "footnote" if "footnote" in item.type else "furniture"
-        elif item.is_heading:
-            role = "title" if item.text_level == 1 and item.page_idx == 0 and not roles else "heading"
-        elif item.type == "list" and item.sub_type == "reference" or in_refs:
-            role = "reference"
-        elif item.index in front and len(text) < 400 and not _PROSE.search(text):
-            role = "front"  # a long front-matter paragraph is an unlabelled abstract, a full sentence is body
-        else:
-            role = BODY
-        roles[item.index] = role
-    return roles
 
 
 def _roles_of(items: list[ContentItem], doc_id: str) -> dict[int, str]:
@@ -337,11 +306,26 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib,
         per[c.n] += 1
         if len(picked) == sentences:
             break
+    chain = find_chain(question, kind, fit[:SHOWN], ranked, context.source) if compositional(question) else None
+    if chain is not None:
+        return _chained(chain, picked, kind, question)
     out = [AnswerSentence(text=f"{c.text} [{c.n}]", citations=[c.n]) for c in picked]
     short, span = short_answer(best.text, kind, question)
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model="extractive (no LLM)",
                   short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=kind,
                   score=round(best.score, 4))
+
+
+def _chained(chain: Chain, picked: list[Candidate], kind: str, question: str) -> Answer:
+    """The first hop, then the second (another paper's passage about the bridge entity), then the other picked
+    sentences; the short answer is the second hop's (what the question asks about is what the bridge leads to)."""
+    first, second = chain.first, chain.second
+    order = [first, second] + [c for c in picked if c is not first and c is not second]
+    out = [AnswerSentence(text=f"{c.text} [{c.n}]", citations=[c.n]) for c in order]
+    short, span = short_answer(second.text, kind, question)
+    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True,
+                  model="extractive (no LLM), two passages", short_answer=short, short_answer_sentence=1,
+                  short_answer_span=list(span), answer_type=kind, score=round(first.score, 4), bridge=chain.bridge)
 
 
 def _abstain(context: Context, ranked: list[Candidate], kind: str) -> Answer:

@@ -166,6 +166,9 @@ class Answer:
     abstained: bool = False  # True: no passage answers it; the sentences are the closest passages, not an answer
     answer_type: str = ""  # what the question expects: number / year / name / definition / other (extractive)
     score: float = 0.0  # the extractive reader's score of its best sentence (abstains below its threshold)
+    # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
+    # about it). Empty for a one-passage answer.
+    bridge: str = ""
 
     @property
     def uncited(self) -> list[AnswerSentence]:

@@ -14,6 +14,7 @@ def result_json(result: QueryResult) -> dict[str, Any]:
     # The answer itself (number, name, phrase) at the top, as evaluation scores it (EM/F1).
     data["short_answer"] = result.answer.short_answer if result.answer else ""
     data["abstained"] = bool(result.answer and result.answer.abstained)
+    data["bridge"] = result.answer.bridge if result.answer else ""  # a two-passage extractive answer's link
     data["citations"] = [{"n": s.n, "doc_id": s.doc_id, "paper": s.doc_title, "page": s.page + 1,
                           "chunk_id": s.chunk_id, "kind": s.kind, "items": s.item_indices, "bbox": s.bbox}
                          for s in result.context.sources]
@@ -40,6 +41,8 @@ def result_text(result: QueryResult, show_context: bool = False) -> str:
         lines += ["", f"=== {label} ==="]
         if result.answer.short_answer:
             lines.append(f"short answer: {result.answer.short_answer}")
+        if result.answer.bridge:
+            lines.append(f"two passages, through: {result.answer.bridge}")
         for sentence in result.answer.sentences:
             lines.append(sentence.text + ("" if sentence.cited else "  ⟨no citation⟩"))
         if result.answer.unknown_citations:

@@ -17,7 +17,7 @@ from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import RetrievedChunk
-from core.query.retrieve import rrf
+from core.query.sources import rrf
 from core.text.json_reply import excerpt, read_json_object
 
 log = logging.getLogger(__name__)

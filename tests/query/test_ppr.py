@@ -111,3 +111,31 @@ def test_ppr_is_offered_only_once_the_graph_has_entities(lib, tmp_path):
     assert "graph has no entities" in unavailable_reason(empty, "ppr")
     with pytest.raises(ValueError, match="graph has no entities"):
         check_available(empty, ["ppr"])
+
+
+# ---------------------------------------------------------------------------------------------- local's walk
+def _local(lib, seed_passages: int, hop_neighbours: int) -> list[str]:
+    lib.settings.query.seed_passages, lib.settings.query.hop_neighbours = seed_passages, hop_neighbours
+    try:
+        result = ask(lib, QUESTION, QueryParams(mode="local", chunk_top_k=6, rerank=False, context_only=True))
+    finally:
+        lib.settings.query.seed_passages, lib.settings.query.hop_neighbours = 2, 0
+    return _texts(result)
+
+
+def test_local_reaches_the_second_hop_through_the_bridge_entity(lib):
+    # Seeded by the question's keywords and the dense passages' entities, one hop along the strongest relations
+    # reaches the person's other passages.
+    assert any(SECOND_HOP in t for t in _local(lib, seed_passages=5, hop_neighbours=10))
+    # Seeded by the first-hop passage alone, without the hop: the bridge itself is a seed (the passage names her).
+    assert any(SECOND_HOP in t for t in _local(lib, seed_passages=5, hop_neighbours=0))
+
+
+def test_a_compositional_question_is_answered_from_two_passages_through_the_bridge(lib):
+    result = ask(lib, QUESTION, QueryParams(mode="ppr", chunk_top_k=6))
+    answer = result.answer
+    assert answer.bridge == "Miriam Castellane", answer
+    assert "invented by Miriam Castellane" in answer.sentences[0].text
+    assert SECOND_HOP in answer.sentences[1].text and "Uppsala University" in answer.short_answer
+    cited = [result.context.source(s.citations[0]) for s in answer.sentences[:2]]
+    assert len({s.doc_id for s in cited}) == 2  # one citation in each paper

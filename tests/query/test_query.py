@@ -104,8 +104,8 @@ def test_every_mode_answers_llm_free_with_citations_that_resolve_to_pages(lib, m
         assert result.retrieval.entities[0].name == "BooksCorpus"
     if mode in ("local", "hybrid", "mix"):
         assert any(e.name == "BERT" for e in result.retrieval.entities)
-        assert "entity" in {v for c in result.retrieval.chunks for v in c.via}
-    if mode in ("global", "hybrid", "mix"):
+        assert ("ppr" if mode == "mix" else "entity") in {v for c in result.retrieval.chunks for v in c.via}
+    if mode in ("global", "hybrid"):
         assert result.retrieval.relations and "relation" in {v for c in result.retrieval.chunks for v in c.via}
     if mode == "naive":
         assert not result.retrieval.entities and result.retrieval.keywords is None
@@ -123,7 +123,9 @@ def test_modes_differ_in_what_they_retrieve_and_compare_marks_what_is_unique(lib
     assert all(len(ids) == TOP for ids in chunks.values()) and chunks["naive"][0] == _answer_chunk(lib).id
     for mode, ids in chunks.items():
         others = set().union(*(set(v) for m, v in chunks.items() if m != mode))
-        assert unique[mode]["chunks"] == set(ids) - others and unique[mode]["chunks"], (mode, chunks)
+        assert unique[mode]["chunks"] == set(ids) - others, (mode, chunks)
+    # Local and global walk the same small graph and may keep the same few chunks; naive's are its own.
+    assert unique["naive"]["chunks"] and chunks["naive"] != chunks["local"], chunks
     assert unique["naive"]["entities"] == set()  # naive never touches the graph
     local_entities = {e.key for e in results["local"].retrieval.entities}
     global_entities = {e.key for e in results["global"].retrieval.entities}

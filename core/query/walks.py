@@ -1,0 +1,165 @@
+"""The graph walks of local and global mode, with LightRAG's meaning, made to find the second hop of a question.
+
+- local: seed entities are those the low-level keywords name (entity vectors, one search per keyword) and those
+  named in the top dense passages, each weighted by match strength × specificity (inverse passage frequency);
+  optionally (QueryConfig.hop_neighbours, off by default: it lost two points on hotpot) one hop along each seed's
+  strongest relations; passages are ranked by the weight of the seeds (and hops) they name, so a passage naming
+  two of the question's entities, or the bridge entity of a dense passage, comes first; the dense passages fill
+  what is left.
+- global: relation vectors searched with the high-level keywords → those relations → their endpoint entities →
+  the relations' source chunks (LightRAG's walk, unchanged: see global_chunks).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from core.library import Library
+from core.query.mention_index import MentionIndex, mention_index
+from core.query.records import RetrievedEntity, RetrievedRelation
+from core.query.sources import ChunkSource, Probe, Proposal, Scope, keyword_text
+from core.schema.graph import RELATED
+
+# A keyword match below this similarity names another entity than the one asked about (MiniLM cosine).
+MIN_SIMILARITY = 0.5
+PER_KEYWORD = 3  # entities (local) or relations (global) matched per keyword
+# What an entity a dense passage names weighs against one the question names (its similarity × specificity): the
+# passage may name much besides what was asked.
+PASSAGE_SHARE = 0.3
+HOP_SHARE = 0.5  # a neighbour reached in one hop weighs this share of its seed (times the relation's strength)
+RELATION_CHUNKS = 3  # global: passages taken per matched relation, in relation order
+MAX_ENTITY_PASSAGES = 60  # an entity named in more passages is too generic to lead anywhere: not expanded
+
+
+def keyword_entities(probe: Probe, index: MentionIndex, words: list[str], per_keyword: int = PER_KEYWORD,
+                     min_similarity: float = MIN_SIMILARITY) -> dict[str, float]:
+    """Each keyword's closest entities, by similarity × specificity (the best over keywords)."""
+    words = list(dict.fromkeys(w for w in words if w.strip()))
+    if not words:
+        return {}
+    if hasattr(probe.embed, "prefetch"):
+        probe.embed.prefetch(words)
+    seeds: dict[str, float] = {}
+    for word in words:
+        # The entity of that very name first: an entity vector reads its type and description too, so even an
+        # exact name can fall below the similarity floor (BooksCorpus against "BooksCorpus (dataset): …": 0.44).
+        exact = " ".join(word.lower().split())
+        if exact in index.passages_of:
+            seeds[exact] = max(seeds.get(exact, 0.0), index.idf(exact))
+        for match in probe.lib.entity_vectors.query(probe.embed(word), per_keyword):
+            key = match.metadata.get("key")
+            if key in index.passages_of and match.score >= min_similarity:
+                seeds[key] = max(seeds.get(key, 0.0), match.score * index.idf(key))
+    return seeds
+
+
+def passage_entities(dense: list[str], index: MentionIndex, passages: int, share: float = 1.0) -> dict[str, float]:
+    """Entities named in the top dense passages, by specificity × share, falling with the passage's rank."""
+    entities: dict[str, float] = {}
+    for rank, cid in enumerate(dense[:passages]):
+        for key in index.entities_of.get(cid, ()):
+            entities[key] = max(entities.get(key, 0.0), share * index.idf(key) / (rank + 1))
+    return entities
+
+
+def _retrieved_entities(lib: Library, weights: dict[str, float], top_k: int, scope: Scope) -> list[RetrievedEntity]:
+    top = sorted(weights, key=lambda k: -weights[k])[:top_k]
+    nodes = lib.graph.get_nodes(top)
+    degrees = lib.graph.degrees([k for k in top if k in nodes])
+    return [RetrievedEntity(key=k, name=n.name, type=n.type, description=n.description, score=weights[k],
+                            degree=degrees.get(k, 0),
+                            source_chunks=[c for c in n.source_chunks if scope.allows_chunk(c)])
+            for k in top if (n := nodes.get(k)) is not None and not n.is_paper]
+
+
+def _relation(edge, names: dict[str, str], score: float, scope: Scope) -> RetrievedRelation:
+    return RetrievedRelation(source=edge.source, target=edge.target, source_name=names.get(edge.source, edge.source),
+                             target_name=names.get(edge.target, edge.target), keywords=edge.keywords,
+                             description=edge.description, weight=edge.weight, score=score,
+                             source_chunks=[c for c in edge.source_chunks if scope.allows_chunk(c)])
+
+
+# ---------------------------------------------------------------------------------------------- local
+def local_chunks(probe: Probe) -> Proposal:
+    lib, params, scope, q = probe.lib, probe.params, probe.scope, probe.lib.settings.query
+    index = mention_index(lib)
+    seeds = keyword_entities(probe, index, probe.keywords.low if probe.keywords else [])
+    if q.seed_passages:
+        for key, weight in passage_entities(probe.dense().chunk_ids, index, q.seed_passages, PASSAGE_SHARE).items():
+            seeds[key] = max(seeds.get(key, 0.0), weight)
+    seeds = {k: w for k, w in seeds.items() if any(scope.allows_chunk(c) for c in index.passages_of.get(k, ()))}
+    # One hop along each seed's strongest relations: the bridge a dense passage names leads to the passage of
+    # the second hop, which shares no word with the question.
+    weights = dict(seeds)
+    hops: set[tuple[str, str]] = set()
+    for key, weight in sorted(seeds.items(), key=lambda kv: -kv[1])[:params.top_k]:
+        if len(index.passages_of.get(key, ())) > MAX_ENTITY_PASSAGES:
+            continue
+        strongest = next(iter(index.neighbours.get(key, ())), ("", 1.0))[1] or 1.0
+        for nbr, w in index.neighbours.get(key, ())[:q.hop_neighbours]:
+            hop = HOP_SHARE * weight * min(w / strongest, 1.0) * index.idf(nbr) / max(index.idf(key), 1e-6)
+            if hop > weights.get(nbr, 0.0):
+                weights[nbr] = hop
+            hops.add((key, nbr))
+    # Passages by the weight of the seeds and hops they name: the more of the question's entities, the better.
+    score: dict[str, float] = defaultdict(float)
+    for key, weight in weights.items():
+        chunks = index.passages_of.get(key, ())
+        if len(chunks) > MAX_ENTITY_PASSAGES and key not in seeds:
+            continue
+        for cid in chunks[:MAX_ENTITY_PASSAGES]:
+            if scope.allows_chunk(cid):
+                score[cid] += weight
+    chunk_ids = sorted(score, key=lambda c: -score[c])[:q.graph_candidates]
+    via = {cid: ["entity"] for cid in chunk_ids}
+    # The dense passages the seeds came from fill what the walk left (a passage naming no entity, a small graph).
+    for cid in probe.dense().chunk_ids[:max(q.graph_candidates - len(chunk_ids), 0)]:
+        if cid not in via:
+            chunk_ids.append(cid)
+            via[cid] = ["vector"]
+    entities = _retrieved_entities(lib, weights, params.top_k, scope)
+    kept = {e.key: e.name for e in entities}
+    edges = [e for e in lib.graph.edges_of(list(kept)) if e.relation == RELATED and e.source in kept
+             and e.target in kept]
+    relations = [_relation(e, kept, weights[e.source] + weights[e.target], scope) for e in edges]
+    relations = sorted((r for r in relations if r.source_chunks), key=lambda r: -r.score)[:params.top_k]
+    return Proposal(chunk_ids, via, entities, relations)
+
+
+# ---------------------------------------------------------------------------------------------- global
+def global_chunks(probe: Probe) -> Proposal:
+    """LightRAG's global walk, unchanged: one search of the relation vectors with the high-level keywords
+    together. Searched one keyword at a time, or with relation-like text (a name and the relation words around
+    it), it found fewer evidence passages on hotpot (see bench/query.py): the LLM-free graph's relations read
+    "A — B: verbs", and the question's own wording matches them best."""
+    lib, params, scope = probe.lib, probe.params, probe.scope
+    words = probe.keywords.high if probe.keywords else []
+    if not words:
+        return Proposal([], {})
+    overfetch = 1 if not params.doc_ids else 4
+    matches = lib.relation_vectors.query(probe.embed(keyword_text(words)), params.top_k * overfetch)
+    pairs = [(m.metadata.get("source"), m.metadata.get("target")) for m in matches
+             if m.metadata.get("source") and m.metadata.get("target")]
+    scores = {(m.metadata.get("source"), m.metadata.get("target")): m.score for m in matches}
+    edges = lib.graph.get_edges(pairs)
+    endpoint_keys = list(dict.fromkeys(k for p in pairs if p in edges for k in p))
+    nodes = lib.graph.get_nodes(endpoint_keys)
+    names = {k: n.name for k, n in nodes.items()}
+    relations = []
+    for pair in pairs:
+        edge = edges.get(pair)
+        relation = _relation(edge, names, scores.get(pair, 0.0), scope) if edge is not None else None
+        if relation is not None and relation.source_chunks:
+            relations.append(relation)
+        if len(relations) == params.top_k:
+            break
+    chunk_ids: list[str] = []
+    for r in relations:
+        chunk_ids.extend(c for c in r.source_chunks[:RELATION_CHUNKS] if c not in chunk_ids)
+    weights = {k: 0.0 for r in relations for k in r.pair}
+    order = {k: i for i, k in enumerate(weights)}
+    entities = sorted(_retrieved_entities(lib, weights, len(weights), scope), key=lambda e: order[e.key])
+    return Proposal(chunk_ids, {cid: ["relation"] for cid in chunk_ids}, entities, relations)
+
+
+LOCAL = ChunkSource("local", local_chunks, graph=True)
+GLOBAL = ChunkSource("global", global_chunks, graph=True)
