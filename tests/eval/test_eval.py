@@ -148,13 +148,13 @@ def test_real_evidence_is_found_and_evidence_from_nowhere_is_not(full_run):
         assert naive["mrr"] > 0 and naive["ndcg@10"] > 0 and naive["evidence_in_context"] == 1.0
     # Ranks, in every mode, above the distractor paper's near misses ("ELECTRA is pre-trained on the OpenWebText
     # dataset", "ELECTRA ... reaches 88.8 accuracy on MultiNLI"): BooksCorpus's and MultiNLI's passages first, both
-    # MultiNLI passages in the top 5, CC-News's in the top 2 (top 3 in global, which ranks by relations: the cleaned
-    # graph keeps fewer, more specific ones, and the relation RoBERTa—CC-News competes with RoBERTa's others).
+    # MultiNLI passages in the top 5, CC-News's in the top 2 (top 3 in global, which ranks by relations, and in mix,
+    # which opens with ppr's passages: RoBERTa's other passages share its PageRank mass).
     for mode in FIVE_MODES:
         books, multinli, ccnews = (score[(qid, mode)] for qid in ("books", "multinli", "ccnews"))
         assert books["mrr"] == 1.0 and multinli["mrr"] == 1.0, (mode, books, multinli)
         assert multinli["recall@5"] == 1.0 and multinli["complete@10"] == 1.0, (mode, multinli)
-        assert ccnews["mrr"] >= (1 / 3 if mode == "global" else 0.5) and ccnews["recall@5"] == 1.0, (mode, ccnews)
+        assert ccnews["mrr"] >= (1 / 3 if mode in ("global", "mix") else 0.5) and ccnews["recall@5"] == 1.0, (mode, ccnews)
     for mode in FIVE_MODES:
         nowhere = score[("nowhere", mode)]
         assert {n: nowhere[n] for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
