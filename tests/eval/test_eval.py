@@ -154,7 +154,8 @@ def test_real_evidence_is_found_and_evidence_from_nowhere_is_not(full_run):
         books, multinli, ccnews = (score[(qid, mode)] for qid in ("books", "multinli", "ccnews"))
         assert books["mrr"] == 1.0 and multinli["mrr"] == 1.0, (mode, books, multinli)
         assert multinli["recall@5"] == 1.0 and multinli["complete@10"] == 1.0, (mode, multinli)
-        assert ccnews["mrr"] >= (1 / 3 if mode in ("global", "mix") else 0.5) and ccnews["recall@5"] == 1.0, (mode, ccnews)
+        top = 3 if mode in ("global", "mix") else 2
+        assert ccnews["mrr"] >= 1 / top and ccnews["recall@5"] == 1.0, (mode, ccnews)
     for mode in FIVE_MODES:
         nowhere = score[("nowhere", mode)]
         assert {n: nowhere[n] for n in ("recall@5", "recall@10", "complete@10", "mrr", "ndcg@10",
