@@ -86,8 +86,9 @@ def live_progress(snapshot: tuple) -> None:
     graph_live = lib.documents.graph_progress()
     st.subheader("In progress")
     worker = state.ingestor()
-    if worker.throughput.summary() or worker.backend_note:  # worker names and counts only, no paper text
-        st.caption(md_escape("; ".join(filter(None, (worker.backend_note, worker.throughput.summary())))))
+    workers = "; ".join(filter(None, (worker.backend_note, worker.throughput.summary())))
+    if workers:  # worker names and counts only, no paper text
+        st.caption(md_escape(workers))
     for doc in now:
         if doc.status.in_progress:
             detail, fraction = live.get(doc.id, ("", 0.0))

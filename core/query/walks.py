@@ -79,6 +79,15 @@ def _relation(edge, names: dict[str, str], score: float, scope: Scope) -> Retrie
 
 
 # ---------------------------------------------------------------------------------------------- local
+def _fill_from_dense(probe: Probe, chunk_ids: list[str], via: dict[str, list[str]]) -> None:
+    """Top the graph walk's passages up to QueryConfig.graph_candidates with the dense ones it did not reach."""
+    room = max(probe.lib.settings.query.graph_candidates - len(chunk_ids), 0)
+    for cid in probe.dense().chunk_ids[:room]:
+        if cid not in via:
+            chunk_ids.append(cid)
+            via[cid] = ["vector"]
+
+
 def local_chunks(probe: Probe) -> Proposal:
     lib, params, scope, q = probe.lib, probe.params, probe.scope, probe.lib.settings.query
     index = mention_index(lib)
@@ -112,10 +121,7 @@ def local_chunks(probe: Probe) -> Proposal:
     chunk_ids = sorted(score, key=lambda c: -score[c])[:q.graph_candidates]
     via = {cid: ["entity"] for cid in chunk_ids}
     # The dense passages the seeds came from fill what the walk left (a passage naming no entity, a small graph).
-    for cid in probe.dense().chunk_ids[:max(q.graph_candidates - len(chunk_ids), 0)]:
-        if cid not in via:
-            chunk_ids.append(cid)
-            via[cid] = ["vector"]
+    _fill_from_dense(probe, chunk_ids, via)
     entities = _retrieved_entities(lib, weights, params.top_k, scope)
     kept = {e.key: e.name for e in entities}
     edges = [e for e in lib.graph.edges_of(list(kept)) if e.relation == RELATED and e.source in kept
@@ -159,10 +165,7 @@ def global_chunks(probe: Probe) -> Proposal:
     # As in local: the dense passages fill what the relations left. A sparse graph (the cleaned LLM-free one on
     # one-paragraph documents: 2,377 relations for 994 HotpotQA paragraphs) otherwise leaves global a handful of
     # passages and complete-evidence recall@10 at 0.02.
-    for cid in probe.dense().chunk_ids[:max(lib.settings.query.graph_candidates - len(chunk_ids), 0)]:
-        if cid not in via:
-            chunk_ids.append(cid)
-            via[cid] = ["vector"]
+    _fill_from_dense(probe, chunk_ids, via)
     weights = {k: 0.0 for r in relations for k in r.pair}
     order = {k: i for i, k in enumerate(weights)}
     entities = sorted(_retrieved_entities(lib, weights, len(weights), scope), key=lambda e: order[e.key])
