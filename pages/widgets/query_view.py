@@ -138,7 +138,9 @@ def cited_page(lib: Library, result: QueryResult, n: int, key: str) -> None:
                      caption=f"Page {page + 1} (the passage is on page {source.page + 1})")
             return
         # The region first, where the eye lands; the whole page (a screen and more) a click below.
-        st.image(pv.crop_hit(lib, source.doc_id, page, boxes), width="stretch",
+        # At its own size, as on the Search page: stretched to the dialog, a one-column crop came out at about
+        # three times the page's print size, wider than the eye takes in.
+        st.image(pv.crop_hit(lib, source.doc_id, page, boxes),
                  caption=f"Page {page + 1}: the cited passage highlighted")
         with st.expander(f"The whole of page {page + 1}"):
             st.image(pv.page_image_with_boxes(lib, source.doc_id, page, [], highlight=boxes), width="stretch")

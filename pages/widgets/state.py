@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit import config
 
 from core.library import Library, open_library
 from core.pipeline.worker import BackgroundIngestor
+from core.query.warmup import start_warm_up
 from core.settings.config import Settings
 from core.settings.workspace import Workspace, default_workspace
 
@@ -21,7 +23,10 @@ def workspace_root() -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _library(root: str) -> Library:
-    return open_library(Workspace(Path(root)))
+    lib = open_library(Workspace(Path(root)))
+    if not config.get_option("global.appTest"):  # AppTest scripts ask their own questions, timed
+        start_warm_up(lib)
+    return lib
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -51,7 +56,6 @@ def ensure_entry_point() -> None:
     calls st.navigation: a deep link (/document?doc=…) as the very first request would run the page script
     alone. Every page calls this first (auth.page_guard): it leaves legacy mode and reruns, and the
     rerun goes through app.py to the same page and query. A no-op once app.py has run st.navigation."""
-    from streamlit import config
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 

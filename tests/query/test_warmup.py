@@ -1,0 +1,28 @@
+"""The app's warm-up: one throwaway question before the first real one, LLM-free and never saved."""
+from __future__ import annotations
+
+from core.library import open_library
+from core.query import mention_index as mi
+from core.query.history import recent
+from core.query.warmup import start_warm_up, warm_up
+from core.settings.workspace import Workspace
+
+
+def test_warm_up_loads_what_a_question_needs_and_saves_nothing(ready_workspace):
+    lib = open_library(Workspace(ready_workspace.root))
+    before = [e.id for e in recent(lib)]
+    root = str(lib.workspace.root)
+    for key in [k for k in mi._INDEXES if root in str(k)]:
+        del mi._INDEXES[key]
+    seconds = warm_up(lib)
+    assert seconds > 0
+    assert [e.id for e in recent(lib)] == before  # the researcher's history holds only their questions
+    assert any(root in str(k) for k in mi._INDEXES)  # the default mode walked the graph: its index is loaded
+
+
+def test_warm_up_of_an_empty_workspace_does_nothing_and_never_raises(tmp_path):
+    lib = open_library(Workspace(tmp_path / "empty"))
+    assert warm_up(lib) == 0.0
+    thread = start_warm_up(lib)
+    thread.join(timeout=60)
+    assert not thread.is_alive() and thread.daemon
