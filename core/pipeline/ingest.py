@@ -32,7 +32,7 @@ from core.pipeline.chunking import window_metadata
 from core.pipeline.compute import ComputeBackend, compute_backend
 from core.pipeline.compute.task import ComputeTask, compute_document, index_items
 from core.pipeline.compute.throughput import Throughput
-from core.pipeline.ingest_writer import PARSE_PREFIX, Job, Writer, make_task
+from core.pipeline.ingest_writer import PARSE_PREFIX, Writer, make_task
 from core.pipeline.status import ProgressFn, StageReporter, worker_alive
 from core.schema.media import OFFLINE
 from core.schema.records import ContentItem, DocStatus, Document
@@ -83,8 +83,7 @@ def process_document(lib: Library, doc: Document, on_progress: ProgressFn | None
     report = StageReporter(lib, doc.id, on_progress)
     backend = _Inline(lambda m: report(m[2], m[3], force=m[4]))
     writer = Writer(lib, backend, on_progress, None, None, None)
-    writer._submit(Job(doc, report, writer._work_dir(doc.id)))
-    writer._finish(list(writer.jobs.values()))
+    writer.run_one(doc, report)
     return lib.documents.get(doc.id)
 
 

@@ -153,6 +153,12 @@ class Writer:
             if self.inbox is not None:
                 self.inbox.close()
 
+    def run_one(self, doc: Document, report: StageReporter) -> None:
+        """One document already claimed, computed and committed now (process_document: the inline backend has
+        finished the task by the time it is submitted)."""
+        self._submit(Job(doc, report, self._work_dir(doc.id)))
+        self._finish(list(self.jobs.values()))
+
     def _fill(self) -> None:
         stopping = self.stop is not None and self.stop.is_set()
         if any(job.suspect for job in self.jobs.values()):
