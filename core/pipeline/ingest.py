@@ -57,12 +57,15 @@ def process_queue(lib: Library, on_progress: ProgressFn | None = None, stop: thr
 class _Inline:
     """A backend of one: the task runs in the writer's own process and thread (process_document)."""
 
-    name, workers, ships_files, streams_progress = "inline", 1, False, False
+    name, workers, ships_files = "inline", 1, False
 
     def __init__(self, on_progress: Callable[[tuple], None]):
         self._sink = on_progress
 
-    def submit(self, task: ComputeTask, progress_to: str = "") -> Future:
+    def progress_inbox(self) -> None:
+        return None  # the task reports straight to the writer's reporter
+
+    def submit(self, task: ComputeTask, progress_to: None = None) -> Future:
         future: Future = Future()
         future.set_result(compute_document(task, self._sink))
         return future

@@ -19,7 +19,6 @@ import numpy as np
 from core.library import Library
 from core.pipeline.chunking import window_metadata
 from core.pipeline.compute import ComputeBackend
-from core.pipeline.compute.local import ProgressInbox
 from core.pipeline.compute.task import IMPORT, PDF, ComputeResult, ComputeTask
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.documents import IMPORT_DIRNAME, is_import, purge_document
@@ -128,7 +127,7 @@ class Writer:
         self.jobs: dict[str, Job] = {}
         self.retry: list[Job] = []  # suspects waiting to run alone
         self.done: list[Document] = []
-        self.inbox = ProgressInbox() if backend.streams_progress else None
+        self.inbox = backend.progress_inbox()
 
     # --------------------------------------------------------------------------------------------- loop
 
@@ -182,7 +181,7 @@ class Writer:
             job.work.mkdir(parents=True)
             task = make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files)
             job.report(f"waiting for a worker ({self.backend.name} backend)", 0.0, force=True)
-            job.future = self.backend.submit(task, self.inbox.address if self.inbox else "")
+            job.future = self.backend.submit(task, self.inbox.address if self.inbox is not None else None)
         except Exception as exc:  # the source went missing under a delete, a disk error, a pool that broke
             job.future = Future()
             job.future.set_exception(exc)

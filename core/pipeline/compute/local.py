@@ -52,7 +52,7 @@ def _send(address: str, message: tuple) -> None:
         pass
 
 
-def run_task(task: ComputeTask, progress_to: str = "") -> ComputeResult:
+def run_task(task: ComputeTask, progress_to: str | None = None) -> ComputeResult:
     """What a pool worker runs (a module-level function: it is pickled by name)."""
     sink = (lambda message: _send(progress_to, message)) if progress_to else None
     return compute_document(task, sink)
@@ -89,7 +89,6 @@ class ProgressInbox:
 class LocalBackend:
     name = "local"
     ships_files = False  # workers read the source and write the parse on this machine's disk
-    streams_progress = True  # workers report their progress on the writer's datagram socket
 
     def __init__(self, workers: int):
         self.workers = max(1, workers)
@@ -104,7 +103,10 @@ class LocalBackend:
                                                  initializer=_init_worker, initargs=(os.getpid(), threads))
             return self._pool
 
-    def submit(self, task: ComputeTask, progress_to: str = "") -> Future:
+    def progress_inbox(self) -> ProgressInbox:
+        return ProgressInbox()  # workers report their progress on the writer's datagram socket
+
+    def submit(self, task: ComputeTask, progress_to: str | None = None) -> Future:
         return self._executor().submit(run_task, task, progress_to)
 
     def cancel(self, future: Future) -> None:

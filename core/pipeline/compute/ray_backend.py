@@ -5,7 +5,9 @@ a local instance with `workers` CPUs is started (`ray.init(num_cpus=N)`). Tasks 
 return the parse's files with the chunks and vectors, so a worker needs no shared disk, only PaperGraph's code
 at the same path (REPO_ROOT, put on its PYTHONPATH) and its requirements (docs/deploy.md). Ray re-runs a task
 whose worker died (`max_retries`); one whose retries ran out comes back as an exception the writer turns into
-`failed` with Ray's message. Ray is imported here only, and only when this backend is chosen (`make ray`).
+`failed` with Ray's message. Progress travels through a Ray queue (`RayInbox`), an actor every worker of the
+cluster reaches, where the local pool's Unix socket reaches only this machine. Ray is imported here only, and only
+when this backend is chosen (`make ray`).
 """
 from __future__ import annotations
 
@@ -28,8 +30,37 @@ def runtime_env() -> dict:
                          "ANONYMIZED_TELEMETRY": "False", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}}
 
 
-def _compute(task: ComputeTask) -> ComputeResult:
-    return compute_document(task)
+def _compute(task: ComputeTask, progress_to=None) -> ComputeResult:
+    sink = None
+    if progress_to is not None:
+        def sink(message: tuple) -> None:
+            try:
+                progress_to.put_nowait(message)
+            except Exception:  # noqa: BLE001 — a full or closed queue: progress is advisory, the result counts
+                pass
+    return compute_document(task, sink)
+
+
+class RayInbox:
+    """The writer's end of its Ray tasks' progress: a bounded Ray queue, drained without blocking."""
+
+    def __init__(self, maxsize: int = 10_000):
+        from ray.util.queue import Queue
+
+        self.address = Queue(maxsize=maxsize)  # what submit passes to the tasks: the queue's actor handle
+
+    def drain(self) -> list[tuple]:
+        try:
+            waiting = self.address.qsize()
+            return list(self.address.get_nowait_batch(waiting)) if waiting else []
+        except Exception:  # noqa: BLE001 — the queue's actor died with its node: no more progress, not an error
+            return []
+
+    def close(self) -> None:
+        try:
+            self.address.shutdown()
+        except Exception:  # noqa: BLE001 — already gone with the cluster
+            pass
 
 
 class RayUnavailable(RuntimeError):
@@ -39,7 +70,6 @@ class RayUnavailable(RuntimeError):
 class RayBackend:
     name = "ray"
     ships_files = True  # a worker may be another machine: sources and parses travel as bytes
-    streams_progress = False  # a remote worker cannot reach the writer's socket: the writer says where a task is
 
     def __init__(self, workers: int, address: str = "", retries: int = 2):
         try:
@@ -61,8 +91,11 @@ class RayBackend:
         self._remote = ray.remote(num_cpus=1, max_retries=retries)(_compute)
         self._refs: dict[int, object] = {}
 
-    def submit(self, task: ComputeTask, progress_to: str = "") -> Future:
-        ref = self._remote.remote(task)
+    def progress_inbox(self) -> RayInbox:
+        return RayInbox()
+
+    def submit(self, task: ComputeTask, progress_to=None) -> Future:
+        ref = self._remote.remote(task, progress_to)  # not `or None`: an empty queue is falsy
         future = ref.future()
         self._refs[id(future)] = ref
         future.add_done_callback(lambda f: self._refs.pop(id(f), None))
