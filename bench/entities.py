@@ -8,6 +8,8 @@
     python bench/entities.py sample WS --seed 15 --out /tmp/old.tsv
     # while developing: the current extractor over a workspace's chunks in memory (nothing written), a sample
     python bench/entities.py dev WS --seed 7 --n 60
+    # dev evidence: earlier rounds' marked rows against the current extractor (terms it keeps, junk it drops)
+    python bench/entities.py recheck WS bench/entities_blind2.tsv bench/entities_key2.tsv
     # the blind file (both samples shuffled, no version column) and its key
     python bench/entities.py blind /tmp/old.tsv /tmp/new.tsv --out bench/entities_blind.tsv --key bench/entities_key.tsv
     # once someone marked is_term / type_ok (y/n, 1/0) in the blind file: precision and type accuracy per version
@@ -114,25 +116,66 @@ def cmd_sample(args) -> None:
     print(f"wrote {len(rows)} entities to {args.out}")
 
 
-def cmd_dev(args) -> None:
-    """The current extractor over the workspace's chunks in memory: nothing is written anywhere."""
+def _extract_in_memory(workspace: str) -> dict[str, tuple[str, str, str, str]]:
+    """The current extractor over the workspace's chunks in memory (nothing is written anywhere): merge key →
+    (key, name, type, description), and its speed in chunks per CPU-second (the machine is shared: wall time is
+    not the extractor's)."""
     from core.pipeline.graph.build import current_extractor
+    from core.pipeline.graph.merge import normalize_key
 
-    lib = _open(args.workspace)
+    lib = _open(workspace)
     extractor = current_extractor(lib)
     found: dict[str, tuple[str, str, str, str]] = {}
-    chunks = started = 0
-    t = time.perf_counter()
-    for doc in lib.documents.ready_papers():
-        doc_chunks = lib.chunks.by_doc(doc.id)
+    chunks = 0
+    docs = [(doc, lib.chunks.by_doc(doc.id)) for doc in lib.documents.ready_papers()]
+    list(extractor.extract(docs[0][1][:1]))  # load the spaCy model outside the timing
+    cpu, wall = time.process_time(), time.perf_counter()
+    for _, doc_chunks in docs:
         chunks += len(doc_chunks)
         for ex in extractor.extract(doc_chunks):
             for e in ex.entities:
-                found.setdefault(e.name.casefold(), (e.name.casefold(), e.name, e.type, e.description))
-    started = time.perf_counter() - t
-    print(f"{len(found)} distinct entities from {chunks} chunks in {started:.1f} s ({chunks / started:.1f} chunks/s)")
+                key = normalize_key(e.name)
+                found.setdefault(key, (key, e.name, e.type, e.description))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    print(f"{workspace}: {len(found)} distinct entities from {chunks} chunks in {cpu:.1f} CPU-s "
+          f"({chunks / cpu:.1f} chunks per CPU-second; {wall:.1f} s wall)")
+    return found
+
+
+def cmd_dev(args) -> None:
+    """The current extractor over the workspace's chunks in memory: nothing is written anywhere."""
+    found = _extract_in_memory(args.workspace)
     for name, type_, sentence in _draw(sorted(found.values()), args.n, args.seed):
         print(f"{type_:12} {name!r:45}  {sentence[:110]}")
+
+
+def cmd_recheck(args) -> None:
+    """Marked rows of earlier rounds against the current extractor (dev evidence, never a round's score): of the
+    rows a version wrote, which terms (is_term 1) the extractor still finds and which non-terms it still keeps."""
+    from core.pipeline.graph.merge import normalize_key
+
+    found = _extract_in_memory(args.workspace)
+    print("| file | version | terms kept | terms lost | non-terms kept | non-terms dropped | precision of kept |\n"
+          "|---|---|---:|---:|---:|---:|---:|")
+    details = []
+    for blind_path, key_path in zip(args.files[::2], args.files[1::2]):
+        version = {r["id"]: r["version"] for r in _read(key_path)}
+        for v in sorted(set(version.values())):
+            tally = Counter()
+            for r in _read(blind_path):
+                mark = _mark(r["is_term"])
+                if version.get(r["id"]) != v or mark is None:
+                    continue
+                kept = normalize_key(r["entity"]) in found
+                tally[(mark, kept)] += 1
+                if args.show in (v, "all") and mark != kept:
+                    what = "LOST term" if mark else "KEPT junk"
+                    details.append(f"{v} {Path(blind_path).name}: {what}: {r['entity']!r} ({r['type']})")
+            kept_terms, kept_junk = tally[(True, True)], tally[(False, True)]
+            share = kept_terms / (kept_terms + kept_junk) if kept_terms + kept_junk else float("nan")
+            print(f"| {Path(blind_path).name} | {v} | {kept_terms} | {tally[(True, False)]} | {kept_junk} | "
+                  f"{tally[(False, False)]} | {share:.1%} |")
+    print("\n".join(details))
 
 
 def cmd_rebuild(args) -> None:
@@ -163,7 +206,8 @@ def cmd_sizes(args) -> None:
               f"{p.relation_count if p else 0} | {seconds:.2f} | {doc.chunk_count / seconds if seconds else 0:.1f} |")
     nodes = [n for n in lib.graph.all_nodes() if not n.is_paper]
     types = Counter(n.type for n in nodes)
-    print(f"| all | {total_chunks:.0f} | {len(nodes)} nodes | | {total_s:.2f} | "
+    edges = sum(1 for _ in lib.graph.edge_outline())
+    print(f"| all | {total_chunks:.0f} | {len(nodes)} nodes | {edges} edges | {total_s:.2f} | "
           f"{total_chunks / total_s if total_s else 0:.1f} |")
     print("types: " + ", ".join(f"{t} {c}" for t, c in types.most_common()))
 
@@ -225,6 +269,10 @@ def main() -> None:
     s.add_argument("--seed", type=int, default=15)
     s.add_argument("--n", type=int, default=100)
     s.add_argument("--out", required=True)
+    r = sub.add_parser("recheck")
+    r.add_argument("workspace")
+    r.add_argument("files", nargs="+", help="marked blind file, its key, [blind, key, ...]")
+    r.add_argument("--show", default="new", help="list the disagreements of this version's rows")
     d = sub.add_parser("dev")
     d.add_argument("workspace")
     d.add_argument("--seed", type=int, default=7)
@@ -240,7 +288,7 @@ def main() -> None:
     c.add_argument("key")
     args = p.parse_args()
     {"sizes": cmd_sizes, "rebuild": cmd_rebuild, "sample": cmd_sample, "dev": cmd_dev, "blind": cmd_blind,
-     "score": cmd_score, "stoplist": cmd_stoplist}[args.cmd](args)
+     "score": cmd_score, "stoplist": cmd_stoplist, "recheck": cmd_recheck}[args.cmd](args)
 
 
 if __name__ == "__main__":

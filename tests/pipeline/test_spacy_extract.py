@@ -8,6 +8,7 @@ from dataclasses import asdict
 import pytest
 
 from core.pipeline.graph.acronyms import schwartz_hearst
+from core.pipeline.graph.spacy_abbrev import one_word_shorthand, spelled_by
 from core.pipeline.graph.spacy_extract import SpacyExtractor
 from core.pipeline.graph.spacy_text import clean_text
 from core.schema.graph import ChunkExtraction
@@ -219,6 +220,24 @@ def test_text_cleaning_and_acronym_matching():
     assert schwartz_hearst("BERT", "called Bidirectional Encoder Representations from Transformers") \
         == "Bidirectional Encoder Representations from Transformers"
     assert schwartz_hearst("XYZ", "nothing alike here") is None
+
+
+@pytest.mark.parametrize("short, long", [
+    ("MMACE", "Molecular Model Agnostic Counterfactual Explanations"), ("ATEX", "Adversarial Training on EXplanations"),
+    ("XAI", "Explainable artificial intelligence"), ("CIME", "ChemInformatics Model Explorer"),
+    ("MEG", "Molecular counterfactual Explanation Generator"), ("SQA", "Sequential QA"), ("WTQ", "WikiTableQuestions"),
+    ("LSTM", "long short-term memory"), ("BBB", "blood-brain barrier"),
+    ("nDCG", "Normalized Discounted Cumulative Gain"),
+    ("GRU-RNN", "Gated Recurrent Unit Recurrent Neural Network"), ("PMC", "PubMed Central")])
+def test_acronyms_spelled_by_their_long_forms_initials_or_capitals(short, long):
+    assert spelled_by(short, long)
+
+
+def test_letters_found_inside_words_or_one_word_are_no_definition():
+    assert not spelled_by("SO", "self-attention module")  # "... in the self-attention module (SO)"
+    assert not spelled_by("RL", "reward model")  # two letters: both must be initials or capitals
+    assert one_word_shorthand("seq", "sequences") and one_word_shorthand("rel", "relation")
+    assert not one_word_shorthand("dep", "parsing") and not one_word_shorthand("all", "questions")
 
 
 @pytest.mark.slow

@@ -5,8 +5,9 @@
 - in a paper's first chunk only, the people and organisations of its byline (spaCy's NER is slow and its labels are
   wrong on science: MultiNLI → PERSON; elsewhere it is not run).
 Filters drop paper boilerplate ("this paper", "the results"), figure and section references, URLs, e-mails, maths,
-variables and over-long phrases. Each mention carries type votes from rules on its head word
-(core/pipeline/graph/spacy_words.py); the verbs between mentions become the relations' keywords."""
+variables, over-long phrases, cited authors ("Saier and Färber") and abbreviations that are none (spacy_abbrev.py).
+Each mention carries type votes from rules on its head word (core/pipeline/graph/spacy_words.py); the verbs between
+mentions become the relations' keywords."""
 from __future__ import annotations
 
 import re
@@ -17,9 +18,11 @@ from core.models.nlp import Lexicon
 from core.pipeline.graph import spacy_words as W
 from core.pipeline.graph.acronyms import definitions, singular_acronym
 from core.pipeline.graph.entity_types import context_type
+from core.pipeline.graph.spacy_abbrev import one_word_shorthand, spelled_by
 from core.pipeline.graph.spacy_byline import byline_mentions
 from core.pipeline.graph.spacy_records import Mention, entity_key
 from core.pipeline.graph.spacy_text import PROSE, letter_count
+from core.pipeline.graph.terms import RARE, zipf
 
 MAX_PHRASE_WORDS = 6
 MAX_PHRASE_CHARS = 80
@@ -111,6 +114,8 @@ class SentenceReader:
                 taken.update(range(mention.start, mention.end))
 
         for first, last, short, long in definitions(self.doc, self.start, self.end):
+            if not spelled_by(short, long):
+                continue  # "self-attention module (SO)": letters found inside words, not an abbreviation
             long_words = [w.lower() for w in long.split()]
             long_words[-1] = W.singular(long_words[-1])
             types = [W.type_of_phrase(long_words), self._name_type(short)]
@@ -150,15 +155,29 @@ class SentenceReader:
     # --- phrases
 
     def _excluded(self) -> set[int]:
-        """Tokens that never belong to an entity: URLs, maths, and the author of "Devlin et al."."""
+        """Tokens that never belong to an entity: URLs, maths, the authors of "Devlin et al." and "Saier and
+        Färber", and the shorthand of one word ("relation (REL)", "all sequences (SEQ)")."""
         out: set[int] = set()
-        for n, w in enumerate(self.words):
+        words = self.words
+        for n, w in enumerate(words):
             tokens = self.doc[w.start:w.end]
             if any(t.like_url or t.like_email or set(t.text) & _MATH for t in tokens):
                 out.update(range(w.start, w.end))
-            if n + 1 < len(self.words) and self.words[n + 1].lower in ("et", "et al", "et al."):
+            if n + 1 < len(words) and words[n + 1].lower in ("et", "et al", "et al."):
+                out.update(range(w.start, w.end))
+            if (n + 2 < len(words) and words[n + 1].lower == "and" and self._surname(w)
+                    and self._surname(words[n + 2])):
+                out.update(range(w.start, w.end))
+                out.update(range(words[n + 2].start, words[n + 2].end))
+            if (0 < n < len(words) - 2 and words[n - 1].text == "(" and words[n + 1].text == ")" and n >= 2
+                    and w.text.isupper() and one_word_shorthand(w.lower, words[n - 2].lower)):
                 out.update(range(w.start, w.end))
         return out
+
+    def _surname(self, w: _Word) -> bool:
+        """A cited author's surname: capitalised, not all capitals, no digits, not a dictionary word."""
+        return (w.text[:1].isupper() and not w.text.isupper() and not is_name_shaped(w.text) and w.text.isalpha()
+                and not self.lex.is_common(w.text))
 
     def _capital_name(self, w: _Word) -> bool:
         """A capital that means a name: mid-sentence in prose; at a sentence start or in a heading only for
@@ -225,7 +244,8 @@ class SentenceReader:
                          or words[0].lower in _CONNECTORS
                          # "long-form summarization dataset", "model-agnostic method": a kind of, not a name
                          or len(words) > 1 and W.ADJECTIVE_SUFFIX.search(words[0].text) is not None
-                         or words[0].tag == "VBG" and self._after_auxiliary(words[0])):  # "is not learning X"
+                         or words[0].tag == "VBG" and self._after_auxiliary(words[0])  # "is not learning X"
+                         or self._after_citation(words[0])):  # "Yin et al. leveraged row encoder"
             words.pop(0)
         while words and (words[-1].pos == "ADJ" and not self._is_name(words[-1]) or letter_count(words[-1].text) == 0
                          or W.ADJECTIVE_SUFFIX.search(words[-1].text) or words[-1].lower in _CONNECTORS
@@ -250,16 +270,30 @@ class SentenceReader:
             return self._mention(words[:-1], names[:-1], "dataset")
         head = self._lower_words(words[-1:])[-1]
         hint = ""
-        if len(words) >= 2 and all(names[:-1]) and not names[-1] and (head in W.REDUCIBLE_HEADS or head in W.GENERIC):
+        # "ACL IDs", "GROBID PDFs": a generic word's acronym in the plural after a name.
+        plural_generic = bool(re.fullmatch(r"[A-Z]{2,}s", words[-1].text)) and words[-1].text[:-1].lower() in W.GENERIC
+        if (len(words) >= 2 and all(names[:-1]) and (not names[-1] or plural_generic)
+                and (head in W.REDUCIBLE_HEADS or head in W.GENERIC or plural_generic)):
             # "<name> <head>": the GLUE benchmark → GLUE (a dataset), PaSa's performance → PaSa.
             hint = W.REDUCIBLE_HEADS.get(head, "")
             if head == "score" and " ".join(w.lower for w in words[:-1]) in W.METRIC_WORDS:
                 hint = "metric"  # "BLEU score" is a metric; "GLUE score" is a score on a benchmark
             words, names = words[:-1], names[:-1]
+        elif (len(words) >= 2 and all(is_name_shaped(w.text) for w in words[:-1]) and not names[-1]
+              and not any(p.islower() for w in words[:-1] for p in re.split(r"[-–/]", w.text))
+              and not W.type_of_phrase(self._lower_words(words)) and len(head) >= 3 and zipf(head) > RARE):
+            # "MACCS descriptors", "LATEX parse", "S2ORC citation contexts": a use of the name; the name is the
+            # entity ("BBB permeability", whose noun is rare, stays a phrase).
+            words, names = words[:-1], names[:-1]
         elif len(words) >= 2 and all(names[:-1]) and head in W.METRIC_WORDS:
             # "MultiNLI accuracy", "SQuAD F1": the benchmark and the metric, two entities.
             return self._mention(words[:-1], names[:-1], "") + self._mention(words[-1:], names[-1:], "")
         return self._mention(words, names, hint)
+
+    def _after_citation(self, w: _Word) -> bool:
+        """The verb slot after "et al." (the tagger reads "leveraged" there as a name)."""
+        return (w.text.islower() and w.start - 2 >= self.start and self.doc[w.start - 1].text == "."
+                and self.doc[w.start - 2].lower_ == "al")
 
     def _after_auxiliary(self, w: _Word) -> bool:
         return w.start > self.start and self.doc[w.start - 1].pos_ in ("AUX", "PART")

@@ -12,6 +12,9 @@ from core.pipeline.graph.entity_types import known_type
 from core.pipeline.graph.spacy_records import Mention, entity_key
 from core.pipeline.graph.terms import rarity
 
+# A reference number glued to a name: "GraphLIME87", "MACCS138" (names of four letters or more: not "BM25").
+_REFERENCE_NUMBER = re.compile(r"([A-Za-z][\w-]*[A-Za-z])(\d{2,3})")
+_ACRONYM = re.compile(r"[A-Z][A-Z\d]{1,4}")
 _NOT_A_LONG_FORM = {"to", "similar", "et", "al", "al.", "see", "e.g.", "i.e.", "e.g", "i.e", "cf.", "as", "is", "are"}
 
 
@@ -39,7 +42,9 @@ class Paper:
 
 def footnoted(counts: Counter, mentions: list[Mention]) -> dict[str, tuple[str, str]]:
     """Keys of names written with a footnote number glued on ("SCIDOCS3", "SPECTER2" where the paper says SPECTER
-    far more often) → the key and name without it. A hyphen ("GPT-3") or a rarer stem keeps the number."""
+    far more often) → the key and name without it. A hyphen ("GPT-3") or a rarer stem keeps the number, unless the
+    paper glues its reference numbers to names ("GraphLIME87", "CF-GNNExplainer104", "SELFIES106 molecular
+    representation": three names or more end in a two- or three-digit number), where any such number goes."""
     out = {}
     for m in mentions:
         found = re.fullmatch(r"([A-Za-z][\w-]*[A-Za-z])(\d{1,3})", m.name)
@@ -47,7 +52,18 @@ def footnoted(counts: Counter, mentions: list[Mention]) -> dict[str, tuple[str, 
             stem = entity_key(found.group(1))
             if counts.get(stem, 0) >= (2 if len(found.group(2)) == 1 else 1) * counts[m.key]:
                 out[m.key] = (stem, found.group(1))
+    glued = {m.key: m.name for m in mentions if any(_glued_number(w) for w in m.name.split())}
+    if len(glued) >= 3:
+        for key, name in glued.items():
+            bare = " ".join(_glued_number(w) or w for w in name.split())
+            out[key] = (entity_key(bare), bare)
     return out
+
+
+def _glued_number(word: str) -> str:
+    """The name without the reference number glued to it, or ""."""
+    found = _REFERENCE_NUMBER.fullmatch(word)
+    return found.group(1) if found and sum(c.isalpha() for c in found.group(1)) >= 4 else ""
 
 
 def readable(key: str, name: str, paper: Paper) -> bool:
@@ -55,11 +71,17 @@ def readable(key: str, name: str, paper: Paper) -> bool:
     "oBERT", "Type ofhuman evaluation") are not prose: a name only they have needs the shape of one (an acronym,
     CamelCase, digits) and to label a row (a model's results) or to be in the lexicon. One word
     only ever seen capitalised at a sentence's start ("Albert" of "Albert Szent-Györgyi" → "albert") cannot be
-    told from a common word, nor matched to the lexicon (ALBERT), unless its word says what it is ("Accuracy")."""
+    told from a common word, nor matched to the lexicon (ALBERT), unless its word says what it is ("Accuracy"). An
+    acronym the paper never defines needs two sentences."""
     if paper.decapitalised.get(key) and " " not in name and not W.type_of_phrase(paper.words[key]):
         return False  # "Accuracy" at a caption's start is still a metric
     if paper.prose[key] == 0 and key not in paper.aliases:
-        return paper.shaped[key] and (key in paper.row_labels or bool(known_type(key)))
+        # Two capitals only in a table ("LG" of "cs.LG", "RM") are a column's or a category's code.
+        return paper.shaped[key] and (key in paper.row_labels and len(key) > 2 or bool(known_type(key)))
+    if _ACRONYM.fullmatch(name) and key not in paper.aliases and not known_type(key):
+        # An acronym the paper never spells out, written once in a sentence: a table's column ("USR: User
+        # activity", "REL"), a unit ("USD"), or a name the paper does not talk about.
+        return paper.prose[key] >= 2
     return True
 
 

@@ -1,6 +1,8 @@
 """Undo what PDF text extraction does to words, before the LLM-free extractor reads a paper: ligatures, accents
 printed apart from their letter, words broken at the end of a line, and footnote or reference numbers glued to a
-word ("20Used", "5LongT5", "AI-assisted writing.1", "SPECTER,2", "Sheridan57"). Each repair is one regular
+word ("20Used", "5LongT5", "AI-assisted writing.1", "SPECTER,2", "Sheridan57"), hyphens of a line break that
+stayed ("pre-vious"), function words glued to a word ("ofhuman"), and a model size printed as a subscript
+("TAPASBASE"). Each repair is one regular
 expression; where a repair could also break a real word, the general-language frequency list (wordfreq) decides.
 """
 from __future__ import annotations
@@ -57,6 +59,38 @@ def _join_broken(m: re.Match) -> str:
     return f"{left}-{right}"  # "task- specific": a compound written over two lines
 
 
+# "pre-vious", "pre-cision", "de-rived": a word hyphenated at a line end whose hyphen stayed when the line break
+# went. Joined when the whole is a common word and the right part is no word ("pre-trained" stays).
+_STAYED_HYPHEN = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")
+# "ofhuman", "ofannotator", "stateof-the-art": a function word glued to the next or previous word.
+_GLUED_WORDS = re.compile(r"\b(?:(of|the|and|to|in|for|on|with)([a-z]{4,})|([a-z]{4,})(of|the|and|to))\b(-?)")
+# "TAPASBASE", "TABLEFORMERLARGE", "RoBERTalarge": a model's size written as a subscript glued to its name.
+_GLUED_SIZE = re.compile(r"\b([A-Za-z]*[A-Z][A-Za-z]*[A-Z][A-Za-z]*?)(BASE|LARGE|[Bb]ase|[Ll]arge)(?![a-z])")
+
+
+def _join_stayed(m: re.Match) -> str:
+    left, right = m.group(1), m.group(2)
+    if zipf(left + right) >= 3.0 and zipf(right) < 2.5 and right not in _KEEP_APART:
+        return left + right
+    return m.group(0)
+
+
+def _split_glued(m: re.Match) -> str:
+    whole = m.group(0).rstrip("-")
+    first, second = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if zipf(whole) >= 1.5 or zipf(second if m.group(1) else first) < 1.0:
+        return m.group(0)
+    sep = "-" if m.group(5) else " "  # "stateof-the-art" → "state-of-the-art"
+    return f"{first}{sep}{second}{m.group(5)}"
+
+
+def _split_size(m: re.Match) -> str:
+    stem, size = m.group(1), m.group(2)
+    if len(stem) < 3 or zipf((stem + size).lower()) > 0:
+        return m.group(0)  # "DATABASE", "CODEBASE": words
+    return f"{stem}-{size.lower()}"
+
+
 def repair_text(text: str) -> str:
     """`text` with the PDF artefacts above undone; everything else as it was."""
     text = unicodedata.normalize("NFC", text.translate(_LIGATURES))
@@ -64,6 +98,9 @@ def repair_text(text: str) -> str:
     text = _SPACING_ACCENT.sub("", text)
     text = _LINE_BREAK_HYPHEN.sub(_join_broken, text)
     text = _SPLIT_WORD.sub(_join_split, text)
+    text = _STAYED_HYPHEN.sub(_join_stayed, text)
+    text = _GLUED_WORDS.sub(_split_glued, text)
+    text = _GLUED_SIZE.sub(_split_size, text)
     text = _LEADING_NOTE.sub("", text)
     text = _TRAILING_NOTE.sub("", text)
     text = _GLUED_REFERENCE.sub(_unglue_reference, text)
