@@ -17,7 +17,6 @@ from core.pipeline.documents import add_pdf
 from core.pipeline.worker import BackgroundIngestor
 from core.schema.records import DocStatus, GraphStatus
 from core.settings.config import LLMConfig, Settings, VLMConfig
-from core.store.sqlite_db import Database
 from tests import pdfs
 from tests.graph_papers import fast_workspace
 from tests.openai_server import OpenAIReplayServer, Reply
@@ -31,20 +30,9 @@ SLACK = 1.0  # thread wake-ups, a loaded CI machine; a per-read timeout would ne
 
 
 @pytest.fixture
-def server():
-    with OpenAIReplayServer(model=MODEL) as s:
-        yield s
-
-
-@pytest.fixture
 def other():
     with OpenAIReplayServer(model=MODEL) as s:
         yield s
-
-
-@pytest.fixture
-def db(tmp_path):
-    return Database(tmp_path / "ws" / "papergraph.sqlite")
 
 
 def model_at(server, **kwargs) -> OpenAIChatModel:

@@ -20,8 +20,8 @@ from tests.eval.test_eval_ragas import _first_user
 from tests.eval.test_eval_ragas import judge as ragas_judge
 from tests.graph_papers import fast_workspace, make_bert_pdf, make_electra_pdf, make_roberta_pdf
 from tests.openai_server import OpenAIReplayServer, Reply
-from tests.pages.test_app_pages import run_app, texts
-from tests.presentation.test_graph_explorer import ingest
+from tests.pages.app_helpers import run_app, texts
+from tests.presentation.explorer_helpers import ingest
 
 QUESTIONS = [
     EvalQuestion("mnli", "What accuracy does BERT reach on MultiNLI?", ["86.7"],

@@ -10,7 +10,7 @@ from core.models.llm import secrets
 from core.settings.workspace import Workspace
 from core.text.safe_markdown import md_escape
 from tests import pdfs
-from tests.pages.test_app_pages import run_app, texts
+from tests.pages.app_helpers import run_app, texts
 
 
 def shown(at) -> str:

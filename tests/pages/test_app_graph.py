@@ -15,8 +15,8 @@ from core.presentation.graph.explorer import encode_view_state
 from core.presentation.graph.graph_index import load_index
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace, make_bert_pdf, make_roberta_pdf
-from tests.pages.test_app_pages import run_app, texts
-from tests.presentation.test_graph_explorer import ingest
+from tests.pages.app_helpers import run_app, texts
+from tests.presentation.explorer_helpers import ingest
 
 PAGE = "pages/graph.py"
 

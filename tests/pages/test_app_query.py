@@ -12,7 +12,7 @@ from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from core.text.safe_markdown import md_escape
-from tests.pages.test_app_pages import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, run_app, texts
+from tests.pages.app_helpers import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
 

@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from tests.openai_server import OpenAIReplayServer
-from tests.pages.test_app_pages import run_app, texts
+from tests.pages.app_helpers import run_app, texts
 
 MODEL = "replay-model"
 SECRET = "sk-page-test-5b7e0c2a9d14f3e6a8b1c0d9e2f4a6b8"

@@ -14,7 +14,7 @@ import pytest
 from tests import pdfs
 from tests.graph_papers import fast_workspace
 from tests.pages.test_browser import CHROMIUM, browser_page, check_citation_opens_in_place, serve_app
-from tests.presentation.test_graph_explorer import ingest
+from tests.presentation.explorer_helpers import ingest
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")]

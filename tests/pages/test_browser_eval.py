@@ -15,7 +15,7 @@ from core.library import open_library
 from core.store.sqlite_eval import EvalStore
 from tests.graph_papers import fast_workspace, make_bert_pdf
 from tests.pages.test_browser import CHROMIUM, browser_page, serve_app
-from tests.presentation.test_graph_explorer import ingest
+from tests.presentation.explorer_helpers import ingest
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
 

@@ -22,7 +22,7 @@ from core.presentation.graph.graph_index import load_index
 from tests import pdfs
 from tests.graph_papers import fast_workspace, make_bert_pdf
 from tests.pages.test_browser import CHROMIUM, browser_page, serve_app
-from tests.presentation.test_graph_explorer import ingest
+from tests.presentation.explorer_helpers import ingest
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
 

@@ -13,7 +13,7 @@ from core.pipeline.ingest import process_document, process_queue
 from core.pipeline.status import worker_id
 from core.schema.records import DocStatus
 from tests.graph_papers import BERT_SECTIONS, BERT_TITLE, fast_workspace
-from tests.pages.test_app_pages import run_app, texts
+from tests.pages.app_helpers import run_app, texts
 from tests.pipeline.test_delete_races import mineru_output
 
 

@@ -247,7 +247,7 @@ def test_a_long_text_document_spans_pages_and_its_hits_cite_the_right_page(tmp_p
 
 @pytest.mark.slow
 def test_document_page_shows_a_text_document_without_page_images(monkeypatch, text_workspace):
-    from tests.pages.test_app_pages import open_tab, run_app, texts
+    from tests.pages.app_helpers import open_tab, run_app, texts
 
     root, _ = text_workspace
     lib = open_library(Workspace(root))

@@ -97,7 +97,7 @@ def test_the_cli_applies_a_preset_and_shows_the_settings(tmp_path):
 
 @pytest.mark.slow
 def test_the_settings_page_applies_a_preset_and_redraws_the_form_from_it(monkeypatch, tmp_path):
-    from tests.pages.test_app_pages import run_app, texts
+    from tests.pages.app_helpers import run_app, texts
 
     root = tmp_path / "ws"
     at = run_app(monkeypatch, root, "pages/settings.py")

@@ -1,91 +1,21 @@
-"""Evaluation runs over a real workspace (two generated papers and a distractor paper, parsed by the builtin
-parser, embedded into Chroma, with their LLM-free graph): results kept per question × mode, summaries, resume,
-cancel, exports, the leaderboard, the store and the CLI."""
+"""Evaluation runs over a real workspace (tests/eval/conftest.py): results kept per question × mode with scores
+that match what was retrieved, summaries, progress, resume, cancel, modes run one after another, a question that
+cannot be asked, RAGAS's non-LLM metrics, and the options run_eval refuses."""
 from __future__ import annotations
 
-import csv
-import io
-import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from core.cli import main as cli_main
 from core.eval import metrics as m
-from core.eval.questions import questions_to_jsonl
 from core.eval.ragas_scores import METRIC_NAMES_LLM, METRIC_NAMES_NON_LLM
-from core.eval.report import leaderboard_rows, results_csv, run_json, summary_markdown
+from core.eval.report import summary_markdown
 from core.eval.runner import EvalOptions, metric_order, run_eval, summarise
 from core.library import open_library
 from core.query.answer import strip_markers
-from core.schema.eval import CANCELLED, DONE, RUNNING, EvalQuestion, QuestionResult, Score
+from core.schema.eval import CANCELLED, DONE, EvalQuestion, QuestionResult, Score
 from core.settings.workspace import Workspace
-from core.store.sqlite_eval import STALE_AFTER_S, EvalStore, run_to_dict
-from tests import graph_papers
-from tests.paths import REPO
-from tests.query.test_query import _ingest
-
-FIVE_MODES = ["naive", "local", "global", "hybrid", "mix"]
-NO_RAGAS = dict(ragas=False, ragas_judge=False)
-
-# ================================================================================ a real workspace to run on
-
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Workspace:
-    root = tmp_path_factory.mktemp("eval-ws")
-    ws = graph_papers.fast_workspace(root / "ws")
-    _ingest(open_library(ws), root / "pdfs")
-    return ws
-
-
-def sentence_with(lib, word: str) -> str:
-    """The sentence of the workspace's chunks that holds `word`, exactly as the parser wrote it (line breaks
-    and all): a reference passage a user could have copied from the paper."""
-    for doc in lib.documents.list():
-        for chunk in lib.chunks.by_doc(doc.id):
-            for sentence in re.split(r"(?<=[.!?])\s+", chunk.text):
-                if word in sentence:
-                    return sentence
-    raise AssertionError(f"no chunk holds {word!r}")
-
-
-def chunk_texts(lib) -> dict[str, str]:
-    return {c.id: c.text for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)}
-
-
-NOWHERE = "The model was trained on 512 TPU chips for four days in a basement."
-
-
-def make_questions(lib) -> list[EvalQuestion]:
-    return [
-        # The passage as a reader copies it from the PDF (one line), while the chunk breaks it in two
-        # paragraphs ("BERT is\n\npre-trained"): matching must see through that.
-        EvalQuestion("books", "Which dataset is BERT pre-trained on?", ["the BooksCorpus dataset", "BooksCorpus"],
-                     ["BERT is pre-trained with a masked language model objective on the BooksCorpus dataset."]),
-        EvalQuestion("ccnews", "Which dataset does RoBERTa train on?", ["CC-News"],
-                     [sentence_with(lib, "CC-News")]),
-        # Two passages from two papers: complete@K needs both.
-        EvalQuestion("multinli", "What accuracy do BERT and RoBERTa reach on MultiNLI?", ["86.7 and 90.2"],
-                     [sentence_with(lib, "86.7"), sentence_with(lib, "90.2")]),
-        EvalQuestion("nowhere", "How many TPU chips trained the model?", ["512"], [NOWHERE]),
-        EvalQuestion("noref", "What does dynamic masking replace?", [], []),
-    ]
-
-
-@pytest.fixture(scope="module")
-def full_run(workspace):
-    """Every question through the five modes, LLM-free, without RAGAS: the run most tests below read."""
-    lib = open_library(Workspace(workspace.root))
-    store = EvalStore(lib.db)
-    qset = store.save_set("papers", make_questions(lib), source="test")
-    progress = []
-    outcome = run_eval(lib, qset, EvalOptions(modes=FIVE_MODES, **NO_RAGAS), on_progress=progress.append,
-                       label="five modes", store=store)
-    return lib, store, qset, outcome, progress
+from tests.eval.eval_helpers import FIVE_MODES, NO_RAGAS, NOWHERE, chunk_texts, make_questions
 
 
 @pytest.mark.slow
@@ -295,75 +225,6 @@ def test_ragas_non_llm_metrics_join_the_scores_and_the_judge_is_skipped_without_
     assert metric_order(summary)[-1] == "seconds" and "rouge" in metric_order(summary)
 
 
-def test_results_csv_and_run_json_hold_every_row(full_run):
-    _, store, qset, outcome, _ = full_run
-    rows = list(csv.DictReader(io.StringIO(results_csv(outcome.results))))
-    assert len(rows) == 25
-    assert sorted((r["question_id"], r["mode"]) for r in rows) == sorted(
-        (q.id, mode) for q in qset.questions for mode in FIVE_MODES)
-    by_pair = {(r["question_id"], r["mode"]): r for r in rows}
-    stored = {(r.question_id, r.mode): r for r in outcome.results}
-    for pair, row in by_pair.items():
-        assert row["answer"] == stored[pair].answer  # multi-line answers survive the CSV quoting
-    assert float(by_pair[("books", "naive")]["recall@10"]) == 1.0
-    assert by_pair[("noref", "naive")]["recall@10"] == ""
-    assert by_pair[("noref", "naive")]["recall@10 (why missing)"] == "no reference passages"
-    assert by_pair[("noref", "naive")]["em (why missing)"] == "no reference answer"
-
-    data = json.loads(json.dumps(run_json(store, outcome.run)))
-    assert data["run"]["id"] == outcome.run.id and data["run"]["status"] == DONE
-    assert len(data["results"]) == 25 and data["pairwise"] == []
-    assert [QuestionResult.from_dict(r) for r in data["results"]] == outcome.results
-    assert data["summary"]["naive"]["recall@10"] == {"mean": pytest.approx(0.75), "n": 4, "missing": 1}
-
-
-def test_the_leaderboard_has_a_row_per_run_and_mode(full_run):
-    lib, store, qset, outcome, _ = full_run
-    second = run_eval(lib, qset, EvalOptions(modes=["naive"], limit=1, **NO_RAGAS), label="naive, one", store=store)
-    rows = leaderboard_rows(store, qset.id)
-    # Runs are named by their label and start time, never by their hex id.
-    assert sorted((r["run"].split(" · ")[0], r["mode"]) for r in rows) == sorted(
-        [("five modes", mode) for mode in FIVE_MODES] + [("naive, one", "naive")])
-    assert all(re.fullmatch(r".+ · \d{4}-\d\d-\d\d \d\d:\d\d", r["run"]) and r["run_id"] not in r["run"]
-               for r in rows)
-    by_key = {(r["run_id"], r["mode"]): r for r in rows}
-    assert by_key[(outcome.run.id, "naive")]["questions"] == 5
-    assert by_key[(outcome.run.id, "naive")]["recall@10"] == pytest.approx(0.75)
-    assert by_key[(second.run.id, "naive")]["questions"] == 1
-    assert by_key[(second.run.id, "naive")]["recall@10"] == 1.0  # only "books", found
-    assert all(r["set"] == "papers" and r["status"] == DONE for r in rows)
-
-
-def test_store_keeps_sets_runs_and_verdicts_and_deletes_them(full_run):
-    _, store, qset, _, _ = full_run
-    questions = [EvalQuestion("x1", "Où est « le » corpus?", ["ici"], ["là"], "doc")]
-    saved = store.save_set("  ", questions, source="hand.jsonl")
-    assert saved.name == "questions"  # a blank name gets a default, not an empty label
-    assert store.get_set(saved.id).questions == questions and saved.id in {s.id for s in store.sets()}
-    store.update_set(saved.id, questions + [EvalQuestion("x2", "Second?", [])], name="renamed")
-    again = store.get_set(saved.id)
-    assert again.name == "renamed" and [q.id for q in again.questions] == ["x1", "x2"]
-
-    run = store.create_run(again, ["naive"], {"k": 10}, total=2)
-    store.save_result(run.id, QuestionResult("x1", "naive", "ici", ["ctx"], ["c:1"], {"em": Score(1.0)}, 0.1), 1)
-    store.save_pairwise(run.id, "naive", "mix", {"winner": "naive", "questions": 1})
-    store.rename_run(run.id, "  hand-made  ")
-    assert store.get_run(run.id).label == "hand-made" and store.pairwise(run.id) == [
-        {"winner": "naive", "questions": 1}]
-    assert store.get_run(run.id).status == RUNNING and run_to_dict(store.get_run(run.id))["status"] == RUNNING
-    # A running run nobody has written to for a while is shown as interrupted (its process is gone).
-    with store.db.transaction() as conn:
-        conn.execute("UPDATE eval_runs SET updated_at = updated_at - ? WHERE id = ?", (STALE_AFTER_S + 1, run.id))
-    assert store.get_run(run.id).interrupted and run_to_dict(store.get_run(run.id))["status"] == "interrupted"
-
-    store.delete_set(saved.id)  # the set goes, its run stays
-    assert store.get_set(saved.id) is None and store.get_run(run.id) is not None
-    store.delete_run(run.id)
-    assert store.get_run(run.id) is None and store.results(run.id) == [] and store.pairwise(run.id) == []
-    assert store.done_pairs(run.id) == set()
-    assert store.get_set(qset.id) is not None  # other sets untouched
-
-
 def test_run_eval_refuses_no_modes(full_run):
     lib, store, qset, _, _ = full_run
     before = len(store.runs())
@@ -385,76 +246,3 @@ def test_run_eval_refuses_a_k_or_limit_that_means_nothing_before_creating_a_run(
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         run_eval(lib, small, EvalOptions(modes=["naive"], **bad, **NO_RAGAS), store=store)
     assert store.runs(small.id) == []
-
-
-def test_cli_eval_refuses_k_below_one_with_exit_2(workspace, tmp_path, monkeypatch, capsys):
-    qfile = tmp_path / "qa.jsonl"
-    qfile.write_text(json.dumps({"question": "Which dataset is BERT pre-trained on?", "answers": ["BooksCorpus"],
-                                 "evidence": ["BooksCorpus"]}) + "\n", encoding="utf-8")
-    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
-    code = cli_main(["eval", str(qfile), "--modes", "naive", "--k", "0", "--no-ragas", "--no-judge", "-q"])
-    err = capsys.readouterr().err
-    assert code == 2 and "error: k (of Recall@k, complete@k, NDCG@k) must be at least 1 (got 0)\n" in err, err
-
-
-# ===================================================================================================== CLI
-
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PAPERGRAPH_WORKSPACE": str(root)}
-    return subprocess.run([sys.executable, "-m", "core", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=240)
-
-
-@pytest.mark.slow
-def test_cli_eval_prints_a_row_per_mode_and_writes_the_run(workspace, tmp_path):
-    lib = open_library(Workspace(workspace.root))
-    questions = [q for q in make_questions(lib) if q.id in ("books", "nowhere")]
-    qfile = tmp_path / "qa.jsonl"
-    qfile.write_text(questions_to_jsonl(questions), encoding="utf-8")
-    out = tmp_path / "out.json"
-    done = run_cli(workspace.root, "eval", str(qfile), "--modes", "naive,mix", "--no-ragas", "--no-judge",
-                   "--out", str(out), "--label", "from the CLI")
-    assert done.returncode == 0, done.stderr
-    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
-    assert table[0].startswith("| mode | em | f1 |") and [line.split("|")[1].strip() for line in table[2:]] == [
-        "naive", "mix"]
-    data = json.loads(out.read_text(encoding="utf-8"))
-    assert set(data["summary"]) == {"naive", "mix"} and data["run"]["status"] == DONE
-    assert sorted((r["question_id"], r["mode"]) for r in data["results"]) == [
-        ("books", "mix"), ("books", "naive"), ("nowhere", "mix"), ("nowhere", "naive")]
-    # naive: books found (1), nowhere not (0) → recall@10 mean 0.5, as the table says.
-    assert data["summary"]["naive"]["recall@10"]["mean"] == 0.5
-    assert "| naive | " in done.stdout and " 0.500 " in table[2]
-    # The run is in the workspace, under the file's name, for the Evaluate page.
-    store = EvalStore(lib.db)
-    (run,) = [r for r in store.runs() if r.label == "from the CLI"]
-    assert run.set_name == "qa" and run.id == data["run"]["id"] and len(store.results(run.id)) == 4
-
-
-@pytest.mark.slow
-def test_cli_eval_refuses_bad_rows_and_unknown_modes_with_exit_2(workspace, tmp_path):
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"question": "Fine?", "answers": ["x"]}) + "\n{not json\n", encoding="utf-8")
-    refused = run_cli(workspace.root, "eval", str(bad), "--modes", "naive", "--no-ragas", "--no-judge")
-    assert refused.returncode == 2 and "row 2: not valid JSON" in refused.stderr and refused.stdout == ""
-    good = tmp_path / "good.jsonl"
-    good.write_text(json.dumps({"question": "Fine?", "answers": ["x"]}) + "\n", encoding="utf-8")
-    unknown = run_cli(workspace.root, "eval", str(good), "--modes", "naive,bogus", "--no-ragas", "--no-judge")
-    assert unknown.returncode == 2 and "unknown mode(s) bogus" in unknown.stderr
-    missing = run_cli(workspace.root, "eval", str(tmp_path / "absent.jsonl"), "--no-ragas", "--no-judge")
-    assert missing.returncode == 2 and "cannot read" in missing.stderr
-    empty_ws = run_cli(tmp_path / "empty-ws", "eval", str(good), "--modes", "naive", "--no-ragas", "--no-judge")
-    assert empty_ws.returncode == 2 and "no paper is ready" in empty_ws.stderr
-
-
-def test_saving_the_same_set_twice_keeps_one_set_and_a_changed_one_is_new(tmp_path):
-    from core.store.sqlite_db import Database
-
-    store = EvalStore(Database(tmp_path / "eval.sqlite"))
-    questions = [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])]
-    first = store.save_set("bert", questions, source="bert.jsonl")
-    again = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])])
-    assert again.id == first.id and len(store.sets()) == 1  # an upload or `core eval` of the same file again
-    changed = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["an encoder"], ["BERT is a model."])])
-    renamed = store.save_set("bert v2", questions)
-    assert len({first.id, changed.id, renamed.id}) == 3 and len(store.sets()) == 3
