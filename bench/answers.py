@@ -14,6 +14,8 @@ the workspace offers (routes.available_modes), LLM-free, one mode after another 
     says how many came from each)
   - abstention precision / recall on the unanswerable questions (`answer.abstained`; "n/a" without that flag)
   - answer latency p50 / p95: the wall time of core.query.engine.ask without an LLM
+With --split all the tables come per split first (dev: what the reader's weights and abstention threshold were
+calibrated on, test: held out), then for all questions.
 hotpot: the same answer metrics on ../shared/corpus/hotpotqa (indexed as bench/query.py does: one document per
 paragraph, LLM-free graph), with complete-evidence recall@5 instead of the single-passage ranks.
 """
@@ -89,6 +91,7 @@ class Scored:
     mode: str
     type: str
     answerable: bool
+    split: str
     seconds: float
     hits: list[int | None] = field(default_factory=list)
     contains: float = 0.0
@@ -108,7 +111,7 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     first = strip_markers(answer.sentences[0].text) if answer and answer.sentences else text
     short = getattr(answer, "short_answer", "") or ""
     out = Scored(id=q["id"], mode=str(result.mode.value), type=q.get("type", ""), answerable=bool(q["answers"]),
-                 seconds=seconds, answer=text[:300], error=result.error,
+                 split=q.get("split", ""), seconds=seconds, answer=text[:300], error=result.error,
                  abstained=getattr(answer, "abstained", None) if answer else None)
     if out.abstained is not None:
         out.abstained = bool(out.abstained)
@@ -288,17 +291,23 @@ def papers(args) -> int:
     print(f"{len(questions)} questions ({n_ans} answerable, {len(questions) - n_ans} unanswerable; split "
           f"{args.split}) × modes {', '.join(modes)}; answers LLM-free")
     warm_up(lib, modes)
-    summaries, per_question = [], []
+    summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
         scored = run_mode(lib, mode, questions)
         summaries.append(summarise(mode, scored))
         per_question += [s.__dict__ for s in scored]
+        for split in sorted({s.split for s in scored} - {""}) if args.split == "all" else []:
+            by_split.setdefault(split, []).append(summarise(mode, [s for s in scored if s.split == split]))
         print(f"  {mode}: {len(scored)} answers", file=sys.stderr, flush=True)
     print(f"asked in {time.perf_counter() - t:.0f} s")
+    for split, split_summaries in by_split.items():  # dev (calibrated on) and test (reported), then all
+        print(f"\n## split {split}")
+        print_tables(split_summaries)
+    print(f"\n## split {args.split}")
     print_tables(summaries)
     write_json(args.json, {"set": str(QUESTIONS.name), "split": args.split, "workspace": str(lib.workspace.root),
-                           "summaries": summaries, "questions": per_question})
+                           "summaries": summaries, "by_split": by_split, "questions": per_question})
     return 0
 
 

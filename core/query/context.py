@@ -14,10 +14,23 @@ from core.query.records import Context, QueryParams, Retrieval, RetrievedChunk, 
 MIN_PARTIAL_TOKENS = 80  # a passage cut shorter than this tells the model too little to be worth its place
 
 
+# Token counts by (tokenizer, text hash): the same passages and entity descriptions come back question after
+# question, and counting them cost more than the whole extractive answer (20 ms a context on a busy machine).
+_COUNTS: dict[tuple[int, int], int] = {}
+MAX_COUNTS = 50_000
+
+
 def count_tokens(tokenizer, texts: Sequence[str]) -> list[int]:
     if not texts:
         return []
-    return [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
+    keys = [(id(tokenizer), hash(t)) for t in texts]
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in _COUNTS))
+    if missing:
+        if len(_COUNTS) > MAX_COUNTS:
+            _COUNTS.clear()
+        for t, e in zip(missing, tokenizer.encode_batch(missing, add_special_tokens=False)):
+            _COUNTS[(id(tokenizer), hash(t))] = len(e.ids)
+    return [_COUNTS.get(k) or len(tokenizer.encode(t, add_special_tokens=False).ids) for t, k in zip(texts, keys)]
 
 
 def _cut(tokenizer, text: str, tokens: int) -> str:

@@ -7,9 +7,10 @@ answers after the body ("We use the cld2 tool for language detection …" is onl
 its rows, by the cell of the column the question names; a caption only when the question is about a figure or
 table.
 
-Abstention is question-specific too (covered()): near misses score like answers, so the thing a number question
-counts or measures must be in the answer sentence, and the question's rare named words (document frequency from
-the FTS5 index) in its passage, section or paper title; else "No passage answers this directly."
+Abstention is question-specific too (core.query.coverage): near misses score like answers, so the thing a number
+question counts or measures must be in the answer sentence, the question's rare named words (document frequency
+from the FTS5 index) in its passage, section or paper title or what its paper is about, and a table row must be a
+row of something the question names; else "No passage answers this directly."
 
 Scoring is cheap because retrieval already did the expensive part: each candidate sentence inherits the
 similarity of the stored embedding window it sits in (no re-embedding of passages); the candidates are ranked by
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from core.pipeline.graph.item_roles import NEVER as NEVER  # re-exported: the re
 from core.pipeline.pages import load_items
 from core.query import answer_types as T
 from core.query.chain import Chain, compositional, find_chain
+from core.query.coverage import ROW, covered, distinctive, paper_text, row_about, subject_of, term_bag
 from core.query.records import Answer, AnswerSentence, Context, Retrieval, Source
 from core.schema.ids import window_ids
 from core.schema.records import ContentItem
@@ -42,15 +43,14 @@ NO_ANSWER = "No passage answers this directly."
 CLOSEST = "Closest passages:"
 # Calibrated on the dev split of bench/papers_qa.jsonl (bench/reader_calibrate.py): below it, the best
 # sentence is more often a near miss than an answer.
-ABSTAIN_BELOW = 0.45
+ABSTAIN_BELOW = 0.47
 SOURCES_READ = 8  # passages whose sentences compete; the evidence is in the top 8 for nearly every question
 SHOWN = 16  # candidates an answer or an abstention picks its sentences from
 # Candidates embedded (one batch) after the cheap ranking. 0: on a busy 2-core machine embedding even 16 sentences
 # cost 0.3-2 s, and the stored window vectors' similarity ranks nearly as well (see the report's numbers).
 EMBED_TOP = 0
 MAX_SENTENCE_CHARS = 600
-ROW, CAPTION, NOTE = "row", "caption", "note"
-RARE_SHARE = 0.2  # a named question word in at most this share of the chunks is distinctive (FTS5 statistics)
+CAPTION, NOTE = "caption", "note"  # and ROW (core.query.coverage)
 MUST_HOLD = {T.NUMBER, T.YEAR}  # answer types whose answer sentence must contain one (else: abstain)
 
 # A reference entry: a year closed by "." or ")" ("Turing, A. 2019. …", "(2019).") and then a venue; a body
@@ -72,6 +72,7 @@ class Candidate:
     prior: float = 0.0  # similarity of its embedding window to the question
     lexical: float = 0.0
     typed: float = 0.0  # fit of its best answer span of the expected type (0 = none)
+    focus: float = 0.0  # share of the words of the counted or measured thing ("unique paper nodes") it says
     sim: float | None = None
     score: float = 0.0
 
@@ -102,12 +103,26 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _sentence_ok(sentence: str) -> bool:
-    return (15 <= len(sentence) <= MAX_SENTENCE_CHARS and sum(c.isalpha() for c in sentence) > 10
+    return (15 <= len(sentence) <= MAX_SENTENCE_CHARS and sum(map(str.isalpha, sentence)) > 10
             and not _REFERENCE_LIKE.search(sentence))
+
+
+# A passage's sentences and roles do not depend on the question (but for captions): the same top passages come
+# back question after question, so they are split once per process.
+_SPLITS: dict[tuple, list[tuple[str, str]]] = {}
 
 
 def source_candidates(source: Source, items: list[ContentItem], question: str) -> list[Candidate]:
     """The sentences (table rows, captions when asked about) of one passage that may answer."""
+    key = (source.chunk_id, hash(source.text), source.kind, T.about_media(question), id(items[0]) if items else 0)
+    if key not in _SPLITS:
+        if len(_SPLITS) > 4096:
+            _SPLITS.clear()
+        _SPLITS[key] = [(c.text, c.role) for c in _split_source(source, items, question)]
+    return [Candidate(source.n, text, role) for text, role in _SPLITS[key]]
+
+
+def _split_source(source: Source, items: list[ContentItem], question: str) -> list[Candidate]:
     by_index = {i.index: i for i in items}
     if source.kind != "text":
         lines = [_norm(line) for line in source.text.split("\n") if line.strip()]
@@ -146,20 +161,35 @@ def source_candidates(source: Source, items: list[ContentItem], question: str) -
 
 
 # ---------------------------------------------------------------------------------------------- scoring
+# A chunk's embedding windows (texts and stored vectors) by workspace, model, chunk id and text: fetched from Chroma
+# once per process.
+_WINDOWS: dict[tuple, tuple[list[str], np.ndarray]] = {}
+
+
 def _window_priors(lib, sources: list[Source], qvec: np.ndarray) -> dict[int, list[tuple[str, float]]]:
     """Per source: its embedding windows' texts with their similarity to the question (stored vectors)."""
     cs = lib.settings.chunking
     stride = max(cs.window_tokens - cs.window_overlap, 1)
     chunks = lib.chunks.get_many([s.chunk_id for s in sources])
-    ids = [w for s in sources if s.chunk_id in chunks
-           for w in window_ids(s.chunk_id, max(chunks[s.chunk_id].tokens - cs.window_overlap, 1) // stride + 3)]
-    records = lib.windows.fetch(ids) if ids else []
-    by_chunk: dict[str, list[tuple[str, float]]] = {}
-    if records:
-        sims = np.stack([v for _, v in records]) @ np.asarray(qvec, dtype=np.float32)
-        for (match, _), sim in zip(records, sims):
-            by_chunk.setdefault(match.metadata.get("chunk_id", ""), []).append((_norm(match.document), float(sim)))
-    return {s.n: by_chunk.get(s.chunk_id, []) for s in sources}
+    space = (str(lib.workspace.root), lib.settings.embedding.model)  # another workspace or model: other vectors
+    keys = {c.id: (*space, c.id, hash(c.text)) for c in chunks.values()}
+    missing = [s.chunk_id for s in sources if s.chunk_id in chunks and keys[s.chunk_id] not in _WINDOWS]
+    ids = [w for c in dict.fromkeys(missing)
+           for w in window_ids(c, max(chunks[c].tokens - cs.window_overlap, 1) // stride + 3)]
+    fetched: dict[str, list] = {}
+    for match, vector in (lib.windows.fetch(ids) if ids else []):
+        fetched.setdefault(match.metadata.get("chunk_id", ""), []).append((_norm(match.document), vector))
+    if len(_WINDOWS) > 2048:
+        _WINDOWS.clear()
+    for chunk_id, found in fetched.items():  # windows not embedded yet are fetched again next time
+        if chunk_id in keys:
+            _WINDOWS[keys[chunk_id]] = ([t for t, _ in found], np.stack([v for _, v in found]).astype(np.float32))
+    q = np.asarray(qvec, dtype=np.float32)
+    out: dict[int, list[tuple[str, float]]] = {}
+    for s in sources:
+        held = _WINDOWS.get(keys.get(s.chunk_id))
+        out[s.n] = list(zip(held[0], (held[1] @ q).tolist())) if held else []
+    return out
 
 
 def _prior(text: str, windows: list[tuple[str, float]], fallback: float) -> float:
@@ -169,11 +199,12 @@ def _prior(text: str, windows: list[tuple[str, float]], fallback: float) -> floa
 
 
 def _lexical(candidates: list[Candidate], question: str) -> None:
-    """BM25 over the candidate pool (its own document frequencies), scaled to 0..1 by the question's weight."""
-    terms = T.words(question)
+    """BM25 over the candidate pool (its own document frequencies) of stemmed words, scaled to 0..1 by the
+    question's weight."""
+    terms = set(T.stems(question))
     if not terms or not candidates:
         return
-    bags = [Counter(w for w in T._WORD.findall(c.text.lower()) for w in T.words(w)) for c in candidates]
+    bags = [term_bag(c.text, terms) for c in candidates]
     avg = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
     n = len(bags)
     idf = {t: math.log(1 + (n - sum(t in b for b in bags) + 0.5) / (sum(t in b for b in bags) + 0.5)) for t in terms}
@@ -189,6 +220,9 @@ def _lexical(candidates: list[Candidate], question: str) -> None:
 W_SIM, W_PRIOR, W_LEXICAL, W_TYPED, W_UNTYPED, W_RANK = 0.45, 0.2, 0.35, 0.15, -0.12, 0.004
 # A footnote's sentence may answer ("We use the cld2 tool for language detection …"), after the body's.
 W_NOTE = -0.05
+# A number question names what it counts ("unique paper nodes"): a sentence that names only part of it ("12M nodes
+# of this type") loses a little. Neutral on the dev split at 0.05, worse above 0.1.
+W_FOCUS = 0.05
 
 
 def _score(c: Candidate, kind: str) -> float:
@@ -196,9 +230,11 @@ def _score(c: Candidate, kind: str) -> float:
     typed = 0.0
     if kind != T.OTHER:
         # A definition is often phrased without "X is" ("MMPs, pairs of molecules that …"): no penalty there.
-        typed = W_TYPED * (1 + min(c.typed, 2.0) / 2) if c.typed > 0 else W_UNTYPED * (kind != T.DEFINITION)
+        typed = (W_TYPED * (1 + min(c.typed, 2.0) / 2) if c.typed > 0
+                 else W_UNTYPED * (kind not in (T.DEFINITION, T.MANNER)))
     note = W_NOTE if c.role == NOTE else 0.0
-    return W_SIM * sim + W_PRIOR * c.prior + W_LEXICAL * c.lexical + typed + note - W_RANK * c.n
+    return (W_SIM * sim + W_PRIOR * c.prior + W_LEXICAL * c.lexical + W_FOCUS * (c.focus - 1) + typed + note
+            - W_RANK * c.n)
 
 
 def rank(question: str, context: Context, retrieval: Retrieval | None, lib,
@@ -220,7 +256,13 @@ def rank(question: str, context: Context, retrieval: Retrieval | None, lib,
     if not candidates:
         return kind, []
     _lexical(candidates, question)
+    focus = T.focus_words(question) if kind == T.NUMBER else []
     for c in candidates:
+        if focus:
+            low = c.text.lower()
+            c.focus = sum(T.mentions(low, w) for w in focus) / len(focus)
+        else:
+            c.focus = 1.0
         best = T.spans(c.text, kind, question) if kind != T.OTHER else []
         c.typed = max(best[0].score, 0.01) if best and best[0].score > -1 else 0.0
         c.score = _score(c, kind)
@@ -250,46 +292,18 @@ def short_answer(sentence: str, kind: str, question: str) -> tuple[str, tuple[in
     return body, (0, len(body))
 
 
-# ---------------------------------------------------------------------------------------------- coverage
-def distinctive(question: str, lib) -> list[str]:
-    """The question's named words that are rare in the collection (BM25's document frequencies in SQLite FTS5):
-    an answer must come from a passage that says them. A word absent from the collection is the rarest of all."""
-    named = T.named_words(question)
-    if not named or lib is None:
-        return named
-    parts = {p for w in named for p in re.findall(r"[^\W_]+", w.lower())}
-    marks = ",".join("?" * len(parts))
-    try:
-        with lib.fulltext.db.connect() as conn:
-            df = dict(conn.execute(f"SELECT term, doc FROM chunks_fts_vocab WHERE term IN ({marks})",
-                                   sorted(parts)).fetchall())
-            total = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
-    except sqlite3.OperationalError:  # no full-text index yet: every named word counts
-        return named
-    return [w for w in named if min(df.get(p, 0) for p in re.findall(r"[^\W_]+", w.lower()) or [""]) <=
-            RARE_SHARE * total]
-
-
-def covered(c: Candidate, source: Source | None, focus: list[str], named: list[str]) -> bool:
-    """Near misses read like answers: "what learning rate …" answered by a sentence about another setting, "on
-    FinTabNet" by a passage about PubTabNet. The head of the counted or measured thing must be in the sentence (a
-    table row: in its table), its modifiers and the rare named words in the sentence, its passage, section or
-    paper title ("237M mentions" answers "how many entity mentions" in a passage about entities)."""
-    sentence = c.text.lower()
-    around = f"{sentence} {source.text} {source.section} {source.doc_title}".lower() if source else sentence
-    if focus and not T.mentions(around if c.role == ROW else sentence, focus[-1]):
-        return False
-    return all(T.mentions(around, w) for w in focus[:-1] + named)
-
-
 def read(question: str, context: Context, retrieval: Retrieval | None, lib,
          embed_many: Callable[[list[str]], np.ndarray], qvec: np.ndarray, sentences: int = 4,
          per_source: int = 2) -> Answer:
     kind, ranked = rank(question, context, retrieval, lib, embed_many, qvec)
     focus = T.focus_words(question) if kind == T.NUMBER else []
     named = distinctive(question, lib)
+    docs = {s.doc_id for s in context.sources[:SOURCES_READ]} if named and lib is not None else set()
+    subjects = {d: frozenset(w for w in named if subject_of(paper_text(lib, d), w)) for d in docs}
     # Only candidates that cover the question's distinctive words may answer; all remain "closest passages".
-    fit = [c for c in ranked if covered(c, context.source(c.n), focus, named)] if focus or named else ranked
+    fit = [c for c in ranked if (c.role != ROW or row_about(c.text, question))
+           and (not (focus or named) or covered(c, (source := context.source(c.n)), focus, named,
+                                                  subjects.get(source.doc_id if source else "", frozenset())))]
     if kind in MUST_HOLD:  # a number or year question is answered by a sentence that states one, or not at all
         fit = [c for c in fit if c.typed > 0] + [c for c in fit if c.typed <= 0]
         best = fit[0] if fit and fit[0].typed > 0 else None

