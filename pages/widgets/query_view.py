@@ -166,9 +166,12 @@ def run_notes(result: QueryResult) -> str:
     return " · ".join(parts)
 
 
-def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, page_crops: bool = True) -> None:
-    """Each source with its passage and a link to its page; tables and figures with their image, text passages
-    with the highlighted page region (`page_crops`)."""
+def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, page_crops: bool = True,
+                 key: str = "ask") -> None:
+    """Each source with its passage and a link to its page; tables and figures with their image; the cited text
+    passages with the highlighted page region (`page_crops`), the others with a button that shows it. Drawing
+    every source's page region cost the server and the browser about 10 page images per answer: with eight
+    researchers asking at once (bench/load_ask.py) that, not the answer, set the wait."""
     cited = {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}
     for source in result.context.sources:
         if cited_only and source.n not in cited:
@@ -184,6 +187,12 @@ def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, pa
                          icon=":material/description:",
                          query_params={"doc": source.doc_id, "tab": "Pages", "page": str(source.page + 1),
                                        "hl": pv.box_param(boxes)})
+            if page_crops and source.n not in cited and source.kind not in MEDIA_KINDS:
+                if st.button("Show the passage on its page", key=f"{key}_source_page_{source.n}",
+                             icon=":material/find_in_page:"):
+                    st.session_state[f"{key}_cite_offset_{source.n}"] = 0
+                    cited_page(lib, result, source.n, key)
+                continue
             _source_image(lib, source, boxes, page_crops)
 
 

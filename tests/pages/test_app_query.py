@@ -145,3 +145,21 @@ def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_wo
     captions = [c for i in at.image for c in i.captions]
     assert "The table as it appears in the paper" in captions
     assert not any("highlighted" in c for c in captions)  # Compare shows item images, not page crops
+
+
+def test_an_uncited_source_shows_its_page_on_demand_and_only_cited_ones_draw_it(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
+    result = at.session_state["ask_result"]
+    cited = {n for s in result.answer.sentences for n in s.citations}
+    uncited = [s for s in result.context.sources if s.n not in cited and s.kind == "text"]
+    assert cited and uncited, [(s.n, s.kind) for s in result.context.sources]
+    # The page regions drawn are the cited passages' alone (the answer's, not the whole context's); tables and
+    # figures keep their own image.
+    captions = [c for i in at.image for c in i.captions]
+    regions = [c for c in captions if "the cited passage highlighted" in c]
+    assert regions and len(regions) <= len(cited)
+    assert all(c in regions or "as it appears in the paper" in c for c in captions), captions
+    at.button(key=f"ask_source_page_{uncited[0].n}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (dialog,) = _dialogs(at._tree)
+    assert [c for i in dialog.image for c in i.captions][0].endswith("the cited passage highlighted")
