@@ -1,13 +1,15 @@
 """Associative retrieval after HippoRAG 2 (Gutiérrez et al., 2025): personalised PageRank over passages and
 entities, seeded with the question's entities and its closest passages.
 
-    seeds    entities the low-level keywords match (entity vectors, one search per keyword) and entities named
-             in the top dense passages, each weighted by match strength × specificity (inverse passage
-             frequency: an entity in three passages says more than one in three hundred); the top dense
-             passages themselves (naive's ranking), at `passage_weight`
+    seeds    entities the low-level keywords match (entity vectors, one search per keyword; phrase nodes by
+             name) and entities and phrases named in the top dense passages, each weighted by match strength
+             × specificity (inverse passage frequency: an entity in three passages says more than one in three
+             hundred); the top dense passages themselves (naive's ranking), at `passage_weight`
     graph    only the neighbourhood of the seeds: seed entities, their RELATED neighbours, the passages any of
              them is named in, and the seed passages; passage–entity edges for every mention inside it,
-             entity–entity edges weighted by the relation's weight
+             entity–entity edges weighted by the relation's weight. Phrase nodes (every candidate phrase of the
+             LLM-free extractor, terms or not: core.query.mention_index) are entities without relations here: the
+             bridge a two-hop question needs is often a name the display graph does not keep
     rank     personalised PageRank (igraph) with damping ~0.5, passages by their mass
 
 A passage that shares no word with the question is reached through the entity it shares with a passage that
@@ -23,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import igraph
 
-from core.query.mention_index import mention_index
+from core.query.mention_index import is_phrase, mention_index
 from core.query.records import RetrievedEntity, RetrievedRelation
 from core.query.sources import ChunkSource, Probe, Proposal
 from core.query.walks import keyword_entities, passage_entities
@@ -35,7 +37,7 @@ class PPRParams:
     damping: float = 0.5  # HippoRAG 2's: half the mass returns to the seeds at each step, so walks stay short
     passage_weight: float = 0.05  # the dense passages' share of the reset vector, relative to entities (HippoRAG 2)
     passage_seeds: int = 20  # top dense passages seeded
-    entity_passages: int = 5  # of those, the top ones whose named entities are seeded too
+    entity_passages: int = 5  # of those, the top ones whose named entities (and phrases) are seeded too
     per_keyword: int = 3  # entities matched per low-level keyword
     min_similarity: float = 0.5  # weaker keyword matches name another entity, not the one asked about
     neighbours: int = 10  # RELATED neighbours taken per seed entity, strongest first
@@ -44,6 +46,9 @@ class PPRParams:
     # The strongest relation's edge against a mention's 1: relation weights sum strengths over every chunk stating
     # them (often 5-20), and unscaled they would pull the walk off the passages into the entity layer.
     relation_weight: float = 0.5
+    keyword_phrases: bool = True  # phrase nodes the keywords name by their exact key are seeds too
+    # A dense passage's phrase node is seeded only if it is named in at most this many passages.
+    phrase_seed_passages: int = 50
 
 
 DEFAULT = PPRParams()
@@ -63,9 +68,11 @@ def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, fl
     index = mention_index(probe.lib)
     dense = probe.dense().chunk_ids
     passage_seeds = {cid: p.passage_weight / (rank + 1) for rank, cid in enumerate(dense[:p.passage_seeds])}
-    entity_seeds = passage_entities(dense, index, p.entity_passages)
+    entity_seeds = {k: w for k, w in passage_entities(dense, index, p.entity_passages).items()
+                    if not is_phrase(k) or len(index.passages_of[k]) <= p.phrase_seed_passages}
     words = probe.keywords.low if probe.keywords else []
-    for key, weight in keyword_entities(probe, index, words, p.per_keyword, p.min_similarity).items():
+    for key, weight in keyword_entities(probe, index, words, p.per_keyword, p.min_similarity,
+                                        p.keyword_phrases).items():
         entity_seeds[key] = max(entity_seeds.get(key, 0.0), weight)
     if not entity_seeds:  # nothing to walk from: the dense ranking is all there is
         return [(cid, 0.0) for cid in dense], [], dense
@@ -123,7 +130,7 @@ def ppr_chunks(probe: Probe, p: PPRParams | None = None) -> Proposal:
     ids += [cid for cid in dense if cid not in taken][:max(limit - len(ids), 0)]
     via = {cid: ["ppr"] for cid in ids}
     lib, top_k = probe.lib, probe.params.top_k
-    top = [key for key, _ in ranked_entities[:top_k]]
+    top = [key for key, _ in ranked_entities if not is_phrase(key)][:top_k]
     nodes = lib.graph.get_nodes(top)
     score = dict(ranked_entities)
     entities = [RetrievedEntity(key=k, name=n.name, type=n.type, description=n.description, score=score[k],

@@ -18,7 +18,8 @@ class Mode(StrEnum):
     LOCAL = "local", "entities named in the question → their relations → their passages"
     GLOBAL = "global", "relations matching the question's themes → their entities → their passages"
     HYBRID = "hybrid", "local + global"
-    MIX = "mix", "ppr + naive: passages of the associative graph walk and of vector search together"
+    MIX = "mix", ("naive + local + ppr: passages of vector search, the entity walk and the associative walk "
+                  "together, reranked")
     PPR = "ppr", ("associative (HippoRAG 2): personalised PageRank from the question's entities and closest "
                   "passages over passages and entities — finds the second hop through a bridge entity")
     COMMUNITY = "community", "community reports of the graph, mapped and reduced (GraphRAG global search)"

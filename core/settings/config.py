@@ -212,6 +212,9 @@ class QueryConfig:
     ppr_passage_weight: float = setting(0.05, label="ppr: weight of dense passages", min=0, max=10,
                                         help="The closest passages' share of the walk's seeds, against the "
                                              "strongest entity's.")
+    phrase_nodes: bool = setting(True, label="Graph walks: phrase nodes",
+                                 help="local and ppr also walk through every phrase the LLM-free extractor read in a "
+                                      "passage, not only the entities the graph shows (HippoRAG's phrase nodes).")
     answer_max_tokens: int = setting(1024, label="Longest LLM answer (tokens)", min=1)
     extractive_sentences: int = setting(4, label="Sentences in an LLM-free answer", min=1)
 

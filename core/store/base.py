@@ -216,8 +216,10 @@ class GraphSources(Protocol):
 
     # --- contributions and the dirty set
     def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
-                    paper: PaperRecord | None, references: Sequence[Reference] = ()) -> None:
-        """Swap a document's contributions (None/empty: remove them) and mark everything touched, atomically."""
+                    paper: PaperRecord | None, references: Sequence[Reference] = (),
+                    phrases: Sequence[tuple[str, str]] = ()) -> None:
+        """Swap a document's contributions (None/empty: remove them) and mark everything touched, atomically;
+        `phrases` are its (chunk id, phrase key) pairs, for retrieval only (core/store/sqlite_phrases.py)."""
 
     def dirty(self) -> tuple[list[str], list[tuple[str, str]]]:
         """Node keys and edge pairs whose merged form must be rebuilt."""
@@ -232,9 +234,14 @@ class GraphSources(Protocol):
         """Every document with an extraction, a contribution, a paper record or a bibliography entry."""
 
     def doc_row_counts(self, doc_ids: Iterable[str]) -> dict[str, int]:
-        """Rows of these documents per kind: extractions, entity_sources, relation_sources, papers, references."""
+        """Rows of these documents per kind: extractions, entity_sources, relation_sources, papers, references,
+        phrases."""
 
     def entity_sources(self, keys: Iterable[str]) -> dict[str, list[EntitySource]]: ...
+
+    def chunk_phrases(self) -> dict[str, list[str]]:
+        """chunk id → every candidate phrase key its text mentions (terms or not): the retrieval walks' phrase
+        layer, never shown. Empty for chunks of the LLM extractor and for graphs built before phrases existed."""
 
     def relation_sources(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[RelationSource]]: ...
 

@@ -26,6 +26,7 @@ from core.schema.graph import (
 )
 from core.schema.overrides import Override
 from core.store.sqlite_db import Database
+from core.store.sqlite_phrases import PHRASE_SCHEMA, PHRASE_TABLE, read_chunk_phrases, write_phrases
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS graph_extractions (
@@ -81,7 +82,7 @@ _BATCH = 500
 # The tables whose rows belong to one document, and the name each kind of row is reported under.
 _DOC_TABLES = {"graph_extractions": "extractions", "graph_entity_sources": "entity_sources",
                "graph_relation_sources": "relation_sources", "graph_papers": "papers",
-               "graph_references": "references"}
+               "graph_references": "references", PHRASE_TABLE: "phrases"}
 
 
 def text_sha(text: str) -> str:
@@ -103,14 +104,14 @@ def _batches(items: list) -> Iterable[list]:
 
 def _payload(extraction: ChunkExtraction) -> str:
     return json.dumps({"entities": [vars(e) for e in extraction.entities],
-                       "relations": [vars(r) for r in extraction.relations]})
+                       "relations": [vars(r) for r in extraction.relations], "phrases": extraction.phrases})
 
 
 class SQLiteGraphSources:
     def __init__(self, db: Database):
         self.db = db
         with db.connect() as conn:
-            conn.executescript(SCHEMA)
+            conn.executescript(SCHEMA + PHRASE_SCHEMA)
             if "seq" not in {r[1] for r in conn.execute("PRAGMA table_info(graph_dirty)")}:  # older workspaces
                 conn.execute("ALTER TABLE graph_dirty ADD COLUMN seq INTEGER NOT NULL DEFAULT 0")
 
@@ -140,7 +141,7 @@ class SQLiteGraphSources:
                 chunk_id=r["chunk_id"], extractor=r["extractor"], dropped=r["dropped"],
                 errors=json.loads(r["errors"]), llm_calls=r["llm_calls"],
                 entities=[ExtractedEntity(**e) for e in data["entities"]],
-                relations=[ExtractedRelation(**x) for x in data["relations"]])))
+                relations=[ExtractedRelation(**x) for x in data["relations"]], phrases=data.get("phrases", []))))
         return out
 
     def forget_extractions(self, doc_id: str, keep_chunk_ids: Iterable[str] = ()) -> None:
@@ -154,7 +155,7 @@ class SQLiteGraphSources:
     def clear(self, keep_extractions: bool = True) -> None:
         """Forget every contribution, alias, paper record and report (the graph is rebuilt from extractions)."""
         tables = ["graph_entity_sources", "graph_relation_sources", "graph_dirty", "graph_aliases", "graph_papers",
-                  "graph_references", "graph_meta", "graph_community_reports"]
+                  "graph_references", "graph_meta", "graph_community_reports", PHRASE_TABLE]
         with self.db.transaction() as conn:
             for table in tables + ([] if keep_extractions else ["graph_extractions"]):
                 conn.execute(f"DELETE FROM {table}")
@@ -178,9 +179,11 @@ class SQLiteGraphSources:
 
     # --- contributions ---
     def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
-                    paper: PaperRecord | None, references: Sequence[Reference] = ()) -> None:
+                    paper: PaperRecord | None, references: Sequence[Reference] = (),
+                    phrases: Sequence[tuple[str, str]] = ()) -> None:
         """Swap a document's contributions (None/empty: remove them) and mark everything touched, atomically."""
         with self.db.transaction() as conn:
+            write_phrases(conn, doc_id, phrases)
             old_keys = {r[0] for r in conn.execute("SELECT DISTINCT key FROM graph_entity_sources WHERE doc_id = ?",
                                                    (doc_id,))}
             old_pairs = {(r[0], r[1]) for r in conn.execute(
@@ -251,6 +254,9 @@ class SQLiteGraphSources:
                                       "ORDER BY doc_id, ord, rowid", (source, target)):
                     out[(source, target)].append(RelationSource(**dict(r)))
         return out
+
+    def chunk_phrases(self) -> dict[str, list[str]]:
+        return read_chunk_phrases(self.db)
 
     # --- merges of duplicate entities ---
     def aliases(self) -> dict[str, str]:

@@ -62,8 +62,9 @@ def add_roberta(lib: Library, tmp_path: Path) -> str:
 def graph_snapshot(lib: Library) -> dict:
     nodes = sorted((asdict(n) | {"community": None} for n in lib.graph.all_nodes()), key=lambda n: n["key"])
     edges = sorted((asdict(e) for e in lib.graph.all_edges()), key=lambda e: (e["source"], e["target"]))
+    phrases = sorted((c, p) for c, keys in lib.graph_sources.chunk_phrases().items() for p in keys)
     return {"nodes": nodes, "edges": edges, "entity_vectors": sorted(lib.entity_vectors.all_ids()),
-            "relation_vectors": sorted(lib.relation_vectors.all_ids())}
+            "relation_vectors": sorted(lib.relation_vectors.all_ids()), "phrases": phrases}
 
 
 def assert_gone(lib: Library, doc_id: str) -> None:
@@ -138,8 +139,8 @@ def test_delete_from_another_thread_between_commit_and_rebuild_waits_for_the_reb
     assert process_graph_queue(lib, on_progress=hook, communities=False) == []
     deleter[0].join(60)
     assert not deleter[0].is_alive()
-    assert_gone(lib, doc_id)
-    assert footprint(lib, [keep])["graph_nodes"] > 0
+    assert_gone(lib, doc_id)  # its retrieval phrases too (footprint counts them)
+    assert footprint(lib, [keep])["graph_nodes"] > 0 and footprint(lib, [keep])["phrases"] > 0
 
 
 def test_insert_delete_mid_extraction_insert_gives_the_same_graph(lib, tmp_path):
@@ -150,6 +151,7 @@ def test_insert_delete_mid_extraction_insert_gives_the_same_graph(lib, tmp_path)
     whole = graph_snapshot(lib)
     delete_document(lib, doc_id)
     alone = graph_snapshot(lib)
+    assert {c for c, _ in whole["phrases"]} > {c for c, _ in alone["phrases"]} != set()
     add_bert(lib, tmp_path / "again")
     process_queue(lib)
     process_graph_queue(lib, on_progress=delete_when(lib, doc_id, "extracting entities: 1/", []), communities=False)

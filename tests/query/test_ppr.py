@@ -115,11 +115,12 @@ def test_ppr_is_offered_only_once_the_graph_has_entities(lib, tmp_path):
 
 # ---------------------------------------------------------------------------------------------- local's walk
 def _local(lib, seed_passages: int, hop_neighbours: int) -> list[str]:
+    saved = lib.settings.query.seed_passages, lib.settings.query.hop_neighbours
     lib.settings.query.seed_passages, lib.settings.query.hop_neighbours = seed_passages, hop_neighbours
     try:
         result = ask(lib, QUESTION, QueryParams(mode="local", chunk_top_k=6, rerank=False, context_only=True))
     finally:
-        lib.settings.query.seed_passages, lib.settings.query.hop_neighbours = 2, 0
+        lib.settings.query.seed_passages, lib.settings.query.hop_neighbours = saved
     return _texts(result)
 
 

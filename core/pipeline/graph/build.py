@@ -3,8 +3,8 @@
 1. extract_document: every chunk not yet extracted by the current extractor (or whose text changed) goes
    through the extractor; each result is stored as it arrives, so a killed run resumes where it stopped and
    an LLM is never asked twice (its replies are also cached by prompt hash).
-2. commit_document: the paper's contributions replace its old ones and everything they touch is marked dirty,
-   in one transaction.
+2. commit_document: the paper's contributions (and the phrases its chunks mention, for retrieval only) replace
+   its old ones and everything they touch is marked dirty, in one transaction.
 3. rebuild_dirty: each dirty node and edge is merged again from all its contributions, written to the graph
    store in one batch, its vector updated, and only then unmarked. Repeating it after a crash is harmless.
 """
@@ -172,12 +172,16 @@ def commit_document(lib: Library, doc_id: str, title: str, items: list[ContentIt
     aliases = lib.graph_sources.aliases()
     entities: list[EntitySource] = []
     relations: list[RelationSource] = []
+    phrases: list[tuple[str, str]] = []  # (chunk id, phrase key): retrieval's phrase layer, never shown
     dropped = llm_calls = 0
     extractors: set[str] = set()
     for ord_, extraction in lib.graph_sources.extractions(doc_id):
         ents, rels = _chunk_sources(doc_id, ord_, extraction, aliases)
         entities += ents
         relations += rels
+        # In the merge's key space (normalize_key and merge aliases), as entity keys: retrieval drops a chunk's
+        # phrase that is one of its entities, and matches the question's keywords the same way.
+        phrases += [(extraction.chunk_id, aliases.get(k, k)) for p in extraction.phrases if (k := normalize_key(p))]
         dropped += extraction.dropped
         llm_calls += extraction.llm_calls
         extractors.add(extraction.extractor)
@@ -186,7 +190,7 @@ def commit_document(lib: Library, doc_id: str, title: str, items: list[ContentIt
                         entity_count=len({e.key for e in entities}),
                         relation_count=len({(r.source, r.target) for r in relations}), dropped=dropped,
                         failed_chunks=outcome.failed, llm_calls=llm_calls, timings=dict(timings or {}))
-    lib.graph_sources.replace_doc(doc_id, entities, relations, paper, bibliography(doc_id, items))
+    lib.graph_sources.replace_doc(doc_id, entities, relations, paper, bibliography(doc_id, items), phrases)
     return paper
 
 

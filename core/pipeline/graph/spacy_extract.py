@@ -30,6 +30,7 @@ from core.pipeline.chunking import item_text
 from core.pipeline.graph import spacy_words as W
 from core.pipeline.graph.entity_types import default_type, known_type, looks_like_person, name_type
 from core.pipeline.graph.item_roles import item_roles
+from core.pipeline.graph.name_spans import name_spans
 from core.pipeline.graph.spacy_mentions import SentenceReader
 from core.pipeline.graph.spacy_paper import Paper, defined, fall_back_to_name, footnoted, name_quality, readable
 from core.pipeline.graph.spacy_records import Mention, Sentence, entity_key
@@ -168,6 +169,7 @@ class SpacyExtractor:
                 result.errors.append(errors[n])
             elif sentences[n]:
                 self._assemble(result, sentences[n], paper)
+                result.phrases = _phrases(sentences[n], chunk.text)
             out.append(result)
         return out
 
@@ -362,6 +364,15 @@ class SpacyExtractor:
 
     def _allowed(self, kind: str) -> str:
         return kind if kind in self.entity_types else "concept"
+
+
+def _phrases(sentences: list[Sentence], text: str) -> list[str]:
+    """For retrieval only (ChunkExtraction.phrases): every candidate's key after the paper-wide acronym and
+    footnote merges, terms or not, then the capitalised names of the chunk's text (name_spans.py: a title line,
+    a name the tagger cut in two)."""
+    keys = [m.key for s in sentences if not s.fragments for m in s.mentions]
+    keys += [entity_key(span) for span in name_spans(text)]
+    return list(dict.fromkeys(k for k in keys if k and any(c.isalnum() for c in k)))
 
 
 def _first_cell_end(doc, start: int, end: int) -> int:
