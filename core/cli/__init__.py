@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--threshold", type=float, help="duplicates: cosine similarity (default from settings)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reextract", action="store_true",
+                   help="retry: read every chunk again with the current extractor (a workspace built by an older "
+                        "PaperGraph gets the current entities and the retrieval phrases)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_graph)
     p = sub.add_parser("settings", help="the workspace's settings: show (as JSON) | presets | preset NAME (apply "

@@ -50,7 +50,7 @@ def cmd_graph(lib: Library, args) -> int:
     if args.action == "retry":
         ids = resolve_ids(lib, args.ids) or [None]
         for doc_id in ids:
-            retry_graph(lib, doc_id)
+            retry_graph(lib, doc_id, reextract=args.reextract)
         return 1 if build_graph(lib, None if args.quiet else progress_printer()) else 0
     if args.action == "communities":
         from core.pipeline.graph.communities_index import refresh_communities

@@ -139,3 +139,30 @@ def test_deleting_a_paper_takes_its_phrases_out_of_the_walks(tmp_path):
     delete_document(lib, lib.chunks.get_many([gone])[gone].doc_id)
     assert gone not in lib.graph_sources.chunk_phrases()
     assert gone not in mention_index(lib).entities_of
+
+
+def test_retry_with_reextract_gives_an_older_workspace_its_phrases(tmp_path, monkeypatch):
+    from core.cli import main
+    from core.pipeline.graph.stage import retry_graph
+
+    lib = open_library(fast_workspace(tmp_path / "ws"))
+    for title in ("Scott Howell (political consultant)", "Rudy Giuliani"):
+        add_document(lib, f"{title}.txt", f"{title}\n\n{DOCS[title]}\n".encode())
+    process_queue(lib)
+    process_graph_queue(lib, communities=False)
+    # A workspace built before the phrase layer: its stored extractions and its graph hold no phrases.
+    with lib.db.connect() as conn:
+        conn.execute("DELETE FROM graph_phrases")
+        rows = conn.execute("SELECT chunk_id, payload FROM graph_extractions").fetchall()
+        for chunk_id, payload in rows:
+            conn.execute("UPDATE graph_extractions SET payload = ? WHERE chunk_id = ?",
+                         (payload.replace('"phrases"', '"phrases_of_no_version"'), chunk_id))
+    assert not lib.graph_sources.chunk_phrases()
+    retry_graph(lib)  # a plain retry reuses the stored extractions: still none
+    process_graph_queue(lib, communities=False)
+    assert not lib.graph_sources.chunk_phrases()
+
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(lib.workspace.root))
+    assert main(["graph", "retry", "--reextract", "-q"]) == 0
+    phrases = open_library(Workspace(lib.workspace.root)).graph_sources.chunk_phrases()
+    assert _chunk_of(lib, "Rudy Giuliani") in phrases and any(phrases.values())

@@ -157,14 +157,18 @@ def recover_graph(lib: Library) -> list[str]:
     return requeued
 
 
-def retry_graph(lib: Library, doc_id: str | None = None) -> list[str]:
+def retry_graph(lib: Library, doc_id: str | None = None, reextract: bool = False) -> list[str]:
     """Queue the graph stage again (one paper, or every ready paper): chunks already extracted by the current
-    extractor are reused; the others (failed ones, or all of them after a change of extractor) are redone."""
+    extractor are reused; the others (failed ones, or all of them after a change of extractor) are redone.
+    `reextract`: every chunk is read again, so a workspace built by an older version of the same extractor gets
+    its current entities and its retrieval phrases (an LLM extractor's replies come from the prompt cache)."""
     ids = [doc_id] if doc_id else [d.id for d in lib.documents.ready_papers()]
     queued = []
     for i in ids:
         doc = lib.documents.get(i)
         if doc and doc.status == DocStatus.READY and doc.graph_status != GraphStatus.EXTRACTING:
+            if reextract:
+                lib.graph_sources.forget_extractions(i)
             lib.documents.set_graph_status(i, GraphStatus.PENDING, detail="queued")
             queued.append(i)
     return queued
