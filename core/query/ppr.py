@@ -47,8 +47,6 @@ class PPRParams:
     # them (often 5-20), and unscaled they would pull the walk off the passages into the entity layer.
     relation_weight: float = 0.5
     keyword_phrases: bool = True  # phrase nodes the keywords name by their exact key are seeds too
-    # A dense passage's phrase node is seeded only if it is named in at most this many passages.
-    phrase_seed_passages: int = 50
 
 
 DEFAULT = PPRParams()
@@ -68,8 +66,8 @@ def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, fl
     index = mention_index(probe.lib)
     dense = probe.dense().chunk_ids
     passage_seeds = {cid: p.passage_weight / (rank + 1) for rank, cid in enumerate(dense[:p.passage_seeds])}
-    entity_seeds = {k: w for k, w in passage_entities(dense, index, p.entity_passages).items()
-                    if not is_phrase(k) or len(index.passages_of[k]) <= p.phrase_seed_passages}
+    # Phrase nodes named in too many passages never reach the index (mention_index.MAX_PHRASE_PASSAGES).
+    entity_seeds = passage_entities(dense, index, p.entity_passages)
     words = probe.keywords.low if probe.keywords else []
     for key, weight in keyword_entities(probe, index, words, p.per_keyword, p.min_similarity,
                                         p.keyword_phrases).items():

@@ -109,10 +109,10 @@ def local_chunks(probe: Probe) -> Proposal:
     if q.seed_passages:
         rare = max(2, min(RARE_PHRASE_PASSAGES, int(index.n_passages * RARE_PHRASE_SHARE)))
         for key, weight in passage_entities(probe.dense().chunk_ids, index, q.seed_passages, PASSAGE_SHARE).items():
-            if is_phrase(key) and len(index.passages_of[key]) <= rare:
+            if is_phrase(key):
+                if len(index.passages_of[key]) > rare:
+                    continue
                 weight *= PHRASE_SHARE
-            elif is_phrase(key):
-                continue
             seeds[key] = max(seeds.get(key, 0.0), weight)
     seeds = {k: w for k, w in seeds.items() if any(scope.allows_chunk(c) for c in index.passages_of.get(k, ()))}
     # One hop along each seed's strongest relations: the bridge a dense passage names leads to the passage of

@@ -194,12 +194,17 @@ ROUND_2_JUNK = ["albert", "heptanyl fragment align", "learning spurious correlat
                 "long-form summarization baseline"]
 
 
+def _entities_of(doc_id: str, rows: list[tuple[str, str]]) -> dict[str, str]:
+    """The entities (name → type) the extractor finds in one paper made of these (kind, text) chunks."""
+    chunks = [Chunk(id=f"{doc_id}:{n}", doc_id=doc_id, index=n, kind=kind, pages=[0], text=text, item_indices=[],
+                    section="2 Method")
+              for n, (kind, text) in enumerate(rows)]
+    return {e.name: e.type for r in SpacyExtractor(GraphConfig()).extract(chunks) for e in r.entities}
+
+
 @pytest.fixture(scope="module")
 def round_2() -> dict[str, str]:
-    chunks = [Chunk(id=f"r2:{n}", doc_id="r2", index=n, kind=kind, pages=[0], text=text, item_indices=[],
-                    section="2 Method")
-              for n, (kind, text) in enumerate(ROUND_2)]
-    return {e.name: e.type for r in SpacyExtractor(GraphConfig()).extract(chunks) for e in r.entities}
+    return _entities_of("r2", ROUND_2)
 
 
 @pytest.mark.parametrize("junk", ROUND_2_JUNK)
@@ -283,10 +288,7 @@ ROUND_3_TERMS = ["column perturbation", "Doc2Vec", "Gensim", "TAPAS-base", "BERT
 
 @pytest.fixture(scope="module")
 def round_3() -> dict[str, str]:
-    chunks = [Chunk(id=f"r3:{n}", doc_id="r3", index=n, kind=kind, pages=[0], text=text, item_indices=[],
-                    section="2 Method")
-              for n, (kind, text) in enumerate(ROUND_3)]
-    return {e.name: e.type for r in SpacyExtractor(GraphConfig()).extract(chunks) for e in r.entities}
+    return _entities_of("r3", ROUND_3)
 
 
 @pytest.mark.parametrize("junk", ROUND_3_JUNK)

@@ -35,15 +35,7 @@ from tests.graph_papers import (
 )
 from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
 from tests.paths import REPO
-
-
-def ingest(lib, *pdf_paths: Path) -> list[str]:
-    ids = [add_pdf(lib, p.name, p.read_bytes()).doc_id for p in pdf_paths]
-    for doc in process_queue(lib):
-        assert doc.status == DocStatus.READY, doc.message
-    for doc in process_graph_queue(lib):
-        assert doc.graph_status == "done", doc.graph_message
-    return ids
+from tests.presentation.explorer_helpers import ingest
 
 
 def snapshot(lib) -> dict:

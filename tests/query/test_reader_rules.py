@@ -13,18 +13,14 @@ from core.query import answer_types as T
 from core.query import reader
 from core.query.context import count_tokens
 from core.query.coverage import row_about, subject_of
-from core.query.reader import NO_ANSWER, W_FOCUS, read
-from core.query.records import Context, Source
+from core.query.reader import NO_ANSWER, W_FOCUS
+from core.query.records import Context
+from tests.query.test_reader import _read
+from tests.query.test_reader import _source as source_of
 
 
 def _source(n, text, kind="text", section="", title="A paper"):
-    return Source(n=n, chunk_id=f"c{n}", doc_id="d", doc_title=title, page=0, bbox=None, kind=kind,
-                  section=section, text=text)
-
-
-def _read(question, sources):
-    context = Context(text="", sources=sources, tokens={}, dropped={})
-    return read(question, context, None, None, lambda texts: np.zeros((len(texts), 2)), np.zeros(2))
+    return source_of(n, text, kind, section, title)
 
 
 @pytest.mark.parametrize(("question", "kind"), [
