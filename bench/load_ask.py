@@ -3,21 +3,30 @@ bounded time, then print per-answer latency p50/p95, errors and answers per minu
 nothing, stops by itself.
 
     .venv/bin/python bench/load_ask.py [--workspace /tmp/papers-ws] [--sessions 8] [--duration 120] [--mode naive]
+                                       [--think 0]
     .venv/bin/python bench/load_ask.py --url http://127.0.0.1:8501 …   (an app already running on loopback)
 
 Without --url it serves the app itself (`streamlit run app.py` on a free loopback port, as tests/pages/
 test_browser.py does) over the workspace, which should already hold the papers (bench/answers.py builds one).
 Drives Debian's /usr/bin/chromium through Playwright (never `playwright install`). One warm-up question is asked
 before the clock starts (the app process loads the embedding model then). A question counts as answered when its
-heading shows under the form; an error is an exception box, a "could not be answered" warning or no answer within
---answer-timeout seconds.
+heading shows under the form and the run is over (no running icon, nothing stale); an error is an exception box,
+a "could not be answered" warning or no answer within --answer-timeout seconds.
+
+`--think S` makes each session pause S seconds after an answer before its next question (a researcher reading
+it); the latency is still click to answer. The headline is `--think 0`: every session asks without pause.
+Besides latency it prints the CPU-seconds per answer of the app's process and of the Chromium processes (which
+run on the same cores here, though a researcher's browser would not), and the load average before and after:
+other work on the machine moves these numbers.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import os
 import sys
+import threading
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -29,6 +38,9 @@ sys.path.insert(0, str(REPO))
 CHROMIUM = Path("/usr/bin/chromium")
 QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# Streamlit's "running" icon is shown and the elements of the run before are marked stale until a run ends.
+RUN_OVER = ("() => !document.querySelector('[data-testid=stStatusWidgetRunningIcon], "
+            "[data-testid=stStatusWidgetRunningManIcon], [data-stale=true]')")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -42,6 +54,67 @@ class Tally:
         self.errors: list[str] = []
 
 
+class CpuMeter:
+    """CPU-seconds used by the app's process and by this script's Chromium processes while it runs: sampled
+    every half second in a thread, so renderers that exit (a session's context closing) still count."""
+
+    def __init__(self, port: int | None) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.server = self._server(port)
+        self.server_start = self._cpu(self.server) if self.server else 0.0
+        self.chromium: dict[int, tuple[float, float]] = {}  # pid -> (first seen, last seen) CPU-seconds
+        self.server_end = self.server_start
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _server(self, port: int | None):
+        if port is None:
+            return None
+        for proc in self.psutil.process_iter(["cmdline"]):
+            cmdline = proc.info["cmdline"] or []
+            if "streamlit" in " ".join(cmdline) and str(port) in cmdline:
+                return proc
+        return None
+
+    def _cpu(self, proc) -> float:
+        t = proc.cpu_times()
+        return t.user + t.system
+
+    def _sample(self, first: bool = False) -> None:
+        for proc in self.psutil.Process().children(recursive=True):
+            try:
+                if "chrom" not in proc.name():
+                    continue
+                cpu = self._cpu(proc)
+            except self.psutil.Error:
+                continue
+            start = self.chromium.get(proc.pid, (cpu if first else 0.0, 0.0))[0]
+            self.chromium[proc.pid] = (start, cpu)
+        if self.server:
+            try:
+                self.server_end = self._cpu(self.server)
+            except self.psutil.Error:
+                pass
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.5):
+            self._sample()
+
+    def start(self) -> None:
+        self._sample(first=True)
+        self._thread.start()
+
+    def stop(self) -> tuple[float, float]:
+        """(server, Chromium) CPU-seconds since start; server is NaN when the app's process was not found."""
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+        server = self.server_end - self.server_start if self.server else float("nan")
+        return server, sum(end - start for start, end in self.chromium.values())
+
+
 async def open_ask(page, url: str, mode: str | None) -> None:
     from playwright.async_api import expect
 
@@ -53,13 +126,17 @@ async def open_ask(page, url: str, mode: str | None) -> None:
 
 async def ask_once(page, question: str, timeout_s: float) -> tuple[float, str]:
     """Seconds from the click to the answer's heading, and an error message ("" when it answered)."""
-    await page.get_by_label("Question").fill(question)
+    await page.get_by_label("Question", exact=True).fill(question)  # not a heading about "questions"
     started = time.perf_counter()
     await page.get_by_role("button", name="Ask", exact=True).click()
     answered = page.get_by_role("heading", name=question, exact=True)
     failed = page.get_by_test_id("stException").or_(page.get_by_text("could not be answered"))
     try:
         await answered.or_(failed).first.wait_for(state="visible", timeout=timeout_s * 1000)
+        # Then until the run is over (its sources drawn, nothing left faded as stale): what the researcher reads
+        # next, and what the next question is typed into (a form still being redrawn can show twice).
+        left = max(1.0, timeout_s - (time.perf_counter() - started))
+        await page.wait_for_function(RUN_OVER, timeout=left * 1000, polling=50)
     except Exception as exc:  # playwright's TimeoutError and a page that went away
         return time.perf_counter() - started, f"no answer in {timeout_s:.0f} s ({type(exc).__name__})"
     seconds = time.perf_counter() - started
@@ -83,13 +160,15 @@ async def session(browser, url: str, n: int, questions: list[str], deadline: flo
                 await open_ask(page, url, args.mode)  # a fresh page after a failure
             else:
                 tally.latencies.append(seconds)
+            if args.think and time.monotonic() + args.think < deadline:
+                await asyncio.sleep(args.think)  # reading the answer
     except Exception as exc:
         tally.errors.append(f"session {n} stopped: {type(exc).__name__}: {str(exc)[:200]}")
     finally:
         await context.close()
 
 
-async def load(url: str, questions: list[str], args) -> tuple[Tally, float]:
+async def load(url: str, questions: list[str], args) -> tuple[Tally, float, tuple[float, float]]:
     from playwright.async_api import async_playwright
 
     from tests.pages.test_browser import CHROMIUM_ARGS
@@ -103,14 +182,21 @@ async def load(url: str, questions: list[str], args) -> tuple[Tally, float]:
             seconds, error = await ask_once(warm, questions[0], max(args.answer_timeout, 180))
             print(f"warm-up answer: {seconds:.1f} s{' — ' + error if error else ''}", flush=True)
             await warm.close()
+            meter = CpuMeter(urlparse(url).port)
+            meter.start()
             started = time.monotonic()
             deadline = started + args.duration
             await asyncio.gather(*(session(browser, url, n, questions, deadline, args, tally)
                                    for n in range(args.sessions)))
             elapsed = time.monotonic() - started
+            cpu = meter.stop()
         finally:
             await browser.close()
-    return tally, elapsed
+    return tally, elapsed, cpu
+
+
+def _loads(values: tuple[float, float, float]) -> str:
+    return ", ".join(f"{v:.2f}" for v in values)
 
 
 def main() -> int:
@@ -122,12 +208,14 @@ def main() -> int:
     parser.add_argument("--answer-timeout", type=float, default=120)
     parser.add_argument("--mode", help="the Ask page's mode to pick (default: the workspace's default mode)")
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a session waits after an answer before its next question (default 0)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print(f"{CHROMIUM} is missing (apt-get install chromium)", file=sys.stderr)
         return 2
-    if not 1 <= args.sessions <= 32 or not 0 < args.duration <= 3600:
-        print("--sessions is 1–32 and --duration at most 3600 s", file=sys.stderr)
+    if not 1 <= args.sessions <= 32 or not 0 < args.duration <= 3600 or not 0 <= args.think <= 600:
+        print("--sessions is 1–32, --duration at most 3600 s and --think 0–600 s", file=sys.stderr)
         return 2
     if args.url and urlparse(args.url).hostname not in LOOPBACK:
         print("--url must be a loopback address", file=sys.stderr)
@@ -141,15 +229,20 @@ def main() -> int:
     serving = nullcontext(args.url.rstrip("/")) if args.url else serve_app(Path(args.workspace), log)
     with serving as url:
         print(f"app {url} (workspace {args.workspace}); {args.sessions} sessions × {args.duration:.0f} s, "
-              f"{len(questions)} questions", flush=True)
-        tally, elapsed = asyncio.run(load(url, questions, args))
+              f"think {args.think:g} s, {len(questions)} questions", flush=True)
+        load_before = os.getloadavg()
+        tally, elapsed, (server_cpu, browser_cpu) = asyncio.run(load(url, questions, args))
+        load_after = os.getloadavg()
     done = len(tally.latencies)
     print()
-    print("| sessions | seconds | answers | errors | answers / min | p50 s | p95 s | max s |")
-    print("|---|---|---|---|---|---|---|---|")
-    print(f"| {args.sessions} | {elapsed:.0f} | {done} | {len(tally.errors)} | {done / (elapsed / 60):.1f} | "
-          f"{pct(tally.latencies, .5):.1f} | {pct(tally.latencies, .95):.1f} | "
-          f"{max(tally.latencies, default=float('nan')):.1f} |")
+    print(f"load average (1, 5, 15 min) before: {_loads(load_before)}; after: {_loads(load_after)}")
+    print("| sessions | think s | seconds | answers | errors | answers / min | p50 s | p95 s | max s | "
+          "server CPU-s / answer | Chromium CPU-s / answer |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    per = max(done, 1)
+    print(f"| {args.sessions} | {args.think:g} | {elapsed:.0f} | {done} | {len(tally.errors)} | "
+          f"{done / (elapsed / 60):.1f} | {pct(tally.latencies, .5):.1f} | {pct(tally.latencies, .95):.1f} | "
+          f"{max(tally.latencies, default=float('nan')):.1f} | {server_cpu / per:.2f} | {browser_cpu / per:.2f} |")
     for error in tally.errors[:10]:
         print(f"  {error}")
     if len(tally.errors) > 10:

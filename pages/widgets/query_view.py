@@ -1,5 +1,6 @@
-"""Streamlit rendering shared by the Ask and Compare pages: an answer with its citations, the sources with the
-page region each came from, and what a mode retrieved. Paper text is untrusted: everything is escaped."""
+"""Streamlit rendering shared by the Ask and Compare pages: an answer with its citations, the sources (each
+passage's page region on demand, in a dialog: pages/widgets/passage_dialog.py), and what a mode retrieved. Paper
+text is untrusted: everything is escaped."""
 from __future__ import annotations
 
 import re
@@ -10,14 +11,13 @@ import streamlit as st
 from core.library import Library
 from core.models.embedding import EmbeddingModelError
 from core.models.llm.base import LLMError
-from core.pipeline.pages import PageImageUnavailable
 from core.presentation import display as present
-from core.presentation import page_view as pv
 from core.query.engine import QueryError
 from core.query.records import Answer, QueryParams, QueryResult, Source
 from core.schema.modes import Mode
 from core.store.base import StoreUnavailable
 from core.text.safe_markdown import md_escape
+from pages.widgets.passage_dialog import document_link, open_passage, source_boxes
 
 MEDIA_KINDS = ("table", "image", "equation")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
@@ -45,11 +45,6 @@ def query_errors(what: str):
         st.stop()
 
 
-def source_boxes(lib: Library, result: QueryResult, source: Source) -> list[list[float]]:
-    hit = next((c.hit for c in result.retrieval.chunks if c.id == source.chunk_id), None)
-    return pv.hit_boxes(lib, hit) if hit is not None else pv.as_boxes(source.bbox)
-
-
 def answer_markdown(answer: Answer, known: set[int]) -> str:
     """Escaped sentences; each [n] stays as text (the buttons under the answer open it in place), a marker that
     matches no source is flagged with "?", a sentence citing nothing is flagged."""
@@ -64,27 +59,31 @@ def answer_markdown(answer: Answer, known: set[int]) -> str:
     return " ".join(parts)
 
 
-def show_answer(lib: Library, result: QueryResult, slot=None, key: str = "ask") -> None:
-    """The short answer (bold), the answer with its [n] markers, and a button per cited source that shows the
-    cited page in place (a dialog): a link would open a new tab, and with it a new session."""
-    slot = slot or st
+def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
+    """One caption, then one markdown block: the short answer (bold) over the answer with its [n] markers; then a
+    button per cited source that shows the cited page in place (a dialog): a link would open a new tab, and with
+    it a new session. Few elements on purpose: each is a message to every browser and a node it lays out."""
     answer = result.answer
     if answer is None:
-        slot.info("Context only: no answer was generated. The assembled context is below.")
+        st.info("Context only: no answer was generated. The assembled context is below.")
         return
-    if answer.extractive:
-        slot.caption("Extractive answer: the passages' sentences closest to the question, not written by an LLM.")
-    else:
-        slot.caption(f"Written by {md_escape(answer.model)}; every sentence should cite its source.")
     short = (getattr(answer, "short_answer", "") or "").strip()
-    if short:
-        slot.markdown(f"**{md_escape(short)}**")
-    slot.markdown(answer_markdown(answer, {s.n for s in result.context.sources}))
+    st.markdown((f"**{md_escape(short)}**\n\n" if short else "")
+                + answer_markdown(answer, {s.n for s in result.context.sources}))
     citation_buttons(lib, result, key)
     if answer.uncited and not answer.extractive:
-        slot.warning(f"{len(answer.uncited)} sentence(s) cite no source: check them before relying on them.")
+        st.warning(f"{len(answer.uncited)} sentence(s) cite no source: check them before relying on them.")
     if answer.unknown_citations:
-        slot.warning(f"The answer cites sources that do not exist: {answer.unknown_citations}.")
+        st.warning(f"The answer cites sources that do not exist: {answer.unknown_citations}.")
+
+
+def answer_note(result: QueryResult) -> str:
+    """Who wrote the answer, for the caption above it."""
+    if result.answer is None:
+        return "context only"
+    if result.answer.extractive:
+        return "Extractive answer: the passages' sentences closest to the question, not written by an LLM"
+    return f"Written by {md_escape(result.answer.model)}; every sentence should cite its source"
 
 
 def citation_buttons(lib: Library, result: QueryResult, key: str) -> None:
@@ -99,58 +98,13 @@ def citation_buttons(lib: Library, result: QueryResult, key: str) -> None:
             if st.button(f"[{source.n}]", key=f"{key}_cite_{source.n}", type="tertiary",
                          help=f"{md_escape(source.doc_title) or source.doc_id[:12]}, page {source.page + 1}: show "
                               "the passage on its page, here"):
-                st.session_state[f"{key}_cite_offset_{source.n}"] = 0  # opens on the cited page
-                cited_page(lib, result, source.n, key)
+                open_passage(lib, result, source.n, key, cited=True)
 
 
-@st.dialog("Cited passage", width="large")
-def cited_page(lib: Library, result: QueryResult, n: int, key: str) -> None:
-    """The cited page with the passage highlighted, and the pages around it, without leaving the session."""
-    source = result.context.source(n)
-    if source is None:
-        st.warning(f"Source [{n}] is not in this answer's context.")
-        return
-    boxes = source_boxes(lib, result, source)
-    st.markdown(f"**\\[{n}\\] {md_escape(source.doc_title) or source.doc_id[:12]}** — page {source.page + 1} · "
-                f"{md_escape(source.kind)}")
-    st.caption(md_escape(source.section) or "(no section)")
-    with st.expander("The cited passage", expanded=False):
-        st.markdown(md_escape(source.text, paragraphs=True))
-    pages = _page_count(lib, source.doc_id)
-    offset_key = f"{key}_cite_offset_{n}"
-    offset = st.session_state.get(offset_key, 0)
-    page = min(max(source.page + offset, 0), max(pages - 1, source.page))
-    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
-    # Buttons inside a dialog rerun the dialog alone: the page behind it, and its answer, stay as they are.
-    if left.button("◀ Previous page", key=f"{key}_cite_prev_{n}", disabled=page <= 0):
-        st.session_state[offset_key] = offset - 1
-        st.rerun(scope="fragment")
-    if right.button("Next page ▶", key=f"{key}_cite_next_{n}", disabled=page >= pages - 1):
-        st.session_state[offset_key] = offset + 1
-        st.rerun(scope="fragment")
-    middle.page_link("pages/document.py", label=f"Open page {page + 1} in the Document page",
-                     icon=":material/description:",
-                     query_params={"doc": source.doc_id, "tab": "Pages", "page": str(page + 1),
-                                   "hl": pv.box_param(boxes) if page == source.page else ""})
-    try:
-        if page != source.page:
-            st.image(pv.page_image_with_boxes(lib, source.doc_id, page, []), width="stretch",
-                     caption=f"Page {page + 1} (the passage is on page {source.page + 1})")
-            return
-        # The region first, where the eye lands; the whole page (a screen and more) a click below.
-        # At its own size, as on the Search page: stretched to the dialog, a one-column crop came out at about
-        # three times the page's print size, wider than the eye takes in.
-        st.image(pv.crop_hit(lib, source.doc_id, page, boxes),
-                 caption=f"Page {page + 1}: the cited passage highlighted")
-        with st.expander(f"The whole of page {page + 1}"):
-            st.image(pv.page_image_with_boxes(lib, source.doc_id, page, [], highlight=boxes), width="stretch")
-    except PageImageUnavailable as exc:
-        st.caption(str(exc).capitalize())
-
-
-def _page_count(lib: Library, doc_id: str) -> int:
-    doc = lib.documents.get(doc_id)
-    return doc.pages if doc is not None else 0
+def lazy_expander(label: str, key: str, expanded: bool = False):
+    """An expander whose content runs only while it is open (opening it reruns the enclosing fragment). A plain
+    expander computes and sends its content even closed: the assembled context alone is ~15 KB per answer."""
+    return st.expander(label, expanded=expanded, key=key, on_change="rerun")
 
 
 def run_notes(result: QueryResult) -> str:
@@ -166,52 +120,53 @@ def run_notes(result: QueryResult) -> str:
     return " · ".join(parts)
 
 
-def show_sources(lib: Library, result: QueryResult, cited_only: bool = False, page_crops: bool = True,
-                 key: str = "ask") -> None:
-    """Each source with its passage and a link to its page; tables and figures with their image; the cited text
-    passages with the highlighted page region (`page_crops`), the others with a button that shows it. Drawing
-    every source's page region cost the server and the browser about 10 page images per answer: with eight
-    researchers asking at once (bench/load_ask.py) that, not the answer, set the wait."""
-    cited = {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}
+def cited_numbers(result: QueryResult) -> set[int]:
+    return {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}
+
+
+def show_sources(lib: Library, result: QueryResult, key: str = "ask", lazy_key: str | None = None) -> None:
+    """Each source in an expander (the cited ones open): its passage, a link to its page in the Document view,
+    tables and figures with their image, text passages with a button that shows the page region in a dialog.
+    With `lazy_key`, each expander's content runs only while it is open (keys `{lazy_key}_src_{n}`: one set per
+    answer, so a new answer starts from its own defaults). Page regions are drawn on demand only: drawing them
+    for every source (or even every cited one) cost the server and the browser more than the answer did with
+    eight researchers asking at once (bench/load_ask.py)."""
+    cited = cited_numbers(result)
     for source in result.context.sources:
-        if cited_only and source.n not in cited:
-            continue
-        mark = "cited · " if source.n in cited else ""
+        is_cited = source.n in cited
         label = (f"\\[{source.n}\\] {md_escape(source.doc_title) or source.doc_id[:12]} — page {source.page + 1} · "
-                 f"{mark}{md_escape(source.kind)}")
-        with st.expander(label, expanded=source.n in cited and page_crops):
-            st.caption(md_escape(source.section) or "(no section)")
-            st.markdown(md_escape(source.text, paragraphs=True))
-            boxes = source_boxes(lib, result, source)
-            st.page_link("pages/document.py", label=f"Open page {source.page + 1} in the Document view",
-                         icon=":material/description:",
-                         query_params={"doc": source.doc_id, "tab": "Pages", "page": str(source.page + 1),
-                                       "hl": pv.box_param(boxes)})
-            if page_crops and source.n not in cited and source.kind not in MEDIA_KINDS:
-                if st.button("Show the passage on its page", key=f"{key}_source_page_{source.n}",
-                             icon=":material/find_in_page:"):
-                    st.session_state[f"{key}_cite_offset_{source.n}"] = 0
-                    cited_page(lib, result, source.n, key)
-                continue
-            _source_image(lib, source, boxes, page_crops)
+                 f"{'cited · ' if is_cited else ''}{md_escape(source.kind)}")
+        if lazy_key is None:
+            with st.expander(label):
+                _source_body(lib, result, source, is_cited, key)
+            continue
+        box = lazy_expander(label, f"{lazy_key}_src_{source.n}", expanded=is_cited)
+        if box.open:
+            with box:
+                _source_body(lib, result, source, is_cited, key)
 
 
-def _source_image(lib: Library, source: Source, boxes, page_crops: bool) -> None:
-    if source.kind in MEDIA_KINDS:
-        from core.pipeline.media.images import item_image
-
-        chunk = lib.chunks.get_many([source.chunk_id]).get(source.chunk_id)
-        png = item_image(lib, chunk) if chunk else None
-        if png:
-            st.image(png, caption=f"The {source.kind} as it appears in the paper")
-            return
-    if not page_crops:
+def _source_body(lib: Library, result: QueryResult, source: Source, cited: bool, key: str) -> None:
+    st.caption(md_escape(source.section) or "(no section)")
+    st.markdown(md_escape(source.text, paragraphs=True))
+    document_link(source, source.page, source_boxes(lib, result, source),
+                  f"Open page {source.page + 1} in the Document view")
+    if source.kind in MEDIA_KINDS and _source_image(lib, source):
         return
-    try:
-        st.image(pv.crop_hit(lib, source.doc_id, source.page, boxes),
-                 caption=f"Page {source.page + 1}: the cited passage highlighted")
-    except PageImageUnavailable as exc:
-        st.caption(str(exc).capitalize())
+    if st.button("Show the passage on its page", key=f"{key}_source_page_{source.n}",
+                 icon=":material/find_in_page:"):
+        open_passage(lib, result, source.n, key, cited=cited)
+
+
+def _source_image(lib: Library, source: Source) -> bool:
+    """The table's or figure's own image, as it appears in the paper; False when it has none."""
+    from core.pipeline.media.images import item_image
+
+    chunk = lib.chunks.get_many([source.chunk_id]).get(source.chunk_id)
+    png = item_image(lib, chunk) if chunk else None
+    if png:
+        st.image(png, caption=f"The {source.kind} as it appears in the paper")
+    return bool(png)
 
 
 def show_retrieved(result: QueryResult, unique: dict[str, set] | None = None, limit: int = 15) -> None:

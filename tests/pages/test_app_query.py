@@ -33,15 +33,17 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     assert "no LLM is set" in captions and "without an LLM: keywords, answer" in captions
     assert "Extractive answer" in captions
     result = at.session_state["ask_result"]
-    if result.answer.short_answer:  # shown bold, just above the answer
-        bold = [m.value for m in at.markdown].index(f"**{md_escape(result.answer.short_answer)}**")
-        assert "**\\[1\\]**" in at.markdown[bold + 1].value
     answer = next(m.value for m in at.markdown if "**\\[1\\]**" in m.value)
+    if result.answer.short_answer:  # shown bold, first, in the answer's one block
+        assert answer.startswith(f"**{md_escape(result.answer.short_answer)}**\n\n"), answer
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
     assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
     assert any(label.startswith("\\[1\\] ") and "page 1" in label and "cited" in label for label in labels), labels
-    assert at.image and "the cited passage highlighted" in at.image[0].captions[0]
+    # The cited passage is open under its label, with a link to its page; its page region is a click away
+    # (the [1] button or the source's own), not drawn with every answer.
+    assert not at.image
+    assert at.button(key="ask_source_page_1")
     page_link = at.get("page_link")[0]
     assert f"doc={ready_workspace.doc_id}" in page_link.proto.query_string
 
@@ -55,6 +57,7 @@ def test_a_citation_opens_its_page_in_a_dialog_and_the_answer_stays(monkeypatch,
     assert any("purple walrus hypothesis predicts exactly this behaviour" in m.value.replace("\\", "")
                for m in at.markdown)
     (dialog,) = _dialogs(at._tree)
+    assert dialog.proto.dialog.title == "Cited passage"
     captions = [c for i in dialog.image for c in i.captions]
     assert captions[0] == "Page 1: the cited passage highlighted", captions  # the region, then the whole page
     assert len(dialog.image) == 2 and len(at.image) == images_before + 2
@@ -83,7 +86,38 @@ def test_ask_keeps_the_history_of_questions(monkeypatch, ready_workspace):
     at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), "Which lattice solvers are compared?",
               mode="naive")
     assert any(e.label.startswith("Recent questions") for e in at.expander)
+    assert "Which lattice solvers are compared?" not in texts(at.markdown).replace("\\", "")  # read when opened
+    at.session_state["ask_history"] = True
+    at.run()
     assert "Which lattice solvers are compared?" in texts(at.markdown).replace("\\", "")
+
+
+def test_ask_sends_what_is_closed_only_once_opened_and_does_not_grow_with_the_session(monkeypatch,
+                                                                                      ready_workspace):
+    """Every element is a message to the browser and a node it lays out: a rerun sends the latest answer, its
+    cited sources and the labels of the rest. The assembled context, what was retrieved, the other sources'
+    passages and the history are computed only once opened; the page after three answers is no bigger."""
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
+    result = at.session_state["ask_result"]
+    cited = {n for s in result.answer.sentences for n in s.citations}
+    closed = [s for s in result.context.sources if s.n not in cited]
+    assert closed and not at.code  # the context (~15 KB) is not sent
+    shown = texts(at.markdown)
+    assert not any(md_escape(s.text, paragraphs=True) in shown for s in closed)
+    assert "**Passages**" not in shown  # what was retrieved
+    sizes = (len(at.markdown), len(at.caption), len(at.button), len(at.expander))
+    for _ in range(2):  # the same question again: the same answer, so the same page
+        _ask(at, QUESTION)
+    assert (len(at.markdown), len(at.caption), len(at.button), len(at.expander)) == sizes
+    # Opened, each shows what it holds.
+    run = f"ask{at.session_state['ask_run']}"
+    at.session_state[f"{run}_src_{closed[0].n}"] = True
+    at.session_state[f"{run}_retrieved"] = True
+    at.session_state[f"{run}_context"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert md_escape(closed[0].text, paragraphs=True) in texts(at.markdown)
+    assert "**Passages**" in texts(at.markdown) and "Sources (cite as [n])" in texts(at.code)
 
 
 @pytest.mark.slow
@@ -130,11 +164,20 @@ def test_hostile_paper_text_in_answers_and_sources_stays_text(monkeypatch, tmp_p
     assert not _unescaped_markup(shown), _unescaped_markup(shown)
 
 
+def _open_sources(at, run: str, numbers) -> None:
+    for n in numbers:
+        at.session_state[f"{run}_src_{n}"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
 @pytest.mark.slow
 def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_workspace):
     question = "What accuracy do the three lattice solvers reach on the Okapi benchmark?"
     at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), question, mode="naive")
     assert any("· table" in e.label for e in at.expander), [e.label for e in at.expander]
+    tables = [s.n for s in at.session_state["ask_result"].context.sources if s.kind == "table"]
+    _open_sources(at, f"ask{at.session_state['ask_run']}", tables)
     assert "The table as it appears in the paper" in [c for i in at.image for c in i.captions]
     at.switch_page("pages/compare.py").run()
     at.text_input(key="compare_question").input(question)
@@ -142,24 +185,27 @@ def test_table_sources_show_their_image_on_ask_and_compare(monkeypatch, ready_wo
     at.button[0].click()
     at.run()
     assert not at.exception
+    assert not at.image  # each column's sources are computed once opened
+    run = f"compare{at.session_state['compare_run']}"
+    at.session_state[f"{run}_naive_sources"] = True
+    at.run()
     captions = [c for i in at.image for c in i.captions]
     assert "The table as it appears in the paper" in captions
-    assert not any("highlighted" in c for c in captions)  # Compare shows item images, not page crops
+    assert not any("highlighted" in c for c in captions)  # item images, page regions only on demand
 
 
-def test_an_uncited_source_shows_its_page_on_demand_and_only_cited_ones_draw_it(monkeypatch, ready_workspace):
+def test_an_uncited_source_shows_its_page_on_demand_in_a_dialog_titled_for_it(monkeypatch, ready_workspace):
     at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
     result = at.session_state["ask_result"]
     cited = {n for s in result.answer.sentences for n in s.citations}
     uncited = [s for s in result.context.sources if s.n not in cited and s.kind == "text"]
     assert cited and uncited, [(s.n, s.kind) for s in result.context.sources]
-    # The page regions drawn are the cited passages' alone (the answer's, not the whole context's); tables and
-    # figures keep their own image.
-    captions = [c for i in at.image for c in i.captions]
-    regions = [c for c in captions if "the cited passage highlighted" in c]
-    assert regions and len(regions) <= len(cited)
-    assert all(c in regions or "as it appears in the paper" in c for c in captions), captions
+    # No page region is drawn with the answer; tables and figures keep their own image.
+    assert all("as it appears in the paper" in c for i in at.image for c in i.captions)
+    _open_sources(at, f"ask{at.session_state['ask_run']}", [uncited[0].n])
     at.button(key=f"ask_source_page_{uncited[0].n}").click().run()
     assert not at.exception, [e.value for e in at.exception]
     (dialog,) = _dialogs(at._tree)
-    assert [c for i in dialog.image for c in i.captions][0].endswith("the cited passage highlighted")
+    # Not "Cited passage": the answer does not cite it.
+    assert dialog.proto.dialog.title == "The passage on its page"
+    assert [c for i in dialog.image for c in i.captions][0] == f"Page {uncited[0].page + 1}: the passage highlighted"

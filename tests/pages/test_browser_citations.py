@@ -20,6 +20,29 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")]
 
 QUESTION = "What does the purple walrus hypothesis predict?"
+AGAIN = "Which lattice solvers are compared?"
+
+
+def check_asking_again_reruns_the_form_and_answer_alone(page) -> None:
+    """The form and the answer are a fragment: a second question sends the new answer and not the app around
+    it (the sidebar's model line is sent by every full run), and the page still holds one form."""
+    from playwright.sync_api import expect
+
+    frames: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+        payload if isinstance(payload, bytes) else payload.encode())))
+    page.reload()  # the listener sees the socket the page opens now
+    expect(page.get_by_role("heading", name="Ask", exact=True)).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stSidebar").get_by_text("Embedding:")).to_be_visible(timeout=30_000)
+    assert any(b"Embedding: **" in f for f in frames)  # a full run sends it: the check below can fail
+    page.get_by_label("Question").fill(AGAIN)
+    frames.clear()
+    page.get_by_role("button", name="Ask").click()
+    expect(page.get_by_role("heading", name=AGAIN, exact=True)).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("Extractive answer").first).to_be_visible()
+    assert any(AGAIN.encode() in f for f in frames)
+    assert not any(b"Embedding: **" in f for f in frames)
+    expect(page.get_by_label("Question", exact=True)).to_have_count(1)
 
 
 def test_a_citation_shows_its_page_in_place_on_ask_and_compare(tmp_path):
@@ -36,6 +59,7 @@ def test_a_citation_shows_its_page_in_place_on_ask_and_compare(tmp_path):
         page.get_by_role("button", name="Ask").click()
         expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=120_000)
         check_citation_opens_in_place(page, tmp_path / "citation-dialog.png")
+        check_asking_again_reruns_the_form_and_answer_alone(page)
 
         page.get_by_role("link", name="Compare", exact=True).click()
         expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
