@@ -1,6 +1,7 @@
 """Query benchmark: prints figures, asserts nothing.
 
     .venv/bin/python bench/query.py hotpot    [--workspace DIR] [--questions N] [--modes naive,mix] [--variants]
+                                              [--set KEY=VALUE,...] [--halves] [--query-only]
     .venv/bin/python bench/query.py latency   --workspace DIR   (e.g. a workspace bench/graph.py built)
     .venv/bin/python bench/query.py synthetic [--workspace DIR] [--chunks 100000]
 
@@ -135,7 +136,7 @@ def hotpot(args) -> int:
     for mode in modes:
         for label, overrides in variants:
             stats = {"c5": 0, "c10": 0, "ctx": 0, "em": 0.0, "f1": 0.0}
-            latencies, answer_s = [], []
+            latencies, answer_s, per_question = [], [], []
             knobs = {k: v for k, v in overrides.items() if k in QUERY_KNOBS}
             saved = {k: getattr(lib.settings.query, k) for k in overrides if k not in knobs}
             for k in saved:
@@ -144,8 +145,9 @@ def hotpot(args) -> int:
                 params = QueryParams.from_config(lib.settings.query, mode=mode, chunk_top_k=10, **knobs)
                 result = ask(lib, q["question"], params, save=False)
                 top = [c.hit.chunk.text for c in result.retrieval.chunks]
-                stats["c5"] += all_inside(q["evidence"], top[:5])
-                stats["c10"] += all_inside(q["evidence"], top[:10])
+                per_question.append((all_inside(q["evidence"], top[:5]), all_inside(q["evidence"], top[:10])))
+                stats["c5"] += per_question[-1][0]
+                stats["c10"] += per_question[-1][1]
                 stats["ctx"] += all_inside(q["evidence"], [s.text for s in result.context.sources])
                 answer = strip_markers(result.answer.text)
                 stats["em"] += exact_match(answer, q["answers"])
@@ -158,7 +160,20 @@ def hotpot(args) -> int:
             row(mode + label, f"{stats['c5'] / n:.2f}", f"{stats['c10'] / n:.2f}", f"{stats['ctx'] / n:.2f}",
                 f"{stats['em'] / n:.2f}", f"{stats['f1'] / n:.3f}", f"{pct(latencies, .5):.0f}",
                 f"{pct(latencies, .95):.0f}", f"{statistics.mean(answer_s):.2f}")
+            if args.halves:
+                _half_rows(mode + label, per_question)
     return 0
+
+
+def _half_rows(label: str, per_question: list[tuple[bool, bool]]) -> None:
+    """Complete-evidence recall of the first half of the questions (what parameters may be chosen on) and of
+    the second (held out), so a setting tuned on the first shows whether it generalises."""
+    half = len(per_question) // 2
+    for name, part in ((f"[1-{half}]", per_question[:half]), (f"[{half + 1}-{len(per_question)}]",
+                                                              per_question[half:])):
+        n = max(len(part), 1)
+        row(f"{label} {name}", f"{sum(a for a, _ in part) / n:.2f}", f"{sum(b for _, b in part) / n:.2f}",
+            *[""] * 6)
 
 
 def _query_settings(spec: str) -> dict:
@@ -296,6 +311,9 @@ def main() -> int:
     p.add_argument("--variants", action="store_true", help="also without rerank and without BM25")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
                    help="also a row with these query settings (QueryConfig fields), e.g. ppr_damping=0.3")
+    p.add_argument("--halves", action="store_true",
+                   help="also complete-evidence recall of the first and the second half of the questions (tune on "
+                        "the first, the second is held out)")
     p.add_argument("--query-only", action="store_true",
                    help="ask the workspace as it is (indexed before, possibly by another version of this script)")
     p.set_defaults(func=hotpot)

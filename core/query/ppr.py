@@ -7,9 +7,11 @@ entities, seeded with the question's entities and its closest passages.
              hundred); the top dense passages themselves (naive's ranking), at `passage_weight`
     graph    only the neighbourhood of the seeds: seed entities, their RELATED neighbours, the passages any of
              them is named in, and the seed passages; passage–entity edges for every mention inside it,
-             entity–entity edges weighted by the relation's weight. Phrase nodes (every candidate phrase of the
-             LLM-free extractor, terms or not: core.query.mention_index) are entities without relations here: the
-             bridge a two-hop question needs is often a name the display graph does not keep
+             entity–entity edges weighted by the relation's weight, and near-synonym edges by entity-vector
+             similarity when QueryConfig.ppr_synonym_similarity is set (off: no gain on hotpot). Phrase nodes
+             (every candidate phrase of the LLM-free extractor, terms or not: core.query.mention_index) are
+             entities without relations here: the bridge a two-hop question needs is often a name the display
+             graph does not keep
     rank     personalised PageRank (igraph) with damping ~0.5, passages by their mass
 
 A passage that shares no word with the question is reached through the entity it shares with a passage that
@@ -25,6 +27,8 @@ from dataclasses import dataclass, replace
 
 import igraph
 
+from core.pipeline.graph.duplicates import names_related
+from core.pipeline.graph.vectors import entity_vector_id
 from core.query.mention_index import is_phrase, mention_index
 from core.query.records import RetrievedEntity, RetrievedRelation
 from core.query.sources import ChunkSource, Probe, Proposal
@@ -47,6 +51,15 @@ class PPRParams:
     # them (often 5-20), and unscaled they would pull the walk off the passages into the entity layer.
     relation_weight: float = 0.5
     keyword_phrases: bool = True  # phrase nodes the keywords name by their exact key are seeds too
+    # Near-synonym edges (HippoRAG 2's synonymy edges): the strongest seed entities are linked to the entities whose
+    # vectors lie this close (cosine; 0: none), one vector search each, at the similarity × synonym_weight.
+    # Entity vectors read the name, type and first words of the description, so two entities one sentence describes
+    # lie close whatever their names: hence the names' test below.
+    synonym_similarity: float = 0.0
+    synonym_seeds: int = 5
+    synonym_per_entity: int = 5
+    synonym_weight: float = 1.0
+    synonym_names: bool = True  # only between names that could name one thing (a shared word, initials)
 
 
 DEFAULT = PPRParams()
@@ -54,9 +67,9 @@ DEFAULT = PPRParams()
 
 def params_of(config) -> PPRParams:
     """The walk's parameters with the workspace's settings (QueryConfig: ppr_damping, ppr_passage_weight,
-    seed_passages)."""
+    seed_passages, ppr_synonym_similarity)."""
     return replace(DEFAULT, damping=config.ppr_damping, passage_weight=config.ppr_passage_weight,
-                   entity_passages=config.seed_passages)
+                   entity_passages=config.seed_passages, synonym_similarity=config.ppr_synonym_similarity)
 
 
 # ---------------------------------------------------------------------------------------------- the walk
@@ -77,9 +90,12 @@ def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, fl
 
     allowed = probe.scope.allows_chunk
     entities = dict.fromkeys(sorted(entity_seeds, key=lambda k: -entity_seeds[k]))
+    synonyms = synonym_pairs(probe, [k for k in entities if not is_phrase(k)][:p.synonym_seeds], index, p)
     for key in list(entities):
         for nbr, _ in index.neighbours.get(key, ())[:p.neighbours]:
             entities.setdefault(nbr)
+    for _, other, _ in synonyms:
+        entities.setdefault(other)
     passages = dict.fromkeys(c for c in passage_seeds if allowed(c))
     for key in entities:
         chunks = index.passages_of.get(key, ())
@@ -97,6 +113,9 @@ def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, fl
             if nbr in entities:
                 pair = (min(at[key], at[nbr]), max(at[key], at[nbr]))
                 edges[pair] = max(p.relation_weight * weight / strongest, 1e-3)
+    for key, other, similarity in synonyms:
+        pair = (min(at[key], at[other]), max(at[key], at[other]))
+        edges[pair] = max(edges.get(pair, 0.0), p.synonym_weight * similarity)
     for cid in passages:
         for key in index.entities_of.get(cid, ()):
             if key in entities:
@@ -116,6 +135,26 @@ def personalised_ranking(probe: Probe, p: PPRParams) -> tuple[list[tuple[str, fl
     ranked_passages = sorted(((names[i], mass[i]) for i in range(n_entities, len(names))), key=lambda kv: -kv[1])
     ranked_entities = sorted(((names[i], mass[i]) for i in range(n_entities)), key=lambda kv: -kv[1])
     return ranked_passages, ranked_entities, dense
+
+
+def synonym_pairs(probe: Probe, keys: list[str], index, p: PPRParams) -> list[tuple[str, str, float]]:
+    """(seed, near-synonym, cosine) for each of these entities: the entities whose stored vectors lie at least
+    `synonym_similarity` from its own. Searched per question for the seeds alone (a few vector searches), so
+    nothing is stored at graph build and a new paper's entities take part at once."""
+    if p.synonym_similarity <= 0 or not keys:
+        return []
+    vectors = probe.lib.entity_vectors.get_embeddings([entity_vector_id(k) for k in keys])
+    pairs = []
+    for key in keys:
+        vector = vectors.get(entity_vector_id(key))
+        if vector is None:
+            continue
+        for match in probe.lib.entity_vectors.query(vector, p.synonym_per_entity + 1):
+            other = match.metadata.get("key")
+            if (other and other != key and other in index.passages_of and match.score >= p.synonym_similarity
+                    and (not p.synonym_names or names_related(match.metadata.get("name") or other, key))):
+                pairs.append((key, other, float(match.score)))
+    return pairs
 
 
 def ppr_chunks(probe: Probe, p: PPRParams | None = None) -> Proposal:

@@ -17,7 +17,7 @@ from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import RetrievedChunk
-from core.query.sources import rrf
+from core.query.sources import RRF_K, rrf
 from core.text.json_reply import excerpt, read_json_object
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,20 @@ def _reordered(chunks: Sequence[RetrievedChunk], scores: dict[str, float]) -> li
     for c in out:
         c.score = scores.get(c.id, 0.0)
     return out
+
+
+def with_mode_order(reranked: Sequence[RetrievedChunk], mode_order: Sequence[str],
+                    weight: float) -> list[RetrievedChunk]:
+    """The reranker's order fused by reciprocal rank with the mode's own, which counts `weight` times as much.
+
+    A reranker scores each passage alone against the question, so it pushes down the second hop of a multi-hop
+    question (the passage that shares no word with it), which a graph route placed high because a passage of the
+    first hop names its entity. Ties keep the reranker's order."""
+    scores = dict(rrf([[c.id for c in reranked]]))
+    for rank, cid in enumerate(mode_order):
+        if cid in scores:
+            scores[cid] += weight / (RRF_K + rank + 1)
+    return _reordered(reranked, scores)
 
 
 class FusionReranker:

@@ -15,6 +15,7 @@ import numpy as np
 
 from core.library import Library
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk
+from core.query.rerank import with_mode_order
 from core.query.search import _parse_bbox
 from core.query.sources import RRF_K, ChunkSource, Probe, Scope, scope_of
 from core.schema.ids import chunk_id_of, window_ids
@@ -73,9 +74,10 @@ def merge_round_robin(lists: list[list], key) -> list:
 
 
 def retrieve(lib: Library, question: str, keywords: Keywords | None, params: QueryParams,
-             sources: Sequence[ChunkSource], reranker=None, embed=None) -> Retrieval:
+             sources: Sequence[ChunkSource], reranker=None, embed=None, order_weight: float = 0.0) -> Retrieval:
     """Run the sources of one mode and fuse what they propose. `embed` embeds one query text (cached by the
-    caller across modes); `reranker` reorders the candidate chunks (None: keep the fused order)."""
+    caller across modes); `reranker` reorders the candidate chunks (None: keep the fused order); `order_weight`
+    > 0: the fused order still counts that much against the reranker's (rerank.with_mode_order)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     scope = scope_of(lib, params)
@@ -115,7 +117,8 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
               for rank, cid in enumerate(candidates) if cid in hits]
     if reranker is not None and chunks:
         t = time.perf_counter()
-        chunks = reranker.rerank(question, probe.qvec, chunks)
+        reranked = reranker.rerank(question, probe.qvec, chunks)
+        chunks = with_mode_order(reranked, candidates, order_weight) if order_weight else reranked
         timings["rerank_s"] = time.perf_counter() - t
     result.chunks = chunks[:params.chunk_top_k]
     timings["retrieve_s"] = time.perf_counter() - started

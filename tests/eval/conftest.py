@@ -12,7 +12,7 @@ from core.settings.workspace import Workspace
 from core.store.sqlite_eval import EvalStore
 from tests import graph_papers
 from tests.eval.eval_helpers import FIVE_MODES, NO_RAGAS, make_questions
-from tests.query.test_query import _ingest
+from tests.query.query_helpers import ingest as _ingest
 
 
 @pytest.fixture(scope="package")

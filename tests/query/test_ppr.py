@@ -3,17 +3,22 @@ two-hop question needs a passage that shares no word with it, linked to the firs
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from core.cli import main as cli_main
 from core.library import open_library
 from core.pipeline.documents import add_pdf
+from core.pipeline.graph.duplicates import names_related
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
+from core.query import ppr
 from core.query.engine import ask
+from core.query.mention_index import is_phrase, mention_index
 from core.query.records import QueryParams
 from core.query.routes import available_modes, check_available, default_modes, unavailable_reason
+from core.query.sources import Probe, scope_of
 from core.schema.modes import Mode
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
@@ -140,3 +145,34 @@ def test_a_compositional_question_is_answered_from_two_passages_through_the_brid
     assert SECOND_HOP in answer.sentences[1].text and "Uppsala University" in answer.short_answer
     cited = [result.context.source(s.citations[0]) for s in answer.sentences[:2]]
     assert len({s.doc_id for s in cited}) == 2  # one citation in each paper
+
+
+# ---------------------------------------------------------------------------------------------- global's walk
+def _relation_passages(lib, question: str) -> list[str]:
+    result = ask(lib, question, QueryParams(mode="global", chunk_top_k=10, rerank=False, context_only=True))
+    return [c.hit.chunk.text for c in result.retrieval.chunks if "relation" in c.via]
+
+
+def test_global_takes_passages_only_from_relations_that_touch_the_questions_entities(lib):
+    # No relation touches the flywheel (the graph's relations are the biography's): every relation matches the
+    # question's wording only, so none proposes a passage.
+    assert _relation_passages(lib, "How heavy is the brass flywheel?") == []
+    # It names both ends of a relation: that relation's passage is proposed.
+    texts = _relation_passages(lib, "Did Miriam Castellane study at Uppsala University?")
+    assert any(SECOND_HOP in t for t in texts), texts
+
+
+# ---------------------------------------------------------------------------------------------- near-synonym edges
+def test_near_synonym_edges_link_only_close_entities_whose_names_could_name_one_thing(lib):
+    index = mention_index(lib)
+    keys = [k for k in index.passages_of if not is_phrase(k)]
+    probe = Probe(lib, QUESTION, lib.embedder().embed_query(QUESTION), None, lib.embedder().embed_query,
+                  QueryParams(mode="ppr"), scope_of(lib, QueryParams(mode="ppr")))
+    off = replace(ppr.DEFAULT, synonym_similarity=0.0)
+    assert ppr.synonym_pairs(probe, keys, index, off) == []  # the default: no edges, no vector search
+    loose = ppr.synonym_pairs(probe, keys, index, replace(off, synonym_similarity=0.3, synonym_names=False))
+    assert loose and all(s >= 0.3 and a != b for a, b, s in loose)
+    named = ppr.synonym_pairs(probe, keys, index, replace(off, synonym_similarity=0.3))
+    assert set(named) < set(loose)  # one sentence describes both: close vectors, unrelated names
+    assert all(names_related(a, b) for a, b, _ in named)
+    assert ppr.params_of(replace(lib.settings.query, ppr_synonym_similarity=0.8)).synonym_similarity == 0.8
