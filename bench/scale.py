@@ -9,11 +9,13 @@
    generated papers (tests/pdfs.py, builtin parser, LLM-free graph) of each size in --sizes: seconds per phase.
 
 The machine may be shared: the load average is printed with every section, so noisy numbers can be told apart.
-Usage: python bench/scale.py [--papers N] [--sizes 10,100] [--skip shared,ray,add]
+Usage: python bench/scale.py [--papers N] [--sizes 10,100] [--skip shared,ray,add] [--workdir DIR --round K]
+       [--profile-add]
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import resource
 import shutil
@@ -28,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from core.cli.gc import collect_at_start  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.pipeline.compute import RayUnavailable, compute_backend  # noqa: E402
-from core.pipeline.documents import add_pdf  # noqa: E402
+from core.pipeline.documents import add_document, add_pdf  # noqa: E402
 from core.pipeline.gc import collect_garbage  # noqa: E402
 from core.pipeline.graph.stage import process_graph_queue, recover_graph  # noqa: E402
 from core.pipeline.ingest import process_queue, recover  # noqa: E402
@@ -126,8 +128,8 @@ def shared_section(args, tmp: Path) -> None:
     print(f"\nsame counts: {ray_counts == local}\n")
 
 
-def synthetic_paper(folder: Path, n: int) -> Path:
-    """A one-page paper with its own made-up method, dataset and metric names, so each adds to the graph."""
+def _paper_content(n: int) -> tuple[str, list[tuple[str, list[str]]]]:
+    """A paper's title and sections, with its own made-up method, dataset and metric names."""
     def name(k: int) -> str:
         return "".join(_SYLLABLES[(n * 7 + k * 3 + i) % len(_SYLLABLES)] for i in range(3)).capitalize()
 
@@ -136,13 +138,36 @@ def synthetic_paper(folder: Path, n: int) -> Path:
                                     f"improves {metric} over {base}Former on the {data}Bench benchmark."]),
                 ("2 Results", [f"On {data}Bench, {method}Net reaches 8{n % 10}.{n % 7} {metric} while {base}Former "
                                f"reaches 7{n % 9}.1. Paper {n} also studies {name(5)} regularisation."])]
-    return pdfs.make_paper_pdf(folder / f"synthetic-{n:04d}.pdf", title=f"{method}Net: sparse {data} graphs ({n})",
-                               sections=sections, pages=1, with_figure=False)
+    return f"{method}Net: sparse {data} graphs ({n})", sections
 
 
-def add_one(lib: Library, path: Path) -> dict:
-    """What `python -m core ingest PATH` does, phase by phase."""
+def synthetic_paper(folder: Path, n: int) -> Path:
+    """A one-page paper with its own made-up method, dataset and metric names, so each adds to the graph."""
+    title, sections = _paper_content(n)
+    return pdfs.make_paper_pdf(folder / f"synthetic-{n:04d}.pdf", title=title, sections=sections, pages=1,
+                               with_figure=False)
+
+
+def add_base_paper(lib: Library, folder: Path, n: int, base: str) -> None:
+    """Paper n of a workspace's base collection: the generated PDF, or (--base text, ~10x cheaper to build) the
+    same title and sections as Markdown through the product's text path (headings become sections)."""
+    if base == "pdf":
+        path = synthetic_paper(folder, n)
+        add_pdf(lib, path.name, path.read_bytes())
+        return
+    title, sections = _paper_content(n)
+    body = "\n\n".join(f"## {heading}\n\n" + "\n\n".join(paras) for heading, paras in sections)
+    add_document(lib, f"synthetic-{n:04d}.md", f"# {title}\n\n{body}\n".encode())
+
+
+def add_one(lib: Library, path: Path, profile_to: Path | None = None) -> dict:
+    """What `python -m core ingest PATH` does, phase by phase; the ingest's own timings (parse, chunk, embed,
+    index) beside them. With `profile_to`, a cProfile of the whole add is written there (pstats format), so
+    what grows with the collection can be found by comparing two sizes."""
     phases = {}
+    prof = cProfile.Profile() if profile_to else None
+    if prof:
+        prof.enable()
     t = time.perf_counter()
     if recover(lib):  # as cmd_ingest: the full collection only after an interrupted run
         collect_at_start(lib)
@@ -152,11 +177,16 @@ def add_one(lib: Library, path: Path) -> dict:
     (doc,) = process_queue(lib, backend=compute_backend(lib.settings.compute, "local", 2))
     phases["ingest"] = time.perf_counter() - t
     assert doc.status == DocStatus.READY, doc.message
+    phases.update({f"  ingest: {k}": float(v) for k, v in sorted(doc.timings.items())
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)})
     t = time.perf_counter()
     recover_graph(lib)
     process_graph_queue(lib)
     phases["graph + communities"] = time.perf_counter() - t
-    phases["total"] = sum(phases.values())
+    phases["total"] = phases["recover"] + phases["ingest"] + phases["graph + communities"]
+    if prof:
+        prof.disable()
+        prof.dump_stats(str(profile_to))
     t = time.perf_counter()
     collect_garbage(lib)
     phases["full gc (core gc, app start-up; not in total)"] = time.perf_counter() - t
@@ -166,26 +196,28 @@ def add_one(lib: Library, path: Path) -> dict:
 def add_section(args, tmp: Path) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     folder = tmp / "synthetic"
-    folder.mkdir()
-    print(f"## Adding paper N+1 (generated one-page papers, builtin parser, LLM-free graph), load {load()}\n")
+    folder.mkdir(exist_ok=True)
+    print(f"## Adding paper N+1 (a generated one-page PDF, builtin parser, LLM-free graph) to N generated papers "
+          f"({args.base}), load {load()}\n")
     results = {}
     for size in sizes:
         lib = workspace(tmp / f"add-{size}", parser="builtin")
-        t = time.perf_counter()
-        for n in range(size):
-            path = synthetic_paper(folder, n)
-            add_pdf(lib, path.name, path.read_bytes())
+        t, cpu0 = time.perf_counter(), own_cpu()
+        for n in range(size):  # a reused --workdir adds nothing twice (adding deduplicates by content)
+            add_base_paper(lib, folder, n, args.base)
         process_queue(lib, backend=compute_backend(lib.settings.compute, "local", 2))
         process_graph_queue(lib)
-        built = time.perf_counter() - t
-        results[size] = add_one(lib, synthetic_paper(folder, 100000 + size))
-        print(f"workspace of {size}: built in {built:.0f} s, {lib.windows.count()} windows, "
+        built, built_cpu = time.perf_counter() - t, own_cpu() - cpu0
+        extra = synthetic_paper(folder, 100000 + size + args.round)
+        results[size] = add_one(lib, extra, tmp / f"add-{size}.prof" if args.profile_add else None)
+        print(f"workspace of {size}: built in {built:.0f} s ({size / max(built, 1e-9):.1f} papers/s, writer "
+              f"{built_cpu:.0f} CPU-s), {lib.windows.count()} windows, "
               f"{sum(1 for _ in lib.graph.all_nodes())} graph nodes; load {load()}")
     print()
     row("phase", *[f"paper {s + 1} (s)" for s in sizes], f"ratio {sizes[-1] + 1} / {sizes[0] + 1}")
     row(*["---"] * (len(sizes) + 2))
     for phase in results[sizes[0]]:
-        values = [results[s][phase] for s in sizes]
+        values = [results[s].get(phase, 0.0) for s in sizes]
         row(phase, *[f"{v:.2f}" for v in values], f"{values[-1] / max(values[0], 1e-9):.2f}")
     print()
 
@@ -195,9 +227,17 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=0, help="only the first N shared papers (default all)")
     parser.add_argument("--sizes", default="10,100", help="workspace sizes for the N+1 measurement")
     parser.add_argument("--skip", default="", help="comma-separated: shared, ray, add")
+    parser.add_argument("--workdir", help="keep the workspaces here (reused by the next run: only paper N+1 is "
+                                          "added; pass a new --round so it is a paper not added before)")
+    parser.add_argument("--base", choices=("pdf", "text"), default="pdf",
+                        help="the N papers as generated PDFs, or the same content as Markdown (cheaper to build)")
+    parser.add_argument("--round", type=int, default=0, help="which extra paper to add (with a reused --workdir)")
+    parser.add_argument("--profile-add", action="store_true",
+                        help="write a cProfile of each size's add (add-N.prof in the work folder)")
     args = parser.parse_args()
     args.skip = set(filter(None, args.skip.split(",")))
-    tmp = Path(tempfile.mkdtemp(prefix="papergraph-scale-"))
+    tmp = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="papergraph-scale-"))
+    tmp.mkdir(parents=True, exist_ok=True)
     print(f"# bench/scale.py — {os.cpu_count()} cores, load average {load()} (1/5/15 min)\n")
     try:
         if "shared" not in args.skip:
@@ -205,7 +245,8 @@ def main() -> None:
         if "add" not in args.skip:
             add_section(args, tmp)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not args.workdir:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Without an LLM the map is extractive: the report's findings closest to the quest
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -27,17 +28,44 @@ def report_text(report: dict) -> str:
     return f"{report.get('title', '')}: {report.get('summary', '')} {findings}".strip()
 
 
+_VECTORS_LOCK = threading.Lock()
+_TEXT_VECTORS: dict[tuple, dict[str, np.ndarray]] = {}  # (workspace, model, variant) -> text -> vector
+_RANKED: dict[str, tuple[str, list[dict], np.ndarray]] = {}  # workspace -> (communities version, reports, vectors)
+MAX_CACHED_TEXTS = 50_000
+
+
+def _text_vectors(lib: Library, texts: list[str]) -> np.ndarray:
+    """Vectors of report texts and findings, embedding only those this process has not embedded before: a
+    communities refresh after one more paper rewrites a few reports, and keying the vectors by the communities
+    version re-embedded all of them (250 reports at 100k chunks: minutes on a busy machine, at the first question
+    after every add)."""
+    config = lib.settings.embedding
+    key = (str(lib.workspace.root), config.model, config.variant)
+    with _VECTORS_LOCK:
+        cache = _TEXT_VECTORS.setdefault(key, {})
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+    if missing:
+        vectors = lib.embedder().embed(missing)
+        with _VECTORS_LOCK:
+            if len(cache) + len(missing) > MAX_CACHED_TEXTS:  # texts of old versions go; current ones come back
+                cache.clear()
+            cache.update(zip(missing, vectors))
+    with _VECTORS_LOCK:
+        found = [cache.get(t) for t in texts]
+    if any(v is None for v in found):  # cleared by another thread meanwhile
+        return lib.embedder().embed(texts)
+    return np.stack(found) if found else np.zeros((0, 1), dtype=np.float32)
+
+
 def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float]]:
     version = lib.graph_sources.meta("communities_version", "")
-
-    def embed_reports() -> tuple[list[dict], np.ndarray]:
+    root = str(lib.workspace.root)
+    cached = _RANKED.get(root)
+    if cached is None or cached[0] != version:
         reports = lib.graph_sources.community_reports()
-        return reports, (lib.embedder().embed([report_text(r)[:2000] for r in reports]) if reports
-                         else np.zeros((0, 1)))
-
-    # Process-wide, so every session's global search embeds a workspace's reports once per communities version.
-    reports, vectors = lib.resources.get(("community-report-vectors", str(lib.workspace.root), version),
-                                         embed_reports)
+        vectors = _text_vectors(lib, [report_text(r)[:2000] for r in reports]) if reports else np.zeros((0, 1))
+        cached = _RANKED[root] = (version, reports, vectors)
+    _, reports, vectors = cached
     if not reports:
         return []
     sims = vectors @ np.asarray(qvec, dtype=np.float32)
@@ -65,11 +93,9 @@ def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[st
 
 def _map_extractive(lib: Library, question_vec: np.ndarray, report: dict, sim: float) -> list[tuple[str, float]]:
     findings = [f for f in (report.get("findings") or []) if f.strip()] or [report.get("summary", "")]
-    # Embedded once per communities version and process, as the reports are: embedding a report's findings at
-    # every question cost about 1 s of the mode's 1.4 s p95 on the ten shared papers.
-    key = ("community-finding-vectors", str(lib.workspace.root), lib.graph_sources.meta("communities_version", ""),
-           report.get("community"), len(findings))
-    vectors = lib.resources.get(key, lambda: lib.embedder().embed(findings))
+    # Embedded once per text and process, as the reports are: embedding a report's findings at every question
+    # cost about 1 s of the mode's 1.4 s p95 on the ten shared papers.
+    vectors = _text_vectors(lib, findings)
     sims = vectors @ np.asarray(question_vec, dtype=np.float32)
     return [(f, round(100 * float(s), 1)) for f, s in sorted(zip(findings, sims), key=lambda x: -x[1])[:3]]
 

@@ -59,7 +59,7 @@ _LOCK = threading.Lock()
 
 def mention_index(lib: Library) -> MentionIndex:
     """The index of the workspace's graph as it is now, rebuilt when its version or size changed."""
-    version = (lib.graph_sources.meta("version", "0"), lib.graph.counts())
+    version = (lib.graph_sources.meta("version", "0"), lib.graph.version())
     root = (str(lib.workspace.root), bool(lib.settings.query.phrase_nodes))
     with _LOCK:
         cached = _INDEXES.get(root)

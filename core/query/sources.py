@@ -36,11 +36,12 @@ class Scope:
 
 
 def scope_of(lib: Library, params: QueryParams) -> Scope:
-    docs = lib.documents.ready_papers()
-    ids = [d.id for d in docs]
+    titles = lib.documents.ready_titles()
+    ids = list(titles)
     if params.doc_ids:
-        ids = [i for i in ids if i in set(params.doc_ids)]
-    return Scope(doc_ids=ids, titles={d.id: d.display_title for d in docs})
+        wanted = set(params.doc_ids)
+        ids = [i for i in ids if i in wanted]
+    return Scope(doc_ids=ids, titles=titles)
 
 
 def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:

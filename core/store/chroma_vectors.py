@@ -119,6 +119,25 @@ class ChromaVectorStore:
                                            result["metadatas"][0])]
 
     @_server_call
+    def query_many(self, embeddings: np.ndarray, top_k: int, filters: VectorFilter | None = None,
+                   batch_size: int = 64) -> list[list[VectorMatch]]:
+        """`query` for each row of `embeddings`, in one Chroma call per batch: the graph walks look up every
+        keyword of a question, and on a Chroma server each call is an HTTP round trip."""
+        embeddings = np.asarray(embeddings, dtype=np.float32)
+        if top_k <= 0 or not len(embeddings) or (filters is not None and filters.matches_nothing()):
+            return [[] for _ in range(len(embeddings))]
+        out: list[list[VectorMatch]] = []
+        for start in range(0, len(embeddings), batch_size):
+            result = self.collection.query(query_embeddings=list(embeddings[start:start + batch_size]),
+                                           n_results=top_k, where=chroma_where(filters),
+                                           include=["documents", "metadatas", "distances"])
+            for ids_, dists, docs, metas in zip(result["ids"], result["distances"], result["documents"],
+                                                result["metadatas"]):
+                out.append([VectorMatch(id=i, score=1.0 - float(d), document=doc or "", metadata=meta or {})
+                            for i, d, doc, meta in zip(ids_, dists, docs, metas)])
+        return out
+
+    @_server_call
     def delete_doc(self, doc_id: str) -> None:
         self.collection.delete(where={"doc_id": doc_id})
 

@@ -68,12 +68,19 @@ class Database:
                 for name, decl in columns.items():
                     if name not in have:
                         conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+        # Held open, idle, for the object's life: the last connection to close checkpoints the WAL and deletes
+        # it, so with none held every short-lived connection below paid a checkpoint and recreated the WAL.
+        self._keeper = sqlite3.connect(self.path, check_same_thread=False)
+        self._keeper.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # opens (and holds) the WAL
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA busy_timeout=30000")
+        # In WAL mode NORMAL loses no commit to a killed process (only to a power cut, and never corrupts), and
+        # spares each transaction an fsync: ~4 ms per commit here, the largest fixed cost of a short document.
+        conn.execute("PRAGMA synchronous=NORMAL")
         try:
             yield conn
         finally:

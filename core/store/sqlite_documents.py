@@ -77,6 +77,12 @@ class SQLiteDocumentStore:
             return [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id",
                                                (status.value,))]
 
+    def ready_titles(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, title, filename FROM documents WHERE status = ? ORDER BY created_at, id",
+                                (DocStatus.READY.value,)).fetchall()
+        return {r["id"]: r["title"] or r["filename"] for r in rows}
+
     def progress(self) -> dict[str, tuple[str, float]]:
         """Live stage detail and fraction done of every document in progress, for the Library page."""
         with self.db.connect() as conn:

@@ -44,6 +44,13 @@ who whom why will with would you your yours yourself yourselves also et al""".sp
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_TERMS = 8
 COMMON_SHARE = 0.2  # a term in more than this share of chunks is dropped (unless every term is that common)
+# FTS5 scores every chunk an OR-query matches before it keeps the best, ~15 µs a posting: past this many postings
+# in all (the sum of the kept terms' document frequencies) a query stops adding terms, rarest first, keeping at
+# least MIN_TERMS. At 100k chunks eight mid-frequency terms made ~15k postings and BM25 cost ~0.3-0.5 s of mix's
+# p95; the dropped terms are the commonest kept ones, which BM25 weighs least. The budget binds only on large
+# collections: 8 terms under COMMON_SHARE of a 2,000-chunk collection stay below it.
+MAX_POSTINGS = 5_000
+MIN_TERMS = 2
 
 
 def query_terms(text: str, limit: int = 32) -> list[str]:
@@ -110,7 +117,13 @@ class SQLiteFullText:
             total = conn.execute("SELECT MAX(rowid) FROM chunks").fetchone()[0] or 1
         present = sorted((t for t in terms if df.get(t)), key=lambda t: df[t])
         rare = [t for t in present if df[t] <= COMMON_SHARE * total] or present[:2]
-        return " OR ".join('"' + t.replace('"', '""') + '"' for t in rare[:MAX_TERMS])
+        kept, postings = [], 0
+        for term in rare[:MAX_TERMS]:
+            if len(kept) >= MIN_TERMS and postings + df[term] > MAX_POSTINGS:
+                break
+            kept.append(term)
+            postings += df[term]
+        return " OR ".join('"' + t.replace('"', '""') + '"' for t in kept)
 
     def search(self, text: str, top_k: int, doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """(chunk id, BM25 score, higher is better) of the best chunks, among `doc_ids` when given."""

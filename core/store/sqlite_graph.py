@@ -37,7 +37,12 @@ CREATE TABLE IF NOT EXISTS graph_edges (
     PRIMARY KEY (source, target)
 );
 CREATE INDEX IF NOT EXISTS graph_edges_by_target ON graph_edges(target);
+CREATE TABLE IF NOT EXISTS graph_store_version (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL);
+INSERT OR IGNORE INTO graph_store_version VALUES (0, 0);
 """
+# Bumped in every write transaction: version() is what a per-graph cache checks at each question, and
+# COUNT(*) over 50k nodes and 100k edges cost tens of ms per check (more on a busy machine).
+_BUMP = "UPDATE graph_store_version SET n = n + 1 WHERE id = 0"
 _BATCH = 500  # SQLite's bound-parameter limit is far above this; batches keep statements small
 
 
@@ -123,6 +128,7 @@ class SQLiteGraphStore:
     def apply(self, upsert_nodes: Sequence[GraphNode] = (), upsert_edges: Sequence[GraphEdge] = (),
               delete_nodes: Sequence[str] = (), delete_edges: Sequence[tuple[str, str]] = ()) -> None:
         with self.db.transaction() as conn:
+            conn.execute(_BUMP)
             for pair in delete_edges:
                 conn.execute("DELETE FROM graph_edges WHERE source = ? AND target = ?", pair)
             for batch in _batches(list(delete_nodes)):
@@ -156,6 +162,7 @@ class SQLiteGraphStore:
 
     def set_communities(self, assignment: dict[str, int | None]) -> None:
         with self.db.transaction() as conn:
+            conn.execute(_BUMP)
             conn.execute("UPDATE graph_nodes SET community = NULL")
             conn.executemany("UPDATE graph_nodes SET community = ? WHERE key = ?",
                              [(c, k) for k, c in assignment.items()])
@@ -165,6 +172,14 @@ class SQLiteGraphStore:
             nodes = conn.execute("SELECT COUNT(*) FROM graph_nodes").fetchone()[0]
             edges = conn.execute("SELECT COUNT(*) FROM graph_edges").fetchone()[0]
         return nodes, edges
+
+    def has_nodes(self) -> bool:
+        with self.db.connect() as conn:
+            return conn.execute("SELECT 1 FROM graph_nodes LIMIT 1").fetchone() is not None
+
+    def version(self) -> str:
+        with self.db.connect() as conn:
+            return str(conn.execute("SELECT n FROM graph_store_version WHERE id = 0").fetchone()[0])
 
     def all_nodes(self) -> Iterator[GraphNode]:
         with self.db.connect() as conn:
@@ -182,5 +197,6 @@ class SQLiteGraphStore:
 
     def clear(self) -> None:
         with self.db.transaction() as conn:
+            conn.execute(_BUMP)
             conn.execute("DELETE FROM graph_edges")
             conn.execute("DELETE FROM graph_nodes")

@@ -231,12 +231,12 @@ def test_set_communities_replaces_the_assignment(abc):
 
 def test_counts_and_clear(abc):
     abc.apply(upsert_nodes=[_paper("d1")], upsert_edges=[GraphEdge("c", PAPER_PREFIX + "d1", MENTIONED_IN)])
-    assert abc.counts() == (4, 3)
+    assert abc.counts() == (4, 3) and abc.has_nodes()
     abc.clear()
-    assert abc.counts() == (0, 0)
+    assert abc.counts() == (0, 0) and not abc.has_nodes()
     assert _snapshot(abc) == ([], [])
     abc.apply(upsert_nodes=[_entity("a")])
-    assert abc.counts() == (1, 0), "the store is usable after clear()"
+    assert abc.counts() == (1, 0) and abc.has_nodes(), "the store is usable after clear()"
 
 
 def test_an_empty_batch_changes_nothing(abc):

@@ -49,6 +49,7 @@ def test_document_registry_status_machine(tmp_path):
     assert a.graph_status == GraphStatus.PENDING and docs.graph_progress() == {"a": ("waiting", 0.0)}
     assert "a" not in docs.progress() and docs.in_progress_workers() == {"b": "worker-2"}
     assert docs.ids_with_status(DocStatus.READY) == ["a"] and [d.id for d in docs.ready_papers()] == ["a"]
+    assert docs.ready_titles() == {"a": "a.pdf"}, "the filename until a title is known"
     with pytest.raises(ValueError):
         docs.set_status("b", DocStatus.INDEXING, not_a_field=1)
     with pytest.raises(ValueError):  # live-stage and worker columns are the store's own business
@@ -61,6 +62,18 @@ def test_document_registry_status_machine(tmp_path):
     assert docs.get("a") is None and [d.id for d in docs.list()] == ["b"]
     docs.set_status("a", DocStatus.QUEUED)  # a write to a document deleted meanwhile is a no-op
     assert docs.get("a") is None
+
+
+def test_ready_titles_name_only_the_searchable_papers_by_title_or_filename(tmp_path):
+    docs = SQLiteDocumentStore(Database(tmp_path / "db.sqlite"))
+    for doc_id in ("a", "b", "c"):
+        docs.insert(Document(id=doc_id, filename=f"{doc_id}.pdf"))
+        docs.claim_next("w")
+        docs.set_status(doc_id, DocStatus.INDEXING, title="Attention" if doc_id == "b" else "")
+    for doc_id in ("a", "b"):
+        docs.set_status(doc_id, DocStatus.READY, "done")
+    assert docs.ready_titles() == {"a": "a.pdf", "b": "Attention"}
+    assert docs.ready_titles() == {d.id: d.display_title for d in docs.ready_papers()}
 
 
 def test_graph_stage_status_machine(tmp_path):

@@ -1,0 +1,215 @@
+"""Retrieval latency at scale, every mode, on the embedded store or a Chroma server: prints figures, asserts nothing.
+
+    .venv/bin/python bench/scale_query.py [--workspace DIR] [--chunks 100000] [--chroma HOST:PORT]
+                                          [--modes naive,ppr] [--queries 30] [--profile MODE]
+
+A generated workspace as `bench/query.py synthetic` builds it (random unit vectors, Zipf-distributed words, a
+random graph of N/2 entities and N relations), plus what that one leaves out and the current modes read: the
+retrieval phrase layer (PHRASES_PER_CHUNK phrase keys per chunk in graph_phrases, read by the mention index as
+"~" nodes, most of them named by a few passages as real phrases are) and community reports over the entities
+(the community mode, extractive: no LLM). Then retrieval p50/p95 per mode, every mode including ppr and
+community, with the first load of the mention index and the community report vectors timed apart.
+--chroma HOST:PORT puts the vectors on a `chroma run` server (the settings' Chroma server fields), else the
+workspace's embedded Chroma. --profile MODE: cProfile of 50 queries of that mode, the top functions by
+cumulative time. A reused workspace is not regenerated.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import itertools
+import os
+import pstats
+import random
+import string
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+import numpy as np  # noqa: E402
+
+from bench.common import cpu  # noqa: E402
+from bench.query import _mark_ready, pct, row  # noqa: E402
+from core.library import Library, open_library  # noqa: E402
+from core.pipeline.graph.build import entity_vector_id, relation_vector_id  # noqa: E402
+from core.query.engine import Embeddings  # noqa: E402
+from core.query.keywords import question_keywords  # noqa: E402
+from core.query.mention_index import mention_index  # noqa: E402
+from core.query.records import QueryParams  # noqa: E402
+from core.query.rerank import FusionReranker  # noqa: E402
+from core.query.routes import route_of  # noqa: E402
+from core.schema import ids  # noqa: E402
+from core.schema.graph import GraphEdge, GraphNode  # noqa: E402
+from core.schema.modes import Mode  # noqa: E402
+from core.schema.records import Chunk, Document  # noqa: E402
+from core.settings.config import Settings  # noqa: E402
+from core.settings.workspace import Workspace  # noqa: E402
+from core.store.sqlite_phrases import write_phrases  # noqa: E402
+
+PER_DOC = 100
+PHRASES_PER_CHUNK = 8
+DOCS_PER_BATCH = 10
+COMMUNITY_SIZE = 200
+
+
+def uptime() -> str:
+    return os.popen("uptime").read().strip()
+
+
+def open_workspace(path: str | None, chroma: str | None) -> Library:
+    ws = Workspace(Path(path or tempfile.mkdtemp(prefix="bench-scale-query-"))).ensure()
+    settings = ws.settings(apply_environment=False) if ws.settings_path.exists() else Settings()
+    if chroma:
+        host, _, port = chroma.partition(":")
+        settings.store.chroma_host, settings.store.chroma_port = host, int(port)
+    ws.save_settings(settings)
+    return open_library(ws)
+
+
+def generate(lib: Library, n: int, rng: random.Random) -> list[str]:
+    """Fill the workspace with n chunks and their graph; returns the vocabulary (questions are drawn from it)."""
+    nprng = np.random.default_rng(7)
+    dim = lib.embedder().dim
+    vocab = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10))) for _ in range(30000)]
+    if lib.windows.count() >= n:
+        return vocab
+    # Cumulative weights once: random.choices with `weights` sums them at every call (O(vocabulary) per chunk).
+    cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(vocab))))
+    # Phrases: two-word keys; a pool of n*2 so a phrase is named by ~4 passages on average (most pass the
+    # mention index's MAX_PHRASE_PASSAGES cut), with a Zipf head that does not.
+    phrases = [f"{rng.choice(vocab)} {rng.choice(vocab)}" for _ in range(n * 2)]
+    phrase_cum = list(itertools.accumulate(1 / (i + 1) ** 0.6 for i in range(len(phrases))))
+
+    def unit(k: int) -> np.ndarray:
+        v = nprng.standard_normal((k, dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    t, c0 = time.perf_counter(), cpu()
+    for first in range(0, n // PER_DOC, DOCS_PER_BATCH):  # vectors written DOCS_PER_BATCH papers at a time
+        batch = []
+        for d in range(first, min(first + DOCS_PER_BATCH, n // PER_DOC)):
+            doc_id = f"synthetic{d:06d}"
+            lib.documents.insert(Document(id=doc_id, filename=f"{doc_id}.pdf", title=doc_id))
+            chunks = [Chunk(id=ids.chunk_id(doc_id, i), doc_id=doc_id, index=i, kind="text",
+                            text=" ".join(rng.choices(vocab, cum_weights=cum, k=80)), pages=[i // 5],
+                            item_indices=[i], tokens=100) for i in range(PER_DOC)]
+            lib.chunks.put_doc_chunks(doc_id, chunks)
+            with lib.graph_sources.db.transaction() as conn:
+                write_phrases(conn, doc_id, [(c.id, p) for c in chunks for p in
+                                             rng.choices(phrases, cum_weights=phrase_cum, k=PHRASES_PER_CHUNK)])
+            batch.extend(chunks)
+        lib.windows.upsert([ids.window_id(c.id, 0) for c in batch], unit(len(batch)), [c.text[:200] for c in batch],
+                           [{"doc_id": c.doc_id, "chunk_id": c.id, "page": c.pages[0], "kind": "text"} for c in batch])
+        for doc_id in dict.fromkeys(c.doc_id for c in batch):
+            _mark_ready(lib, doc_id, "synthetic", chunk_count=PER_DOC)
+        if first % 100 == 0:
+            print(f"  {len(batch) + first * PER_DOC} chunks ({time.perf_counter() - t:.0f} s)", file=sys.stderr,
+                  flush=True)
+    chunk_s = time.perf_counter() - t
+    n_entities = n // 2
+    keys = [f"entity {i} {rng.choice(vocab)}" for i in range(n_entities)]
+    nodes = [GraphNode(key=k, name=k, type="concept", description=" ".join(rng.choices(vocab, cum_weights=cum, k=20)),
+                       source_chunks=[f"synthetic{rng.randrange(n // PER_DOC):06d}:{rng.randrange(PER_DOC)}"
+                                      for _ in range(3)]) for k in keys]
+    for node in nodes:
+        node.doc_ids = sorted({ids.doc_id_of(c) for c in node.source_chunks})
+    edges = {}
+    while len(edges) < n:
+        a, b = sorted(rng.sample(range(n_entities), 2))
+        edges[(keys[a], keys[b])] = GraphEdge(source=keys[a], target=keys[b], keywords=rng.choice(vocab),
+                                              description=" ".join(rng.choices(vocab, cum_weights=cum, k=15)),
+                                              source_chunks=nodes[a].source_chunks[:1], weight=1.0)
+    lib.graph.apply(upsert_nodes=nodes, upsert_edges=list(edges.values()))
+    lib.entity_vectors.upsert([entity_vector_id(k) for k in keys], unit(len(keys)), keys, [{"key": k} for k in keys])
+    pairs = list(edges)
+    lib.relation_vectors.upsert([relation_vector_id(*p) for p in pairs], unit(len(pairs)),
+                                [f"{a} — {b}" for a, b in pairs], [{"source": a, "target": b} for a, b in pairs])
+    reports = [{"community": i, "title": f"community {i} {rng.choice(vocab)}",
+                "summary": " ".join(rng.choices(vocab, cum_weights=cum, k=40)), "rating": 5.0,
+                "findings": [" ".join(rng.choices(vocab, cum_weights=cum, k=25)) for _ in range(5)],
+                "entities": keys[i * COMMUNITY_SIZE:(i + 1) * COMMUNITY_SIZE]}
+               for i in range(max(1, n_entities // COMMUNITY_SIZE))]
+    lib.graph_sources.put_community_reports(reports, version="synthetic")
+    total = time.perf_counter() - t
+    print(f"generated: {n} chunks in {chunk_s:.0f} s ({n / max(chunk_s, 1e-9):.0f} chunks/s with vectors, FTS "
+          f"rows and phrases), everything in {total:.0f} s, {cpu() - c0:.0f} CPU-s [{uptime()}]")
+    return vocab
+
+
+def retrieve(lib: Library, question: str, mode: Mode, embed: Embeddings, reranker: FusionReranker) -> None:
+    route = route_of(mode)
+    keywords = question_keywords(question, None) if route.keywords else None
+    route.run(lib, question, QueryParams(mode=mode), keywords=keywords, llm=None, embed=embed, reranker=reranker)
+
+
+def measure(lib: Library, questions: list[str], modes: list[Mode]) -> None:
+    lib.embedder()
+    reranker = FusionReranker(lib)
+    t = time.perf_counter()
+    mention_index(lib)
+    print(f"mention index first load: {time.perf_counter() - t:.1f} s [{uptime()}]")
+    for mode in modes:  # warm: spaCy, FTS5, Chroma segments, community report vectors
+        t = time.perf_counter()
+        for question in questions[:2]:
+            retrieve(lib, question, mode, Embeddings(lib), reranker)
+        print(f"  warm {mode}: {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+    # CPU ms of this process beside the wall ms: on a shared machine the wall time is mostly waiting for a core
+    # (a Chroma server's own CPU is not in it).
+    row("mode", "p50 ms", "p95 ms", "max ms", "CPU p50 ms", "CPU p95 ms", "queries")
+    row(*["---"] * 7)
+    for mode in modes:
+        times, cpus = [], []
+        for question in questions:
+            t, c = time.perf_counter(), time.process_time()
+            retrieve(lib, question, mode, Embeddings(lib), reranker)
+            times.append((time.perf_counter() - t) * 1000)
+            cpus.append((time.process_time() - c) * 1000)
+        row(mode, f"{pct(times, .5):.0f}", f"{pct(times, .95):.0f}", f"{max(times):.0f}", f"{pct(cpus, .5):.0f}",
+            f"{pct(cpus, .95):.0f}", len(times))
+    print(f"[{uptime()}]")
+
+
+def profile(lib: Library, questions: list[str], mode: Mode, top: int = 30) -> None:
+    reranker = FusionReranker(lib)
+    retrieve(lib, questions[0], mode, Embeddings(lib), reranker)
+    prof = cProfile.Profile()
+    prof.enable()
+    for question in (questions * 2)[:50]:
+        retrieve(lib, question, mode, Embeddings(lib), reranker)
+    prof.disable()
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workspace")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--chroma", help="HOST:PORT of a `chroma run` server")
+    parser.add_argument("--modes", default=",".join(Mode))
+    parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--profile", help="cProfile 50 queries of this mode instead of the table")
+    parser.add_argument("--generate-only", action="store_true")
+    args = parser.parse_args()
+    lib = open_workspace(args.workspace, args.chroma)
+    rng = random.Random(7)
+    vocab = generate(lib, args.chunks, rng)
+    print(f"workspace {lib.workspace.root}: {lib.windows.count()} windows, graph {lib.graph.counts()}, "
+          f"chroma {args.chroma or 'embedded'}", flush=True)
+    if args.generate_only:
+        return 0
+    questions = [" ".join(rng.choices(vocab[:3000], k=8)) + "?" for _ in range(args.queries)]
+    if args.profile:
+        profile(lib, questions, Mode(args.profile))
+    else:
+        measure(lib, questions, [Mode(m) for m in args.modes.split(",")])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
