@@ -23,6 +23,7 @@ from core.pipeline.compute.task import IMPORT, PDF, ComputeResult, ComputeTask
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.documents import IMPORT_DIRNAME, is_import, purge_document
 from core.pipeline.graph.build import remove_document
+from core.pipeline.parsing.text_documents import text_format
 from core.pipeline.status import ProgressFn, StageReporter, worker_id
 from core.schema.media import OFFLINE, VLM
 from core.schema.records import ContentItem, DocStatus, Document, GraphStatus
@@ -33,6 +34,11 @@ log = logging.getLogger(__name__)
 PARSE_PREFIX = "parse-"  # staging/parse-<doc id[:16]>-<random>: one parse of one paper
 _NOT_TITLES = {"abstract", "introduction", "contents", "references"}
 _TICK_S = 0.2  # how often the writer relays progress and looks for deleted papers while tasks run
+# A short text document computes in tens of milliseconds: one per worker in flight, the writer would commit them one
+# or two at a time and its per-commit costs (Chroma calls, status writes) would dominate. So a short text document
+# takes a fraction of a worker's slot: several wait in the pool, finish together and are committed in one batch.
+SHORT_TEXT_BYTES = 64 * 1024
+SHORT_TEXTS_PER_SLOT = 16
 
 
 def pick_title(items: list[ContentItem], filename: str) -> str:
@@ -43,6 +49,10 @@ def pick_title(items: list[ContentItem], filename: str) -> str:
         if item.type == "text" and item.text_level == 1 and len(text) >= 3 and text.lower() not in _NOT_TITLES:
             return text[:300]
     return filename.rsplit(".", 1)[0] if "." in filename else filename
+
+
+def is_short_text(doc: Document) -> bool:
+    return text_format(doc.filename) is not None and doc.size_bytes <= SHORT_TEXT_BYTES
 
 
 @dataclass
@@ -57,6 +67,10 @@ class Job:
     suspect: bool = False  # its worker died with others in flight: it runs alone until it is cleared
     released: bool = False  # deleted or taken back while in flight: its result is dropped
     claimed_at: float = field(default_factory=time.perf_counter)
+    short: bool = False  # a short text document: a fraction of a worker's slot
+
+    def __post_init__(self):
+        self.short = is_short_text(self.doc)
 
 
 def _held(lib: Library, doc_id: str) -> bool:
@@ -166,11 +180,15 @@ class Writer:
             if not self.jobs:
                 self._submit(self.retry.pop(0))
             return
-        while not stopping and len(self.jobs) < self.backend.workers:
+        while not stopping and self._slots() < self.backend.workers:
             doc = self.lib.documents.claim_next(self.me)
             if doc is None:
                 return
             self._submit(Job(doc, StageReporter(self.lib, doc.id, self.on_progress), self._work_dir(doc.id)))
+
+    def _slots(self) -> float:
+        """Workers' worth of documents in flight."""
+        return sum(1 / SHORT_TEXTS_PER_SLOT if job.short else 1.0 for job in self.jobs.values())
 
     def _work_dir(self, doc_id: str) -> Path:
         return self.lib.workspace.staging_dir / f"{PARSE_PREFIX}{doc_id[:16]}-{uuid.uuid4().hex[:8]}"
@@ -194,8 +212,10 @@ class Writer:
                 job.report(f"{detail} — worker {worker}", fraction, force=force)
 
     def _release_deleted(self) -> None:
+        # One query for every job in flight (dozens of short documents), each time a result comes back.
+        held = self.lib.documents.in_progress_workers() if self.jobs else {}
         for job in self.jobs.values():
-            if not job.released and not _held(self.lib, job.doc.id):
+            if not job.released and job.doc.id not in held:
                 job.released = True
                 self.backend.cancel(job.future)
 
@@ -325,7 +345,8 @@ def commit_results(lib: Library, results: list[tuple[Job, ComputeResult]],
         if parsed.warnings:
             message += f"; {_count(len(parsed.warnings), 'warning')}"
         timings = {**result.timings, "index_s": round(result.timings.get("index_s", 0.0) + vectors_s, 4),
-                   "compute_cpu_s": result.cpu_seconds, "total_s": round(time.perf_counter() - job.claimed_at, 3)}
+                   "compute_cpu_s": result.cpu_seconds, "total_s": round(time.perf_counter() - job.claimed_at, 3),
+                   "commit_batch_docs": len(kept)}
         # Searchable now; the graph stage (core.pipeline.graph.stage) picks the paper up from here.
         lib.documents.set_status(job.doc.id, DocStatus.READY, message, chunk_count=len(result.chunks),
                                  timings=timings, graph=GraphStatus.PENDING, graph_detail="waiting for the graph stage")

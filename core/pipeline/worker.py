@@ -17,6 +17,7 @@ from core.library import Library
 from core.pipeline.compute import RayUnavailable, compute_backend
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.gc import collect_garbage
+from core.pipeline.graph.batch import BATCH_DOCS
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import process_queue, recover
 
@@ -83,8 +84,9 @@ class BackgroundIngestor:
         return done
 
     def _graph(self) -> list:
-        # One paper at a time, without pausing for uploads: those are parsed by the other thread meanwhile.
-        return process_graph_queue(self.lib, stop=self._stop, max_docs=1)
+        # One batch of papers (one paper with an LLM extractor) at a time, without pausing for uploads: those are
+        # parsed by the other thread meanwhile.
+        return process_graph_queue(self.lib, stop=self._stop, max_docs=BATCH_DOCS)
 
     def _run(self, name: str) -> None:
         wake = self._wakes[name]

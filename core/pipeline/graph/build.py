@@ -37,7 +37,7 @@ from core.schema.graph import (
     RelationSource,
 )
 from core.schema.overrides import GraphOverrides
-from core.schema.records import ContentItem
+from core.schema.records import Chunk, ContentItem
 from core.store.sqlite_graph_sources import text_sha
 from core.text.tokens import approx_tokens
 
@@ -83,13 +83,7 @@ def current_extractor(lib: Library) -> Extractor:
 
 def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: GraphProgress | None = None,
                      stop: threading.Event | None = None) -> ExtractOutcome:
-    # A VLM describes the paper's tables and figures first, so extraction reads its descriptions.
-    if describe_document_media(lib, doc_id, progress, stop).interrupted:
-        raise Interrupted()
-    chunks = lib.chunks.by_doc(doc_id)
-    lib.graph_sources.forget_extractions(doc_id, keep_chunk_ids=[c.id for c in chunks])
-    done = lib.graph_sources.extracted(doc_id, extractor.name)
-    todo = [c for c in chunks if done.get(c.id) != text_sha(c.text)]
+    chunks, todo = chunks_to_extract(lib, doc_id, extractor, progress, stop)
     outcome = ExtractOutcome(extractor=extractor.name, chunks=len(chunks))
     by_id = {c.id: c for c in todo}
     started = time.perf_counter()
@@ -116,6 +110,18 @@ def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: 
             raise Interrupted()
     outcome.seconds = time.perf_counter() - started
     return outcome
+
+
+def chunks_to_extract(lib: Library, doc_id: str, extractor: Extractor, progress: GraphProgress | None = None,
+                      stop: threading.Event | None = None) -> tuple[list[Chunk], list[Chunk]]:
+    """A paper's chunks, and those the extractor has not read yet (or whose text changed since), after a VLM
+    describes its tables and figures (so extraction reads its descriptions)."""
+    if describe_document_media(lib, doc_id, progress, stop).interrupted:
+        raise Interrupted()
+    chunks = lib.chunks.by_doc(doc_id)
+    lib.graph_sources.forget_extractions(doc_id, keep_chunk_ids=[c.id for c in chunks])
+    done = lib.graph_sources.extracted(doc_id, extractor.name)
+    return chunks, [c for c in chunks if done.get(c.id) != text_sha(c.text)]
 
 
 def _duration(seconds: float) -> str:

@@ -95,6 +95,7 @@ class SpacyExtractor:
     """Extractor without an LLM: one ChunkExtraction per chunk, in the chunks' order, deterministic."""
 
     name = "spacy"
+    reads_many_papers = True  # the graph stage hands it papers in batches (core.pipeline.graph.batch)
 
     def __init__(self, config: GraphConfig | None = None, *, items_of: ItemsOf | None = None, max_entities: int = 30,
                  max_per_sentence: int = 8, pair_window: int = 2, skip_references: bool = True,
@@ -112,16 +113,29 @@ class SpacyExtractor:
         self.batch_size = batch_size
 
     def extract(self, chunks: Sequence[Chunk]) -> Iterator[ChunkExtraction]:
-        """A paper's chunks are read together (the term filter counts mentions over the paper); the records come
-        out in the chunks' order."""
+        """A paper's chunks are read together (the term filter counts mentions over the paper); many papers' chunks
+        go through spaCy in shared batches (a short document alone would be a batch of two or three units); the
+        records come out in the chunks' order."""
         chunks = list(chunks)
         papers: dict[str, list[int]] = {}
         for n, chunk in enumerate(chunks):
             papers.setdefault(chunk.doc_id, []).append(n)
+        roles = {doc_id: self._roles(doc_id) for doc_id in papers}
+        order = [n for positions in papers.values() for n in positions]
+        sentences: dict[int, list[Sentence] | None] = {}
+        errors: dict[int, str] = {}
+        for first in range(0, len(order), CHUNKS_PER_BATCH):
+            self._read_batch(chunks, order[first:first + CHUNKS_PER_BATCH], roles, sentences, errors)
         out: dict[int, ChunkExtraction] = {}
-        for doc_id, positions in papers.items():
-            results = self._extract_paper(doc_id, [chunks[n] for n in positions])
-            out.update(zip(positions, results))
+        for positions in papers.values():
+            paper = self._paper([chunks[n] for n in positions], [sentences[n] for n in positions])
+            for n in positions:
+                result = out[n] = ChunkExtraction(chunk_id=chunks[n].id, extractor=self.name)
+                if n in errors:
+                    result.errors.append(errors[n])
+                elif sentences[n]:
+                    self._assemble(result, sentences[n], paper)
+                    result.phrases = _phrases(sentences[n], chunks[n].text)
         for n in range(len(chunks)):
             yield out[n]
 
@@ -137,41 +151,28 @@ class SpacyExtractor:
             return {}, {}
         return {i.index: i for i in items}, item_roles(items) if items else {}
 
-    def _extract_paper(self, doc_id: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
+    def _read_batch(self, chunks: list[Chunk], batch: list[int], roles: dict[str, tuple[dict, dict]],
+                    sentences: dict[int, list[Sentence] | None], errors: dict[int, str]) -> None:
+        """The sentences and mentions of these chunks (positions in `chunks`), their units in one spaCy batch."""
         lex = lexicon()
-        items, roles = self._roles(doc_id)
-        sentences: list[list[Sentence] | None] = []
-        errors: dict[int, str] = {}
-        for first in range(0, len(chunks), CHUNKS_PER_BATCH):
-            batch = chunks[first:first + CHUNKS_PER_BATCH]
-            units: list[tuple[int, str, str]] = []  # (chunk position in the batch, text, mode)
-            for n, chunk in enumerate(batch):
-                try:
-                    units.extend((n, text, mode) for text, mode in self._units(chunk, items, roles))
-                except Exception as exc:  # a chunk we cannot read must not stop the others
-                    errors[first + n] = f"spaCy could not read the chunk: {exc}"
-            docs = self._pipe([text for _, text, _ in units])
-            per_chunk: dict[int, list[tuple[object, str]]] = {}
-            for (n, _, mode), doc in zip(units, docs):
-                per_chunk.setdefault(n, []).append((doc, mode))
-            for n, chunk in enumerate(batch):
-                try:
-                    sentences.append(self._read(chunk, per_chunk.get(n, []), lex, fallback_byline=not roles))
-                except Exception as exc:  # never raise for one chunk: say why it is empty
-                    log.exception("spaCy extraction failed on chunk %s", chunk.id)
-                    errors[first + n] = f"spaCy: {exc}"
-                    sentences.append(None)
-        paper = self._paper(chunks, sentences)
-        out = []
-        for n, chunk in enumerate(chunks):
-            result = ChunkExtraction(chunk_id=chunk.id, extractor=self.name)
-            if n in errors:
-                result.errors.append(errors[n])
-            elif sentences[n]:
-                self._assemble(result, sentences[n], paper)
-                result.phrases = _phrases(sentences[n], chunk.text)
-            out.append(result)
-        return out
+        units: list[tuple[int, str, str]] = []  # (chunk position, text, mode)
+        for n in batch:
+            try:
+                units.extend((n, text, mode) for text, mode in self._units(chunks[n], *roles[chunks[n].doc_id]))
+            except Exception as exc:  # a chunk we cannot read must not stop the others
+                errors[n] = f"spaCy could not read the chunk: {exc}"
+        docs = self._pipe([text for _, text, _ in units])
+        per_chunk: dict[int, list[tuple[object, str]]] = {}
+        for (n, _, mode), doc in zip(units, docs):
+            per_chunk.setdefault(n, []).append((doc, mode))
+        for n in batch:
+            try:
+                sentences[n] = self._read(chunks[n], per_chunk.get(n, []), lex,
+                                          fallback_byline=not roles[chunks[n].doc_id][1])
+            except Exception as exc:  # never raise for one chunk: say why it is empty
+                log.exception("spaCy extraction failed on chunk %s", chunks[n].id)
+                errors[n] = f"spaCy: {exc}"
+                sentences[n] = None
 
     def _units(self, chunk: Chunk, items: dict[int, ContentItem], roles: dict[int, str]) -> list[tuple[str, str]]:
         if self.skip_references and (is_references_section(chunk.section) or is_skipped_section(chunk.section)):

@@ -1,4 +1,5 @@
-"""The graph stage in the pipeline: ready → graph pending → extracting → done | failed, one paper at a time.
+"""The graph stage in the pipeline: ready → graph pending → extracting → done | failed; in batches of papers
+with the LLM-free extractor (core.pipeline.graph.batch), one paper at a time with an LLM.
 
 A paper is searchable as soon as it is ready; its graph is built afterwards, because extraction with an LLM
 (35–50 s per chunk with the embedded model) can take far longer than parsing and indexing together.
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 from core.library import Library
 from core.pipeline.documents import purge_document
+from core.pipeline.graph.batch import claim_batch, held, process_graph_batch, reads_many_papers
 from core.pipeline.graph.build import (
     GraphError,
     Interrupted,
@@ -44,17 +46,11 @@ class _Interrupt:
     def is_set(self) -> bool:
         if self.stop is not None and self.stop.is_set():
             return True
-        self.released = not _held(self.lib, self.doc_id)
+        self.released = not held(self.lib, self.doc_id)
         if self.released:
             return True
         self.uploads = self.yield_to_uploads and bool(self.lib.documents.ids_with_status(DocStatus.QUEUED))
         return self.uploads
-
-
-def _held(lib: Library, doc_id: str) -> bool:
-    """Still this paper's graph stage to do: not deleted, re-queued for parsing, or its graph cleared."""
-    current = lib.documents.get(doc_id)
-    return current is not None and current.status == DocStatus.READY and current.graph_status == GraphStatus.EXTRACTING
 
 
 def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress | None = None,
@@ -72,7 +68,7 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
         # Checked and committed under the graph lock: a delete removes the paper's contributions under it too, so
         # it runs after this commit and rebuild, or this worker sees the paper gone and commits nothing.
         with graph_lock(lib):
-            if not _held(lib, doc.id):
+            if not held(lib, doc.id):
                 return _finish_released(lib, doc.id)
             items = load_content_list(lib.workspace.parsed_dir(doc.id) / "content_list.json")
             t = time.perf_counter()
@@ -102,7 +98,7 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
     except GraphError as exc:
         lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, str(exc), expect=GraphStatus.EXTRACTING)
     except Exception as exc:  # one paper must never stop the queue
-        if _held(lib, doc.id):  # else deleted or re-queued under it: what failed was reading what went
+        if held(lib, doc.id):  # else deleted or re-queued under it: what failed was reading what went
             log.exception("graph stage of %s failed", doc.id)
         lib.documents.set_graph_status(doc.id, GraphStatus.FAILED, f"internal error while building the graph: "
                                        f"{type(exc).__name__}: {exc}"[:2000], expect=GraphStatus.EXTRACTING)
@@ -124,9 +120,27 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
     """Build the graph of every ready paper whose graph is pending; refresh communities when the queue is empty.
     With `yield_to_uploads` (the app's worker) a paper's extraction pauses as soon as an upload is queued."""
     rebuild_dirty(lib)  # finish what a crash interrupted before anything new is merged
-    done = []
+    done: list[Document] = []
     me = worker_id()
+    extractor = None
     while not (stop and stop.is_set()) and (max_docs is None or len(done) < max_docs):
+        if extractor is None or not reads_many_papers(extractor):
+            try:
+                extractor = current_extractor(lib)
+            except GraphError:
+                extractor = None  # each paper fails with the reason, one at a time below
+        if extractor is not None and reads_many_papers(extractor):
+            if yield_to_uploads and lib.documents.ids_with_status(DocStatus.QUEUED):
+                break  # an upload waits: the caller parses it first
+            docs = claim_batch(lib, me, None if max_docs is None else max_docs - len(done))
+            if not docs:
+                break
+            process_graph_batch(lib, docs, extractor, on_progress, stop)
+            results = [_finish_released(lib, d.id) for d in docs]
+            done += [r for r in results if r is not None]  # None: deleted under the batch
+            if any(r is not None and r.graph_status == GraphStatus.PENDING for r in results):
+                break  # stopped mid-extraction
+            continue
         doc = lib.documents.claim_graph_next(me)
         if doc is None:
             break
