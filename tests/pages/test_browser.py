@@ -172,6 +172,17 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         # same tab and session, not a link to a new tab.
         page.get_by_role("link", name="Ask", exact=True).click()
         expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=30_000)
+        # Streamlit's waiting indicators stand still (app.py STILL_INDICATORS_CSS): animated, each costs the browser
+        # ~0.13 CPU-s per second of waiting without a GPU. A probe spinner with an animation of its own is stilled.
+        assert page.evaluate("""() => {
+            const box = document.body.appendChild(document.createElement('div'));
+            box.dataset.testid = 'stSpinner';
+            const dot = box.appendChild(document.createElement('i'));
+            dot.style.animation = 'spin 1s infinite';
+            const name = getComputedStyle(dot).animationName;
+            box.remove();
+            return name;
+        }""") == "none"
         page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
         page.get_by_role("button", name="Ask").click()
         expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)

@@ -15,7 +15,7 @@ from core.pipeline.ingest import process_queue
 from core.pipeline.parsing.content_list import load_content_list
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace
-from tests.pipeline.test_graph_build import _extraction_times, snapshot
+from tests.pipeline.graph_build_helpers import extraction_times, snapshot
 
 # Short documents that share entities (BERT, SQuAD, GLUE, Google): a batch merges each shared one once.
 DOCS = [
@@ -87,12 +87,12 @@ def test_a_crash_mid_batch_leaves_whole_papers_and_is_repaired(tmp_path):
     with lib.db.connect() as conn:
         committed = {r[0] for r in conn.execute("SELECT DISTINCT doc_id FROM graph_entity_sources")}
     assert committed == {d.id for d in batch[:3]}  # whole papers: those committed, none of the others
-    extracted = _extraction_times(lib)
+    extracted = extraction_times(lib)
     restarted = open_library(Workspace(tmp_path / "crashed"))
     assert sorted(recover_graph(restarted)) == sorted(d.id for d in batch)
     done = process_graph_queue(restarted, communities=False)
     assert sorted(d.graph_status for d in done) == ["done"] * len(DOCS)
     assert graph_stats(restarted).pending_changes == 0
-    after = _extraction_times(restarted)
+    after = extraction_times(restarted)
     assert {c: after[c] for c in extracted} == extracted  # extracted before the crash: reused, not redone
     assert _graph(restarted) == _graph(reference)
