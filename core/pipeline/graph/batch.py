@@ -25,6 +25,7 @@ from core.pipeline.graph.build import (
     Interrupted,
     chunks_to_extract,
     commit_document,
+    outcome_status,
     rebuild_dirty,
 )
 from core.pipeline.graph.lock import graph_lock
@@ -153,22 +154,10 @@ def process_graph_batch(lib: Library, docs: list[Document], extractor: Extractor
                    "graph_embed_s": round(stats.embed_s / n, 3),
                    "graph_total_s": round(extract_s / len(papers) + (total_s - extract_s) / n, 3),
                    "graph_batch_docs": len(papers)}
-        lib.documents.set_graph_status(p.doc.id, *_status(p), fraction=1.0, expect=GraphStatus.EXTRACTING,
+        status, message = outcome_status(p.record, p.outcome, "extractor error")
+        lib.documents.set_graph_status(p.doc.id, status, message, fraction=1.0, expect=GraphStatus.EXTRACTING,
                                        timings=timings)
     return released
-
-
-def _status(p: _Paper) -> tuple[GraphStatus, str]:
-    paper, outcome = p.record, p.outcome
-    message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
-    status = GraphStatus.DONE
-    if outcome.failed:
-        message += (f"; {outcome.failed} of {outcome.chunks} chunks could not be extracted "
-                    f"({outcome.errors[0] if outcome.errors else 'extractor error'}): retry the graph to redo them")
-        status = GraphStatus.FAILED if outcome.failed == outcome.chunks else GraphStatus.DONE
-    if paper.dropped:
-        message += f"; {paper.dropped} malformed records dropped"
-    return status, message[:2000]
 
 
 def _extract(lib: Library, papers: list[_Paper], extractor: Extractor, stop: threading.Event | None) -> None:

@@ -37,7 +37,7 @@ from core.schema.graph import (
     RelationSource,
 )
 from core.schema.overrides import GraphOverrides
-from core.schema.records import Chunk, ContentItem
+from core.schema.records import Chunk, ContentItem, GraphStatus
 from core.store.sqlite_graph_sources import text_sha
 from core.text.tokens import approx_tokens
 
@@ -62,6 +62,20 @@ class ExtractOutcome:
     failed: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+
+def outcome_status(paper: PaperRecord, outcome: ExtractOutcome, error: str) -> tuple[GraphStatus, str]:
+    """A committed paper's graph status and message: failed only when no chunk could be extracted; `error` names
+    the cause when the extractor gave none."""
+    message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
+    status = GraphStatus.DONE
+    if outcome.failed:
+        message += (f"; {outcome.failed} of {outcome.chunks} chunks could not be extracted "
+                    f"({outcome.errors[0] if outcome.errors else error}): retry the graph to redo them")
+        status = GraphStatus.FAILED if outcome.failed == outcome.chunks else GraphStatus.DONE
+    if paper.dropped:
+        message += f"; {paper.dropped} malformed records dropped"
+    return status, message[:2000]
 
 
 def current_extractor(lib: Library) -> Extractor:
@@ -216,8 +230,6 @@ def clear_graph(lib: Library, keep_extractions: bool = False) -> None:
     lib.graph.clear()
     for store in (lib.entity_vectors, lib.relation_vectors):
         store.delete(store.all_ids())
-    from core.schema.records import GraphStatus
-
     for doc in lib.documents.ready_papers():
         lib.documents.set_graph_status(doc.id, GraphStatus.PENDING, detail="queued")
 

@@ -20,6 +20,7 @@ from core.pipeline.graph.build import (
     commit_document,
     current_extractor,
     extract_document,
+    outcome_status,
     rebuild_dirty,
 )
 from core.pipeline.graph.communities_index import refresh_communities
@@ -79,16 +80,9 @@ def process_graph(lib: Library, doc: Document, on_progress: GraphStageProgress |
                    "graph_merge_s": round(stats.merge_s, 4), "graph_store_s": round(stats.store_s, 4),
                    "graph_vectors_s": round(stats.vectors_s, 3), "graph_embed_s": round(stats.embed_s, 3),
                    "graph_total_s": round(time.perf_counter() - started, 3)}
-        message = f"{paper.entity_count} entities, {paper.relation_count} relations ({paper.extractor})"
-        status = GraphStatus.DONE
-        if outcome.failed:
-            message += (f"; {outcome.failed} of {outcome.chunks} chunks could not be extracted "
-                        f"({outcome.errors[0] if outcome.errors else 'LLM error'}): retry the graph to redo them")
-            status = GraphStatus.FAILED if outcome.failed == outcome.chunks else GraphStatus.DONE
-        if paper.dropped:
-            message += f"; {paper.dropped} malformed records dropped"
+        status, message = outcome_status(paper, outcome, "LLM error")
         # Only if still extracting: a paper re-queued meanwhile (retried, re-parsed, graph cleared) stays queued.
-        lib.documents.set_graph_status(doc.id, status, message[:2000], fraction=1.0, expect=GraphStatus.EXTRACTING,
+        lib.documents.set_graph_status(doc.id, status, message, fraction=1.0, expect=GraphStatus.EXTRACTING,
                                        timings=timings)
     except Interrupted:
         if interrupt.released:
