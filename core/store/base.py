@@ -6,7 +6,7 @@ VectorFilter, not Chroma's `where` dialect, and a store that cannot be reached r
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -93,6 +93,9 @@ class ChunkStore(Protocol):
     def put_doc_chunks(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
         """Replace every chunk of a document in one transaction."""
 
+    def put_chunks_of_docs(self, chunks_by_doc: Mapping[str, Sequence[Chunk]]) -> None:
+        """Replace every chunk of several documents in one transaction."""
+
     def get_many(self, ids: Sequence[str]) -> dict[str, Chunk]: ...
 
     def by_doc(self, doc_id: str) -> list[Chunk]: ...
@@ -146,6 +149,9 @@ class DocumentStore(Protocol):
     def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the ingest."""
 
+    def report_stages(self, doc_ids: Sequence[str], detail: str, fraction: float) -> None:
+        """The same live detail for several documents, in one write."""
+
     def report_graph_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the graph stage."""
 
@@ -187,7 +193,9 @@ class GraphStore(Protocol):
         """One atomic batch: either all of it is visible afterwards or none of it. Deleting a node deletes
         its edges."""
 
-    def set_communities(self, assignment: dict[str, int | None]) -> None: ...
+    def set_communities(self, assignment: dict[str, int | None], keep_others: bool = False) -> None:
+        """Nodes' communities; the nodes it does not name lose theirs, unless `keep_others` (an incremental
+        refresh names only the nodes of the communities it recomputed)."""
 
     def counts(self) -> tuple[int, int]:
         """Nodes and edges."""

@@ -267,14 +267,15 @@ class Neo4jGraphStore:
             with self._session() as session:
                 session.execute_write(write)
 
-    def set_communities(self, assignment: dict[str, int | None]) -> None:
-        """Replace the community assignment: nodes it does not name lose theirs; unknown keys are ignored."""
+    def set_communities(self, assignment: dict[str, int | None], keep_others: bool = False) -> None:
+        """Replace the community assignment: nodes it does not name lose theirs (unless `keep_others`); unknown
+        keys are ignored."""
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for key, community in assignment.items():
             groups[label_of(key)].append({"key": key, "community": community})
 
         def write(tx) -> None:
-            for label in LABELS:
+            for label in () if keep_others else LABELS:
                 tx.run(f"MATCH (n:{label}) WHERE n.community IS NOT NULL REMOVE n.community").consume()
             for label, rows in groups.items():
                 tx.run(f"UNWIND $rows AS row MATCH (n:{label} {{key: row.key}}) SET n.community = row.community",

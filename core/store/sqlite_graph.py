@@ -160,10 +160,11 @@ class SQLiteGraphStore:
                 [(e.source, e.target, e.relation, e.keywords, e.description, e.weight, json.dumps(e.source_chunks),
                   json.dumps(e.doc_ids), e.year) for e in upsert_edges])
 
-    def set_communities(self, assignment: dict[str, int | None]) -> None:
+    def set_communities(self, assignment: dict[str, int | None], keep_others: bool = False) -> None:
         with self.db.transaction() as conn:
             conn.execute(_BUMP)
-            conn.execute("UPDATE graph_nodes SET community = NULL")
+            if not keep_others:
+                conn.execute("UPDATE graph_nodes SET community = NULL")
             conn.executemany("UPDATE graph_nodes SET community = ? WHERE key = ?",
                              [(c, k) for k, c in assignment.items()])
 

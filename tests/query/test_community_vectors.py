@@ -1,5 +1,6 @@
 """The community mode's report vectors (core/query/community_search.py): after a communities refresh that rewrote
-one report, the first question embeds that one report, not all of them again."""
+one report, the first question embeds that one report, not all of them again; the reports' findings are embedded
+with them, once."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +36,9 @@ def test_a_refresh_embeds_only_the_reports_it_changed(tmp_path, monkeypatch):
     lib.graph_sources.put_community_reports(reports, version="1")
     qvec = embedder.embed_query("graph neural networks for topic 3")
     first = _ranked_reports(lib, qvec)
-    assert first[0][0]["community"] == 3 and len(embedded) == 6
+    # The six reports and their twelve findings, in one load: the extractive map reads the findings per question.
+    assert first[0][0]["community"] == 3 and len(embedded) == 6 + 12
+    assert set(embedded) >= {f for r in reports for f in r["findings"]}
 
     embedded.clear()
     reports[2] = _report(2, "protein folding with transformers")

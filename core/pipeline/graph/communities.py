@@ -13,8 +13,9 @@ import random
 import re
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,17 +76,13 @@ def detect_communities(graph: nx.Graph, resolution: float = 1.0, seed: int = 42)
         if u == v:
             continue  # a self-loop says nothing about which community a node belongs to
         a, b = sorted((index[u], index[v]))
-        edges.append((a, b, _weight(data.get("weight"))))
+        edges.append((a, b, edge_weight(data.get("weight"))))
     edges.sort()
     g = igraph.Graph(n=len(nodes), edges=[(a, b) for a, b, _ in edges], directed=False)
     g.es["weight"] = [w for _, _, w in edges]
-    with _rng_lock:  # igraph draws from one process-wide generator: lend it a seeded one for this run
-        igraph.set_random_number_generator(random.Random(seed))
-        try:
-            membership = g.community_leiden(objective_function="modularity", weights="weight",
-                                            resolution=resolution, n_iterations=LEIDEN_ITERATIONS).membership
-        finally:
-            igraph.set_random_number_generator(random)
+    with seeded_igraph(seed):
+        membership = g.community_leiden(objective_function="modularity", weights="weight",
+                                        resolution=resolution, n_iterations=LEIDEN_ITERATIONS).membership
     groups: dict[int, list[str]] = {}
     for node, community in zip(nodes, membership):
         groups.setdefault(community, []).append(node)
@@ -93,7 +90,20 @@ def detect_communities(graph: nx.Graph, resolution: float = 1.0, seed: int = 42)
     return {node: new_id for new_id, members in enumerate(ordered) for node in members}
 
 
-def _weight(raw: Any) -> float:
+@contextmanager
+def seeded_igraph(seed: int) -> Iterator[None]:
+    """igraph draws from one process-wide generator: lend it a seeded one for one run, one run at a time."""
+    import igraph
+
+    with _rng_lock:
+        igraph.set_random_number_generator(random.Random(seed))
+        try:
+            yield
+        finally:
+            igraph.set_random_number_generator(random)
+
+
+def edge_weight(raw: Any) -> float:
     """Edge weights as positive floats: a missing, zero, negative or unreadable weight counts as 1."""
     try:
         value = float(raw)
@@ -156,7 +166,7 @@ def _ranked_members(graph: nx.Graph, members: Sequence[str]) -> list[str]:
     degree: dict[str, int] = {}
     for n in members:
         links = [d for _, v, d in graph.edges(n, data=True) if v in inside and v != n]
-        strength[n] = sum(_weight(d.get("weight")) for d in links)
+        strength[n] = sum(edge_weight(d.get("weight")) for d in links)
         degree[n] = len(links)
     return sorted(members, key=lambda n: (-strength[n], -degree[n], str(n)))
 
@@ -183,7 +193,7 @@ def _inner_edges(graph: nx.Graph, members: Sequence[str]) -> list[tuple[str, str
         if pair not in seen:
             seen.add(pair)
             out.append((pair[0], pair[1], d))
-    return sorted(out, key=lambda e: (-_weight(e[2].get("weight")), e[0], e[1]))
+    return sorted(out, key=lambda e: (-edge_weight(e[2].get("weight")), e[0], e[1]))
 
 
 def digest_report(graph: nx.Graph, community: int, ranked: Sequence[str]) -> CommunityReport:
@@ -271,7 +281,7 @@ def community_prompt(graph: nx.Graph, ranked: Sequence[str], language: str, toke
     used += _tokens(relation_lines[0])
     for u, v, d in _inner_edges(graph, ranked):
         line = (f"{_csv(_name(graph, u))} | {_csv(_name(graph, v))} | {_csv(_short(d.get('keywords'), 80))} | "
-                f"{_csv(_short(d.get('description'), PROMPT_DESCRIPTION_CHARS))} | {_weight(d.get('weight')):g}")
+                f"{_csv(_short(d.get('description'), PROMPT_DESCRIPTION_CHARS))} | {edge_weight(d.get('weight')):g}")
         if used + _tokens(line) > budget:
             break
         relation_lines.append(line)
