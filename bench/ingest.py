@@ -159,6 +159,9 @@ def text_documents(args) -> int:
     ingest_wall = time.perf_counter() - wall0
     ingest_cpu = cpu_seconds() - cpu0 + sum(d.timings.get("compute_cpu_s", 0.0) for d in docs)
     ready = sum(d.status == DocStatus.READY for d in docs)
+    # Documents that shared a compute task or a commit each count as a share of one.
+    tasks = round(sum(1 / d.timings.get("compute_batch_docs", 1) for d in docs))
+    commits = round(sum(1 / d.timings.get("commit_batch_docs", 1) for d in docs))
     load_ingest = load()
     profiler = cProfile.Profile() if args.profile else None
     cpu1, wall1 = cpu_seconds(), time.perf_counter()
@@ -174,6 +177,7 @@ def text_documents(args) -> int:
         ("documents ready / graphed / total", f"{ready} / {len(graphed)} / {n}"),
         ("to searchable: wall-s / CPU-s", f"{ingest_wall:.1f} / {ingest_cpu:.1f}"),
         ("to searchable: documents per second", f"{n / ingest_wall:.1f}  (load {load_ingest})"),
+        ("to searchable: compute tasks / commits", f"{tasks} / {commits}"),
         ("graph stage: wall-s / CPU-s", f"{graph_wall:.1f} / {graph_cpu:.1f}"),
         ("graph stage: documents per second", f"{n / graph_wall:.1f}"),
         ("end to end: documents per second", f"{n / (ingest_wall + graph_wall):.1f}  (load {load()})"),

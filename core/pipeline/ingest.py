@@ -105,7 +105,12 @@ def reindex_items(lib: Library, doc: Document, items: list[ContentItem], report:
 
 
 def recover(lib: Library) -> list[str]:
-    """Queue again the documents whose worker died mid-ingest and clear staging leftovers they owned."""
+    """Queue again the documents whose worker died mid-ingest and clear staging leftovers they owned.
+
+    It reads the rows in progress only (ids and workers), never the whole registry, and lists staging (work in
+    progress), never docs/: it runs before every ingest, whose cost must not grow with the collection. A folder
+    saved just before a crash and never registered is garbage collection's (core.pipeline.gc: `core gc`, the
+    app's start, and `core ingest` after an interrupted run)."""
     requeued = []
     live_workers = False
     for doc_id, worker in lib.documents.in_progress_workers().items():
@@ -119,13 +124,9 @@ def recover(lib: Library) -> list[str]:
         lib.documents.set_status(doc_id, DocStatus.QUEUED, "resumed after an interrupted ingest")
         requeued.append(doc_id)
     if live_workers:
-        return requeued  # another process is mid-ingest: its staging files and new folders are not leftovers
+        return requeued  # another process is mid-ingest: its staging files are not leftovers
     cutoff = time.time() - ORPHAN_AGE_S
     for leftover in lib.workspace.staging_dir.glob("*"):
         if leftover.stat().st_mtime < cutoff:
             shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
-    known = {d.id for d in lib.documents.list()}
-    for folder in lib.workspace.docs_dir.glob("*"):
-        if folder.is_dir() and folder.name not in known and folder.stat().st_mtime < cutoff:
-            shutil.rmtree(folder, ignore_errors=True)  # a file saved just before a crash, never registered
     return requeued

@@ -6,91 +6,37 @@ import logging
 import os
 import shutil
 import threading
-import time
 import uuid
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, wait
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from core.library import Library
-from core.pipeline.chunking import window_metadata
 from core.pipeline.compute import ComputeBackend
 from core.pipeline.compute.task import IMPORT, PDF, ComputeResult, ComputeTask
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.documents import IMPORT_DIRNAME, is_import, purge_document
-from core.pipeline.graph.build import remove_document
-from core.pipeline.parsing.text_documents import text_format
+from core.pipeline.ingest_commit import (
+    PARSE_PREFIX,
+    SHORT_TEXTS_PER_SLOT,
+    SHORT_TEXTS_PER_TASK,
+    Job,
+    commit_results,
+    count,
+    fail_document,
+    held_ids,
+    say,
+)
 from core.pipeline.status import ProgressFn, StageReporter, worker_id
-from core.schema.media import OFFLINE, VLM
-from core.schema.records import ContentItem, DocStatus, Document, GraphStatus
+from core.schema.media import VLM
+from core.schema.records import DocStatus, Document
 from core.store.sqlite_media import DescriptionStore
+
+__all__ = ["PARSE_PREFIX", "SHORT_TEXTS_PER_SLOT", "SHORT_TEXTS_PER_TASK", "Writer", "make_task"]
 
 log = logging.getLogger(__name__)
 
-PARSE_PREFIX = "parse-"  # staging/parse-<doc id[:16]>-<random>: one parse of one paper
-_NOT_TITLES = {"abstract", "introduction", "contents", "references"}
 _TICK_S = 0.2  # how often the writer relays progress and looks for deleted papers while tasks run
-# A short text document computes in tens of milliseconds: one per worker in flight, the writer would commit them one
-# or two at a time and its per-commit costs (Chroma calls, status writes) would dominate. So a short text document
-# takes a fraction of a worker's slot: several wait in the pool, finish together and are committed in one batch.
-SHORT_TEXT_BYTES = 64 * 1024
-SHORT_TEXTS_PER_SLOT = 16
-
-
-def pick_title(items: list[ContentItem], filename: str) -> str:
-    for item in items:
-        if item.page_idx > 1:
-            break
-        text = " ".join(item.text.split())
-        if item.type == "text" and item.text_level == 1 and len(text) >= 3 and text.lower() not in _NOT_TITLES:
-            return text[:300]
-    return filename.rsplit(".", 1)[0] if "." in filename else filename
-
-
-def is_short_text(doc: Document) -> bool:
-    return text_format(doc.filename) is not None and doc.size_bytes <= SHORT_TEXT_BYTES
-
-
-@dataclass
-class Job:
-    """A claimed document on its way through a backend."""
-
-    doc: Document
-    report: StageReporter
-    work: Path  # staging/parse-…: this attempt's parse, renamed into place at commit
-    attempt: int = 0
-    future: Future | None = None
-    suspect: bool = False  # its worker died with others in flight: it runs alone until it is cleared
-    released: bool = False  # deleted or taken back while in flight: its result is dropped
-    claimed_at: float = field(default_factory=time.perf_counter)
-    short: bool = False  # a short text document: a fraction of a worker's slot
-
-    def __post_init__(self):
-        self.short = is_short_text(self.doc)
-
-
-def _held(lib: Library, doc_id: str) -> bool:
-    """Still this writer's to commit: not deleted, not re-queued, not taken by another writer after a recover."""
-    current = lib.documents.get(doc_id)
-    return current is not None and current.status in (DocStatus.PARSING, DocStatus.INDEXING)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _fail(lib: Library, doc_id: str, message: str) -> None:
-    # A failed document keeps its source (for Retry) but nothing searchable, and no part of the graph.
-    try:
-        lib.windows.delete_doc(doc_id)
-        lib.chunks.delete_doc(doc_id)
-        remove_document(lib, doc_id)
-    finally:
-        lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], graph=GraphStatus.NONE)
 
 
 def _import_source(lib: Library, doc_id: str) -> Path:
@@ -125,7 +71,7 @@ def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files
         task.files = _source_files(lib, doc.id, kind)
     else:
         task.source = str(lib.workspace.source_pdf(doc.id) if kind == PDF else _import_source(lib, doc.id))
-        task.out_dir = str(work / "parsed")
+        task.out_dir = str(work)  # the parse is written straight there; the commit renames the folder into place
     return task
 
 
@@ -140,6 +86,7 @@ class Writer:
         self.me = worker_id()
         self.jobs: dict[str, Job] = {}
         self.retry: list[Job] = []  # suspects waiting to run alone
+        self.batches: dict[str, list[Job]] = {}  # short documents sharing one task, by its key
         self.done: list[Document] = []
         self.inbox = backend.progress_inbox()
 
@@ -151,14 +98,13 @@ class Writer:
                 self._fill()
                 if not self.jobs:
                     return self.done
-                futures = {job.future: job for job in self.jobs.values()}
-                finished, _ = wait(list(futures), timeout=_TICK_S, return_when=FIRST_COMPLETED)
+                futures = {job.future for job in self.jobs.values()}
+                finished, _ = wait(futures, timeout=_TICK_S, return_when=FIRST_COMPLETED)
                 self._relay()
                 self._release_deleted()
                 if finished:
                     # Whatever else finished meanwhile is committed in the same batch.
-                    finished = {f for f in futures if f.done()}
-                    self._finish([futures[f] for f in finished])
+                    self._finish([job for job in self.jobs.values() if job.future.done()])
         finally:
             self.throughput.stop()
             for job in list(self.jobs.values()) + self.retry:  # an exception escaped: drop what was under way
@@ -180,11 +126,22 @@ class Writer:
             if not self.jobs:
                 self._submit(self.retry.pop(0))
             return
+        short: list[Job] = []
         while not stopping and self._slots() < self.backend.workers:
             doc = self.lib.documents.claim_next(self.me)
             if doc is None:
-                return
-            self._submit(Job(doc, StageReporter(self.lib, doc.id, self.on_progress), self._work_dir(doc.id)))
+                break
+            job = Job(doc, StageReporter(self.lib, doc.id, self.on_progress), self._work_dir(doc.id))
+            if not job.short:
+                self._submit(job)
+                continue
+            self.jobs[doc.id] = job  # counts in the slots from now on
+            short.append(job)
+            if len(short) == SHORT_TEXTS_PER_TASK:
+                self._submit_batch(short)
+                short = []
+        if short:
+            self._submit_batch(short)
 
     def _slots(self) -> float:
         """Workers' worth of documents in flight."""
@@ -204,8 +161,43 @@ class Writer:
             job.future = Future()
             job.future.set_exception(exc)
 
+    def _submit_batch(self, jobs: list[Job]) -> None:
+        """Short documents as one task: one process round trip and one embedding call for all of them."""
+        if len(jobs) == 1:
+            return self._submit(jobs[0])
+        key, tasks, members = f"batch-{uuid.uuid4().hex[:12]}", [], []
+        for job in jobs:
+            self.jobs[job.doc.id] = job
+            try:
+                job.work.mkdir(parents=True)
+                tasks.append(make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files))
+                members.append(job)
+            except Exception as exc:  # this document's source went missing under a delete: it alone fails
+                job.future = Future()
+                job.future.set_exception(exc)
+        if not members:
+            return
+        for slot, job in enumerate(members):
+            job.batch, job.slot = key, slot
+        self.batches[key] = members
+        say(self.lib, members, f"waiting for a worker ({self.backend.name} backend)", 0.0)
+        try:
+            future = self.backend.submit_batch(tasks, self.inbox.address if self.inbox is not None else None, key)
+        except Exception as exc:  # a pool that broke
+            future = Future()
+            future.set_exception(exc)
+        for job in members:
+            job.future = future
+
     def _relay(self) -> None:
-        for doc_id, attempt, detail, fraction, force, worker in (self.inbox.drain() if self.inbox else []):
+        for key, attempt, detail, fraction, force, worker in (self.inbox.drain() if self.inbox else []):
+            batch = [job for job in self.batches.get(key, []) if job.attempt == attempt and not job.released
+                     and self.jobs.get(job.doc.id) is job]
+            if batch:
+                self.throughput.working(worker, batch[0].doc.id)
+                say(self.lib, batch, f"{detail} — worker {worker}", fraction, force=force)
+                continue
+            doc_id = key
             job = self.jobs.get(doc_id)
             if job is not None and job.attempt == attempt and not job.released:
                 self.throughput.working(worker, doc_id)
@@ -217,7 +209,9 @@ class Writer:
         for job in self.jobs.values():
             if not job.released and job.doc.id not in held:
                 job.released = True
-                self.backend.cancel(job.future)
+                # A task shared with other short documents is cancelled only once none of them needs it.
+                if all(other.released for other in self.batches.get(job.batch, [job])):
+                    self.backend.cancel(job.future)
 
     # ------------------------------------------------------------------------------------------- finish
 
@@ -226,11 +220,14 @@ class Writer:
         lost = []
         for job in jobs:
             del self.jobs[job.doc.id]
+            self.batches.pop(job.batch, None)  # its siblings finished with it: they are in `jobs` too
             if job.released:
                 self._drop(job)
                 continue
             try:
                 result = job.future.result()
+                if job.batch:
+                    result = result[job.slot]
             except CancelledError:
                 self._drop(job)
                 continue
@@ -261,6 +258,7 @@ class Writer:
     def _worker_lost(self, lost: list[tuple[Job, BaseException]]) -> None:
         self.backend.reset()
         # The pool is gone: everything still in flight failed with it, and is retried with the rest.
+        self.batches.clear()
         for job in list(self.jobs.values()):
             del self.jobs[job.doc.id]
             lost.append((job, None))
@@ -272,11 +270,11 @@ class Writer:
             if len(lost) == 1:
                 job.attempt += 1  # it ran alone: it is the one that killed its worker
             if job.attempt > self.lib.settings.compute.retries:
-                self._failed(job, f"its worker process died {_count(job.attempt, 'time')} while computing it "
+                self._failed(job, f"its worker process died {count(job.attempt, 'time')} while computing it "
                                   f"({exc or 'the worker pool broke'}); it may be too large for this machine's "
                                   "memory")
                 continue
-            job.suspect, job.future, job.work = True, None, self._work_dir(job.doc.id)
+            job.suspect, job.future, job.work, job.batch = True, None, self._work_dir(job.doc.id), ""
             job.report(f"retrying: a worker died (attempt {job.attempt + 1})", job.report.fraction, force=True)
             self.retry.append(job)
 
@@ -290,9 +288,9 @@ class Writer:
 
     def _failed(self, job: Job, message: str) -> None:
         shutil.rmtree(job.work, ignore_errors=True)
-        if not _held(self.lib, job.doc.id):
+        if job.doc.id not in held_ids(self.lib):
             return self._drop(job)
-        _fail(self.lib, job.doc.id, message)
+        fail_document(self.lib, job.doc.id, message)
         self.done.append(self.lib.documents.get(job.doc.id))
 
     def _commit(self, results: list[tuple[Job, ComputeResult]]) -> None:
@@ -305,80 +303,3 @@ class Writer:
             self.throughput.finished(result.worker, result.parsed.pages, result.cpu_seconds)
             self.done.append(doc)
 
-
-def commit_results(lib: Library, results: list[tuple[Job, ComputeResult]],
-                   drop: Callable[[Job], None]) -> list[tuple[Job, ComputeResult]]:
-    """Write finished documents: parse folders and chunks one by one, every window in one Chroma write, then each
-    document's `ready`. Returns those that became ready; the others (deleted meanwhile) went to `drop`."""
-    kept = []
-    for job, result in results:
-        try:
-            if _write_document(lib, job, result):
-                kept.append((job, result))
-            else:
-                drop(job)
-        except Exception as exc:
-            log.exception("writing %s failed", job.doc.id)
-            if _held(lib, job.doc.id):
-                _fail(lib, job.doc.id, f"internal error while indexing: {type(exc).__name__}: {exc}")
-            else:
-                drop(job)
-    if not kept:
-        return []
-    t = time.perf_counter()
-    windows = [w for _, r in kept for w in r.windows]
-    lib.windows.delete_docs([job.doc.id for job, _ in kept])
-    if windows:
-        lib.windows.upsert([w.id for w in windows], np.vstack([r.vectors for _, r in kept if len(r.windows)]),
-                           [w.text for w in windows], [window_metadata(w) for w in windows])
-    vectors_s = (time.perf_counter() - t) / len(kept)
-    ready = []
-    for job, result in kept:
-        if not _held(lib, job.doc.id):
-            drop(job)
-            continue
-        parsed = result.parsed
-        message = f"{_count(parsed.pages, 'page')}, {_count(len(parsed.items), 'item')}, " \
-                  f"{_count(len(result.chunks), 'chunk')}"
-        if not result.chunks:
-            message += "; nothing searchable was found (no text, captions or tables)"
-        if parsed.warnings:
-            message += f"; {_count(len(parsed.warnings), 'warning')}"
-        timings = {**result.timings, "index_s": round(result.timings.get("index_s", 0.0) + vectors_s, 4),
-                   "compute_cpu_s": result.cpu_seconds, "total_s": round(time.perf_counter() - job.claimed_at, 3),
-                   "commit_batch_docs": len(kept)}
-        # Searchable now; the graph stage (core.pipeline.graph.stage) picks the paper up from here.
-        lib.documents.set_status(job.doc.id, DocStatus.READY, message, chunk_count=len(result.chunks),
-                                 timings=timings, graph=GraphStatus.PENDING, graph_detail="waiting for the graph stage")
-        ready.append((job, result))
-    return ready
-
-
-def _write_document(lib: Library, job: Job, result: ComputeResult) -> bool:
-    """One document's parse folder, descriptions and chunks; False when it was deleted meanwhile."""
-    doc_id, parsed = job.doc.id, result.parsed
-    if not _held(lib, doc_id):
-        return False
-    t = time.perf_counter()
-    lib.documents.set_status(doc_id, DocStatus.INDEXING, title=pick_title(parsed.items, job.doc.filename),
-                             pages=parsed.pages, backend=parsed.backend,
-                             item_counts=dict(Counter(item.type for item in parsed.items)), warnings=parsed.warnings)
-    job.report("writing the index", 0.96, force=True)
-    if not _held(lib, doc_id):
-        return False
-    out = job.work / "parsed"
-    for name, data in (result.parsed_files or {}).items():  # a worker on another machine sent its files
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    ws = lib.workspace
-    final = ws.parsed_dir(doc_id)
-    if final.exists():
-        os.replace(final, job.work / "old")
-    os.replace(out, final)
-    shutil.rmtree(job.work, ignore_errors=True)
-    shutil.rmtree(ws.pages_dir(doc_id), ignore_errors=True)  # page images of an older parse are stale
-    DescriptionStore(lib.db).replace_source(doc_id, OFFLINE, result.offline)
-    lib.chunks.put_doc_chunks(doc_id, result.chunks)
-    result.timings["index_s"] = round(time.perf_counter() - t, 4)
-    return _held(lib, doc_id)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.schema.records import Chunk
 from core.store.sqlite_db import Database
@@ -19,13 +19,19 @@ class SQLiteChunkStore:
         self.db = db
 
     def put_doc_chunks(self, doc_id: str, chunks: Sequence[Chunk]) -> None:
+        self.put_chunks_of_docs({doc_id: chunks})
+
+    def put_chunks_of_docs(self, chunks_by_doc: Mapping[str, Sequence[Chunk]]) -> None:
+        """Each document's chunks replace its old ones; all the documents in one transaction (the ingest commits
+        short documents in batches: a transaction each was most of their write cost)."""
         with self.db.transaction() as conn:
-            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-            conn.executemany(
-                "INSERT INTO chunks (id, doc_id, idx, kind, text, pages, item_indices, section, tokens)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(c.id, c.doc_id, c.index, c.kind, c.text, json.dumps(c.pages), json.dumps(c.item_indices),
-                  c.section, c.tokens) for c in chunks])
+            for doc_id, chunks in chunks_by_doc.items():
+                conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+                conn.executemany(
+                    "INSERT INTO chunks (id, doc_id, idx, kind, text, pages, item_indices, section, tokens)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(c.id, c.doc_id, c.index, c.kind, c.text, json.dumps(c.pages), json.dumps(c.item_indices),
+                      c.section, c.tokens) for c in chunks])
 
     def get_many(self, ids: Sequence[str]) -> dict[str, Chunk]:
         if not ids:

@@ -11,8 +11,10 @@
 A backend has: `name`, `workers` (tasks in flight at once), `ships_files` (whether tasks must carry the source's
 bytes and results the parse's files), `progress_inbox()` (the writer's end of its workers' progress, with an
 `address` the workers send to, `drain()` and `close()`; None when its tasks cannot report), `submit(task,
-progress_to) -> Future` (progress_to: the inbox's address), `cancel(future)`, `worker_lost(exc)` (the task's worker
-died: the writer retries it), `reset()` (after a worker died) and `close()`.
+progress_to) -> Future` (progress_to: the inbox's address), `submit_batch(tasks, progress_to, key) -> Future`
+(several short documents in one task, their results a list in order; progress sent under `key`),
+`cancel(future)`, `worker_lost(exc)` (the task's worker died: the writer retries it), `reset()` (after a worker
+died) and `close()`.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from core.pipeline.compute.task import ComputeResult, ComputeTask, compute_document
+from core.pipeline.compute.task import ComputeResult, ComputeTask, compute_batch, compute_document
 
 _MAX_DATAGRAM = 8192
 _senders: dict[str, socket.socket] = {}
@@ -56,6 +56,12 @@ def run_task(task: ComputeTask, progress_to: str | None = None) -> ComputeResult
     """What a pool worker runs (a module-level function: it is pickled by name)."""
     sink = (lambda message: _send(progress_to, message)) if progress_to else None
     return compute_document(task, sink)
+
+
+def run_batch(tasks: list[ComputeTask], progress_to: str | None = None, key: str = "") -> list[ComputeResult]:
+    """What a pool worker runs for a batch of short documents (core.pipeline.compute.task.compute_batch)."""
+    sink = (lambda message: _send(progress_to, message)) if progress_to else None
+    return compute_batch(tasks, sink, key)
 
 
 class ProgressInbox:
@@ -108,6 +114,10 @@ class LocalBackend:
 
     def submit(self, task: ComputeTask, progress_to: str | None = None) -> Future:
         return self._executor().submit(run_task, task, progress_to)
+
+    def submit_batch(self, tasks: list[ComputeTask], progress_to: str | None = None, key: str = "") -> Future:
+        """One future for several documents: its result is their ComputeResults, in order."""
+        return self._executor().submit(run_batch, tasks, progress_to, key)
 
     def cancel(self, future: Future) -> None:
         future.cancel()  # a task already running finishes; the writer drops its result

@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import Future
 
-from core.pipeline.compute.task import ComputeResult, ComputeTask, compute_document
+from core.pipeline.compute.task import ComputeResult, ComputeTask, compute_batch
 from core.settings.workspace import REPO_ROOT
 
 ADDRESS_ENV = "RAY_ADDRESS"
@@ -31,6 +31,10 @@ def runtime_env() -> dict:
 
 
 def _compute(task: ComputeTask, progress_to=None) -> ComputeResult:
+    return _compute_batch([task], progress_to)[0]
+
+
+def _compute_batch(tasks: list[ComputeTask], progress_to=None, key: str = "") -> list[ComputeResult]:
     sink = None
     if progress_to is not None:
         def sink(message: tuple) -> None:
@@ -38,7 +42,7 @@ def _compute(task: ComputeTask, progress_to=None) -> ComputeResult:
                 progress_to.put_nowait(message)
             except Exception:  # noqa: BLE001 — a full or closed queue: progress is advisory, the result counts
                 pass
-    return compute_document(task, sink)
+    return compute_batch(tasks, sink, key)
 
 
 class RayInbox:
@@ -89,13 +93,20 @@ class RayBackend:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers or cpus
         self._remote = ray.remote(num_cpus=1, max_retries=retries)(_compute)
+        self._remote_batch = ray.remote(num_cpus=1, max_retries=retries)(_compute_batch)
         self._refs: dict[int, object] = {}
 
     def progress_inbox(self) -> RayInbox:
         return RayInbox()
 
     def submit(self, task: ComputeTask, progress_to=None) -> Future:
-        ref = self._remote.remote(task, progress_to)  # not `or None`: an empty queue is falsy
+        return self._track(self._remote.remote(task, progress_to))  # not `or None`: an empty queue is falsy
+
+    def submit_batch(self, tasks: list[ComputeTask], progress_to=None, key: str = "") -> Future:
+        """One task for several short documents: its result is their ComputeResults, in order."""
+        return self._track(self._remote_batch.remote(tasks, progress_to, key))
+
+    def _track(self, ref) -> Future:
         future = ref.future()
         self._refs[id(future)] = ref
         future.add_done_callback(lambda f: self._refs.pop(id(f), None))
