@@ -16,6 +16,7 @@ N/2 entities and N relations), then retrieval p50/p95 per mode.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -31,10 +32,13 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+import numpy as np  # noqa: E402
+
 from bench.common import bench_workspace, cpu  # noqa: E402
 from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
 from core.eval.metrics import token_f1 as f1  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
+from core.pipeline.graph.build import entity_vector_id, relation_vector_id  # noqa: E402
 from core.query.answer import strip_markers  # noqa: E402
 from core.query.engine import Embeddings, ask  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
@@ -42,8 +46,9 @@ from core.query.records import QUERY_KNOBS, QueryParams  # noqa: E402
 from core.query.rerank import FusionReranker  # noqa: E402
 from core.query.routes import default_modes, route_of  # noqa: E402
 from core.schema import ids  # noqa: E402
+from core.schema.graph import GraphEdge, GraphNode  # noqa: E402
 from core.schema.modes import Mode  # noqa: E402
-from core.schema.records import DocStatus, Document, GraphStatus  # noqa: E402
+from core.schema.records import Chunk, DocStatus, Document, GraphStatus  # noqa: E402
 from core.settings.config import QueryConfig, Settings  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
@@ -235,13 +240,67 @@ def latency(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------- synthetic
+SYNTHETIC_PER_DOC = 100  # chunks per generated paper
+
+
+class Synthetic:
+    """The random material of a generated workspace, shared with bench/scale_query.py: a vocabulary of 30k random
+    words drawn Zipf-distributed, chunks of 80 such words, random unit vectors, and a random graph of n/2 entities
+    (each named in three random chunks) and n relations. `rng` draws the words and the graph, so a workspace
+    generated before can be reused with the same vocabulary (questions are drawn from it)."""
+
+    def __init__(self, rng: random.Random, dim: int):
+        self.rng = rng
+        self.nprng = np.random.default_rng(7)
+        self.dim = dim
+        self.vocab = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10)))
+                      for _ in range(30000)]
+        # Cumulative weights once: random.choices with `weights` sums them at every call (O(vocabulary) per
+        # chunk, ~4x the generation time).
+        self.cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(self.vocab))))
+
+    def words(self, k: int) -> str:
+        return " ".join(self.rng.choices(self.vocab, cum_weights=self.cum, k=k))
+
+    def unit(self, k: int) -> np.ndarray:
+        v = self.nprng.standard_normal((k, self.dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    def chunks(self, doc_id: str) -> list[Chunk]:
+        return [Chunk(id=ids.chunk_id(doc_id, i), doc_id=doc_id, index=i, kind="text", text=self.words(80),
+                      pages=[i // 5], item_indices=[i], tokens=100) for i in range(SYNTHETIC_PER_DOC)]
+
+    def add_windows(self, lib: Library, chunks: list[Chunk]) -> None:
+        lib.windows.upsert([ids.window_id(c.id, 0) for c in chunks], self.unit(len(chunks)),
+                           [c.text[:200] for c in chunks],
+                           [{"doc_id": c.doc_id, "chunk_id": c.id, "page": c.pages[0], "kind": "text"}
+                            for c in chunks])
+
+    def add_graph(self, lib: Library, n: int) -> list[str]:
+        """n/2 entities and n relations over the n chunks, with their vectors; the entity keys."""
+        rng, n_entities = self.rng, n // 2
+        keys = [f"entity {i} {rng.choice(self.vocab)}" for i in range(n_entities)]
+        nodes = [GraphNode(key=k, name=k, type="concept", description=self.words(20),
+                           source_chunks=[f"synthetic{rng.randrange(n // SYNTHETIC_PER_DOC):06d}:"
+                                          f"{rng.randrange(SYNTHETIC_PER_DOC)}" for _ in range(3)]) for k in keys]
+        for node in nodes:
+            node.doc_ids = sorted({ids.doc_id_of(c) for c in node.source_chunks})
+        edges = {}
+        while len(edges) < n:
+            a, b = sorted(rng.sample(range(n_entities), 2))
+            edges[(keys[a], keys[b])] = GraphEdge(source=keys[a], target=keys[b], keywords=rng.choice(self.vocab),
+                                                  description=self.words(15),
+                                                  source_chunks=nodes[a].source_chunks[:1], weight=1.0)
+        lib.graph.apply(upsert_nodes=nodes, upsert_edges=list(edges.values()))
+        lib.entity_vectors.upsert([entity_vector_id(k) for k in keys], self.unit(len(keys)), keys,
+                                  [{"key": k} for k in keys])
+        pairs = list(edges)
+        lib.relation_vectors.upsert([relation_vector_id(*p) for p in pairs], self.unit(len(pairs)),
+                                    [f"{a} — {b}" for a, b in pairs], [{"source": a, "target": b} for a, b in pairs])
+        return keys
+
+
 def synthetic(args) -> int:
-    import numpy as np
-
-    from core.pipeline.graph.build import entity_vector_id, relation_vector_id
-    from core.schema.graph import GraphEdge, GraphNode
-    from core.schema.records import Chunk
-
     root = Path(args.workspace or tempfile.mkdtemp(prefix="bench-query-synth-"))
     ws = Workspace(root).ensure()
     if not ws.settings_path.exists():
@@ -249,54 +308,22 @@ def synthetic(args) -> int:
     lib = open_library(ws)
     n = args.chunks
     rng = random.Random(7)
-    nprng = np.random.default_rng(7)
-    dim = lib.embedder().dim
-    vocab = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10))) for _ in range(30000)]
-    weights = [1 / (i + 1) for i in range(len(vocab))]
-
-    def unit(k: int) -> np.ndarray:
-        v = nprng.standard_normal((k, dim)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-    per_doc = 100
+    gen = Synthetic(rng, lib.embedder().dim)
     if lib.windows.count() < n:
         t = time.perf_counter()
-        for start in range(0, n, per_doc):
-            doc_id = f"synthetic{start // per_doc:06d}"
+        for d in range(n // SYNTHETIC_PER_DOC):
+            doc_id = f"synthetic{d:06d}"
             lib.documents.insert(Document(id=doc_id, filename=f"{doc_id}.pdf", title=doc_id))
-            chunks = [Chunk(id=ids.chunk_id(doc_id, i), doc_id=doc_id, index=i, kind="text",
-                            text=" ".join(rng.choices(vocab, weights, k=80)), pages=[i // 5], item_indices=[i],
-                            tokens=100) for i in range(per_doc)]
+            chunks = gen.chunks(doc_id)
             lib.chunks.put_doc_chunks(doc_id, chunks)
-            lib.windows.upsert([ids.window_id(c.id, 0) for c in chunks], unit(len(chunks)),
-                               [c.text[:200] for c in chunks],
-                               [{"doc_id": doc_id, "chunk_id": c.id, "page": c.pages[0], "kind": "text"}
-                                for c in chunks])
+            gen.add_windows(lib, chunks)
             _mark_ready(lib, doc_id, "synthetic", chunk_count=len(chunks))
-            if (start // per_doc) % 100 == 0:
-                print(f"  {start + per_doc} chunks ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
-        n_entities = n // 2
-        keys = [f"entity {i} {rng.choice(vocab)}" for i in range(n_entities)]
-        nodes = [GraphNode(key=k, name=k, type="concept", description=" ".join(rng.choices(vocab, weights, k=20)),
-                           source_chunks=[f"synthetic{rng.randrange(n // per_doc):06d}:{rng.randrange(per_doc)}"
-                                          for _ in range(3)]) for k in keys]
-        for node in nodes:
-            node.doc_ids = sorted({ids.doc_id_of(c) for c in node.source_chunks})
-        edges = {}
-        while len(edges) < n:
-            a, b = sorted(rng.sample(range(n_entities), 2))
-            edges[(keys[a], keys[b])] = GraphEdge(source=keys[a], target=keys[b], keywords=rng.choice(vocab),
-                                                  description=" ".join(rng.choices(vocab, weights, k=15)),
-                                                  source_chunks=nodes[a].source_chunks[:1], weight=1.0)
-        lib.graph.apply(upsert_nodes=nodes, upsert_edges=list(edges.values()))
-        lib.entity_vectors.upsert([entity_vector_id(k) for k in keys], unit(len(keys)), keys,
-                                  [{"key": k} for k in keys])
-        pairs = list(edges)
-        lib.relation_vectors.upsert([relation_vector_id(*p) for p in pairs], unit(len(pairs)),
-                                    [f"{a} — {b}" for a, b in pairs], [{"source": a, "target": b} for a, b in pairs])
+            if d % 100 == 0:
+                print(f"  {(d + 1) * SYNTHETIC_PER_DOC} chunks ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
+        gen.add_graph(lib, n)
         print(f"  generated in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     print(f"workspace {root}: {lib.windows.count()} chunks/windows, graph {lib.graph.counts()}")
-    questions = [" ".join(rng.choices(vocab[:3000], k=8)) + "?" for _ in range(30)]
+    questions = [" ".join(rng.choices(gen.vocab[:3000], k=8)) + "?" for _ in range(30)]
     retrieval_latency(lib, questions)
     return 0
 

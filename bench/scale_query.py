@@ -10,7 +10,7 @@ retrieval phrase layer (PHRASES_PER_CHUNK phrase keys per chunk in graph_phrases
 (the community mode, extractive: no LLM). Then retrieval p50/p95 per mode, every mode including ppr and
 community, with the first load of the mention index and the community report vectors timed apart.
 --chroma HOST:PORT puts the vectors on a `chroma run` server (the settings' Chroma server fields), else the
-workspace's embedded Chroma. --profile MODE: cProfile of 50 queries of that mode, the top functions by
+workspace's embedded Chroma. --profile MODE: cProfile of --queries queries of that mode, the top functions by
 cumulative time. A reused workspace is not regenerated.
 """
 from __future__ import annotations
@@ -21,7 +21,6 @@ import itertools
 import os
 import pstats
 import random
-import string
 import sys
 import tempfile
 import time
@@ -32,27 +31,22 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-import numpy as np  # noqa: E402
-
 from bench.common import cpu  # noqa: E402
-from bench.query import _mark_ready, pct, row  # noqa: E402
+from bench.query import SYNTHETIC_PER_DOC, Synthetic, _mark_ready, pct, row  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
-from core.pipeline.graph.build import entity_vector_id, relation_vector_id  # noqa: E402
 from core.query.engine import Embeddings  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
 from core.query.mention_index import mention_index  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
 from core.query.rerank import FusionReranker  # noqa: E402
 from core.query.routes import route_of  # noqa: E402
-from core.schema import ids  # noqa: E402
-from core.schema.graph import GraphEdge, GraphNode  # noqa: E402
 from core.schema.modes import Mode  # noqa: E402
-from core.schema.records import Chunk, Document  # noqa: E402
+from core.schema.records import Document  # noqa: E402
 from core.settings.config import Settings  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 from core.store.sqlite_phrases import write_phrases  # noqa: E402
 
-PER_DOC = 100
+PER_DOC = SYNTHETIC_PER_DOC
 PHRASES_PER_CHUNK = 8
 DOCS_PER_BATCH = 10
 COMMUNITY_SIZE = 200
@@ -74,72 +68,42 @@ def open_workspace(path: str | None, chroma: str | None) -> Library:
 
 def generate(lib: Library, n: int, rng: random.Random) -> list[str]:
     """Fill the workspace with n chunks and their graph; returns the vocabulary (questions are drawn from it)."""
-    nprng = np.random.default_rng(7)
-    dim = lib.embedder().dim
-    vocab = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 10))) for _ in range(30000)]
+    gen = Synthetic(rng, lib.embedder().dim)
     if lib.windows.count() >= n:
-        return vocab
-    # Cumulative weights once: random.choices with `weights` sums them at every call (O(vocabulary) per chunk).
-    cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(vocab))))
+        return gen.vocab
     # Phrases: two-word keys; a pool of n*2 so a phrase is named by ~4 passages on average (most pass the
     # mention index's MAX_PHRASE_PASSAGES cut), with a Zipf head that does not.
-    phrases = [f"{rng.choice(vocab)} {rng.choice(vocab)}" for _ in range(n * 2)]
+    phrases = [f"{rng.choice(gen.vocab)} {rng.choice(gen.vocab)}" for _ in range(n * 2)]
     phrase_cum = list(itertools.accumulate(1 / (i + 1) ** 0.6 for i in range(len(phrases))))
-
-    def unit(k: int) -> np.ndarray:
-        v = nprng.standard_normal((k, dim)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
     t, c0 = time.perf_counter(), cpu()
     for first in range(0, n // PER_DOC, DOCS_PER_BATCH):  # vectors written DOCS_PER_BATCH papers at a time
         batch = []
         for d in range(first, min(first + DOCS_PER_BATCH, n // PER_DOC)):
             doc_id = f"synthetic{d:06d}"
             lib.documents.insert(Document(id=doc_id, filename=f"{doc_id}.pdf", title=doc_id))
-            chunks = [Chunk(id=ids.chunk_id(doc_id, i), doc_id=doc_id, index=i, kind="text",
-                            text=" ".join(rng.choices(vocab, cum_weights=cum, k=80)), pages=[i // 5],
-                            item_indices=[i], tokens=100) for i in range(PER_DOC)]
+            chunks = gen.chunks(doc_id)
             lib.chunks.put_doc_chunks(doc_id, chunks)
             with lib.graph_sources.db.transaction() as conn:
                 write_phrases(conn, doc_id, [(c.id, p) for c in chunks for p in
                                              rng.choices(phrases, cum_weights=phrase_cum, k=PHRASES_PER_CHUNK)])
             batch.extend(chunks)
-        lib.windows.upsert([ids.window_id(c.id, 0) for c in batch], unit(len(batch)), [c.text[:200] for c in batch],
-                           [{"doc_id": c.doc_id, "chunk_id": c.id, "page": c.pages[0], "kind": "text"} for c in batch])
+        gen.add_windows(lib, batch)
         for doc_id in dict.fromkeys(c.doc_id for c in batch):
             _mark_ready(lib, doc_id, "synthetic", chunk_count=PER_DOC)
         if first % 100 == 0:
             print(f"  {len(batch) + first * PER_DOC} chunks ({time.perf_counter() - t:.0f} s)", file=sys.stderr,
                   flush=True)
     chunk_s = time.perf_counter() - t
-    n_entities = n // 2
-    keys = [f"entity {i} {rng.choice(vocab)}" for i in range(n_entities)]
-    nodes = [GraphNode(key=k, name=k, type="concept", description=" ".join(rng.choices(vocab, cum_weights=cum, k=20)),
-                       source_chunks=[f"synthetic{rng.randrange(n // PER_DOC):06d}:{rng.randrange(PER_DOC)}"
-                                      for _ in range(3)]) for k in keys]
-    for node in nodes:
-        node.doc_ids = sorted({ids.doc_id_of(c) for c in node.source_chunks})
-    edges = {}
-    while len(edges) < n:
-        a, b = sorted(rng.sample(range(n_entities), 2))
-        edges[(keys[a], keys[b])] = GraphEdge(source=keys[a], target=keys[b], keywords=rng.choice(vocab),
-                                              description=" ".join(rng.choices(vocab, cum_weights=cum, k=15)),
-                                              source_chunks=nodes[a].source_chunks[:1], weight=1.0)
-    lib.graph.apply(upsert_nodes=nodes, upsert_edges=list(edges.values()))
-    lib.entity_vectors.upsert([entity_vector_id(k) for k in keys], unit(len(keys)), keys, [{"key": k} for k in keys])
-    pairs = list(edges)
-    lib.relation_vectors.upsert([relation_vector_id(*p) for p in pairs], unit(len(pairs)),
-                                [f"{a} — {b}" for a, b in pairs], [{"source": a, "target": b} for a, b in pairs])
-    reports = [{"community": i, "title": f"community {i} {rng.choice(vocab)}",
-                "summary": " ".join(rng.choices(vocab, cum_weights=cum, k=40)), "rating": 5.0,
-                "findings": [" ".join(rng.choices(vocab, cum_weights=cum, k=25)) for _ in range(5)],
+    keys = gen.add_graph(lib, n)
+    reports = [{"community": i, "title": f"community {i} {rng.choice(gen.vocab)}", "summary": gen.words(40),
+                "rating": 5.0, "findings": [gen.words(25) for _ in range(5)],
                 "entities": keys[i * COMMUNITY_SIZE:(i + 1) * COMMUNITY_SIZE]}
-               for i in range(max(1, n_entities // COMMUNITY_SIZE))]
+               for i in range(max(1, len(keys) // COMMUNITY_SIZE))]
     lib.graph_sources.put_community_reports(reports, version="synthetic")
     total = time.perf_counter() - t
     print(f"generated: {n} chunks in {chunk_s:.0f} s ({n / max(chunk_s, 1e-9):.0f} chunks/s with vectors, FTS "
           f"rows and phrases), everything in {total:.0f} s, {cpu() - c0:.0f} CPU-s [{uptime()}]")
-    return vocab
+    return gen.vocab
 
 
 def retrieve(lib: Library, question: str, mode: Mode, embed: Embeddings, reranker: FusionReranker) -> None:
@@ -180,7 +144,7 @@ def profile(lib: Library, questions: list[str], mode: Mode, top: int = 30) -> No
     retrieve(lib, questions[0], mode, Embeddings(lib), reranker)
     prof = cProfile.Profile()
     prof.enable()
-    for question in (questions * 2)[:50]:
+    for question in questions:
         retrieve(lib, question, mode, Embeddings(lib), reranker)
     prof.disable()
     pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
@@ -193,7 +157,7 @@ def main() -> int:
     parser.add_argument("--chroma", help="HOST:PORT of a `chroma run` server")
     parser.add_argument("--modes", default=",".join(Mode))
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--profile", help="cProfile 50 queries of this mode instead of the table")
+    parser.add_argument("--profile", help="cProfile --queries queries of this mode instead of the table")
     parser.add_argument("--generate-only", action="store_true")
     args = parser.parse_args()
     lib = open_workspace(args.workspace, args.chroma)

@@ -14,7 +14,7 @@ from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, Routed
-from core.query.retrieve import resolve_hits
+from core.query.retrieve import closest_chunks, resolve_hits
 from core.query.sources import RRF_K, scope_of
 from core.text.json_reply import read_json_object
 
@@ -63,7 +63,12 @@ def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float]]:
     cached = _RANKED.get(root)
     if cached is None or cached[0] != version:
         reports = lib.graph_sources.community_reports()
-        vectors = _text_vectors(lib, [report_text(r)[:2000] for r in reports]) if reports else np.zeros((0, 1))
+        texts = [report_text(r)[:2000] for r in reports]
+        # The findings too, in the same batch: the extractive map reads the top reports' findings at every
+        # question, and embedding them there took about half of each question's time at 100k chunks (250
+        # reports) until every report had been among the top ones once. The first question pays for them.
+        findings = [f for r in reports for f in _findings(r)]
+        vectors = _text_vectors(lib, texts + findings)[:len(texts)] if reports else np.zeros((0, 1))
         cached = _RANKED[root] = (version, reports, vectors)
     _, reports, vectors = cached
     if not reports:
@@ -91,8 +96,13 @@ def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[st
     return points, 0 if reply.cached else 1
 
 
+def _findings(report: dict) -> list[str]:
+    """What the extractive map scores against the question: the findings, else the summary."""
+    return [f for f in (report.get("findings") or []) if f.strip()] or [report.get("summary", "")]
+
+
 def _map_extractive(lib: Library, question_vec: np.ndarray, report: dict, sim: float) -> list[tuple[str, float]]:
-    findings = [f for f in (report.get("findings") or []) if f.strip()] or [report.get("summary", "")]
+    findings = _findings(report)
     # Embedded once per text and process, as the reports are: embedding a report's findings at every question
     # cost about 1 s of the mode's 1.4 s p95 on the ten shared papers.
     vectors = _text_vectors(lib, findings)
@@ -138,11 +148,10 @@ def community_retrieve(lib: Library, question: str, params: QueryParams, *, llm:
     # community's six most connected entities, as before, read the Semantic Scholar community's passage on author
     # nodes for "How many unique paper nodes does the … literature graph contain?" and never the one saying 37M.
     keys = list(dict.fromkeys(k for r, _ in top for k in (r.get("entities") or [])))
-    chunk_ids: list[str] = []
-    for node in lib.graph.get_nodes(keys).values():
-        chunk_ids.extend(c for c in node.source_chunks if scope.allows_chunk(c) and c not in chunk_ids)
-    hits = resolve_hits(lib, chunk_ids[:MAX_COMMUNITY_CHUNKS], qvec, scope)
-    closest = sorted(hits, key=lambda c: -hits[c].score)[:COMMUNITY_PASSAGES]
+    chunk_ids = list(dict.fromkeys(c for node in lib.graph.get_nodes(keys).values() for c in node.source_chunks
+                                   if scope.allows_chunk(c)))
+    closest = closest_chunks(lib, chunk_ids[:MAX_COMMUNITY_CHUNKS], qvec, COMMUNITY_PASSAGES)
+    hits = resolve_hits(lib, closest, qvec, scope)
     chunks = [RetrievedChunk(hit=hits[c], score=1.0 / (RRF_K + i + 1), via=["community"])
               for i, c in enumerate(closest)]
     if reranker is not None and chunks:

@@ -62,6 +62,23 @@ def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Sc
     return hits
 
 
+def closest_chunks(lib: Library, chunk_ids: list[str], qvec: np.ndarray, k: int) -> list[str]:
+    """The k of these chunks whose best window lies closest to the question, closest first (ties in the given
+    order); a chunk without windows scores 0, as in resolve_hits. Scored on the window vectors alone: the
+    community mode ranks up to 2,000 candidates, and reading every window whole (text and metadata) to keep 40
+    cost ~0.2 CPU-s a question at 100k chunks, the vectors alone ~0.1."""
+    chunks = lib.chunks.get_many(chunk_ids)
+    present = [cid for cid in chunk_ids if cid in chunks]
+    vectors = lib.windows.get_embeddings([wid for cid in present for wid in _window_ids(cid, chunks[cid].tokens, lib)])
+    best: dict[str, float] = {}
+    if vectors:
+        sims = np.stack(list(vectors.values())) @ np.asarray(qvec, dtype=np.float32)
+        for wid, sim in zip(vectors, sims):
+            cid = chunk_id_of(wid)
+            best[cid] = max(best.get(cid, float("-inf")), float(sim))
+    return sorted(present, key=lambda cid: -best.get(cid, 0.0))[:k]
+
+
 def merge_round_robin(lists: list[list], key) -> list:
     """Round-robin over the sources' lists, first occurrence kept: LightRAG's way of joining local and global."""
     seen, out = set(), []
@@ -86,8 +103,8 @@ def retrieve(lib: Library, question: str, keywords: Keywords | None, params: Que
         result.notes.append("no ready paper matches the filter: nothing to search")
         return result
     embed = embed or lib.embedder().embed_query
-    if keywords is not None and hasattr(embed, "prefetch"):  # one batch for the question and both keyword texts
-        embed.prefetch([question, *keywords.low, *keywords.high])
+    if keywords is not None and hasattr(embed, "prefetch"):  # the question and what the sources embed, together
+        embed.prefetch([question, *(text for source in sources for text in source.queries(keywords))])
     probe = Probe(lib, question, embed(question), keywords, embed, params, scope)
     rankings: list[list[str]] = []
     via: dict[str, list[str]] = {}

@@ -16,7 +16,7 @@ from core.library import Library
 from core.query.records import Keywords, QueryParams, RetrievedEntity, RetrievedRelation
 from core.query.search import OVERFETCH
 from core.schema.ids import doc_id_of
-from core.store.base import VectorFilter
+from core.store.base import VectorFilter, VectorMatch
 
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.): robust across very different score scales
 
@@ -94,12 +94,23 @@ class Probe:
     params: QueryParams
     scope: Scope
     _dense: Proposal | None = None
+    _entity_matches: dict[tuple, list[list[VectorMatch]]] = field(default_factory=dict)
 
     def dense(self) -> Proposal:
         """naive's proposal for the question, computed once: mix fuses it, local and ppr seed from it."""
         if self._dense is None:
             self._dense = naive_chunks(self)
         return self._dense
+
+    def entity_matches(self, words: list[str], per_keyword: int) -> list[list[VectorMatch]]:
+        """Each keyword's closest entity vectors, searched once per question: local, global and ppr all seed from
+        the low-level keywords, and hybrid (local + global) and mix (local + ppr) searched them twice."""
+        key = (tuple(words), per_keyword)
+        if key not in self._entity_matches:
+            vectors = np.stack([self.embed(w) for w in words])
+            # Every keyword in one store call (one HTTP round trip on a Chroma server, not one each).
+            self._entity_matches[key] = self.lib.entity_vectors.query_many(vectors, per_keyword)
+        return self._entity_matches[key]
 
 
 @dataclass
@@ -119,6 +130,9 @@ class ChunkSource:
     name: str  # its time is reported as `<name>_s`
     propose: Callable[[Probe], Proposal]
     graph: bool  # walks the graph from the question's keywords: skipped when the caller gave none
+    # The keyword texts it embeds besides the question: retrieve embeds them all before any source runs, in as
+    # few encoder calls as pay (core.query.engine.Embeddings.prefetch), and none a mode never reads.
+    queries: Callable[[Keywords], list[str]] = lambda keywords: list(keywords.low)
 
 
 def naive_chunks(probe: Probe) -> Proposal:
@@ -132,4 +146,4 @@ def naive_chunks(probe: Probe) -> Proposal:
     return Proposal([cid for cid, _ in rrf([vector_ids, bm25_ids])] if bm25_ids else vector_ids, via)
 
 
-NAIVE = ChunkSource("naive", lambda probe: probe.dense(), graph=False)
+NAIVE = ChunkSource("naive", lambda probe: probe.dense(), graph=False, queries=lambda keywords: [])

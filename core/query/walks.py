@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
-
 from core.library import Library
 from core.query.mention_index import MentionIndex, is_phrase, mention_index, phrase_key
 from core.query.records import RetrievedEntity, RetrievedRelation
@@ -57,8 +55,7 @@ def keyword_entities(probe: Probe, index: MentionIndex, words: list[str], per_ke
     # A word the keywords also give inside a longer one ("Park" of "South Park") names no phrase of its own: its
     # phrase node would be another park.
     parts = {p for w in words if " " in w for p in w.split()}
-    # Every keyword's entity lookup in one store call (one HTTP round trip on a Chroma server, not one each).
-    found = probe.lib.entity_vectors.query_many(np.stack([probe.embed(w) for w in words]), per_keyword)
+    found = probe.entity_matches(words, per_keyword)
     for word, matches in zip(words, found):
         # The entity of that very name first: an entity vector reads its type and description too, so even an
         # exact name can fall below the similarity floor (BooksCorpus against "BooksCorpus (dataset): …": 0.44).
@@ -83,9 +80,11 @@ def passage_entities(dense: list[str], index: MentionIndex, passages: int, share
     return entities
 
 
-def _retrieved_entities(lib: Library, weights: dict[str, float], top_k: int, scope: Scope) -> list[RetrievedEntity]:
+def _retrieved_entities(lib: Library, weights: dict[str, float], top_k: int, scope: Scope,
+                        nodes: dict | None = None) -> list[RetrievedEntity]:
+    """The top entities by weight, as the context shows them; `nodes`: those already read (global's endpoints)."""
     top = sorted((k for k in weights if not is_phrase(k)), key=lambda k: -weights[k])[:top_k]
-    nodes = lib.graph.get_nodes(top)
+    nodes = {k: nodes[k] for k in top if k in nodes} if nodes is not None else lib.graph.get_nodes(top)
     degrees = lib.graph.degrees([k for k in top if k in nodes])
     return [RetrievedEntity(key=k, name=n.name, type=n.type, description=n.description, score=weights[k],
                             degree=degrees.get(k, 0),
@@ -210,9 +209,11 @@ def global_chunks(probe: Probe) -> Proposal:
     _fill_from_dense(probe, chunk_ids, via)
     weights = {k: 0.0 for r in relations for k in r.pair}
     order = {k: i for i, k in enumerate(weights)}
-    entities = sorted(_retrieved_entities(lib, weights, len(weights), scope), key=lambda e: order[e.key])
+    entities = sorted(_retrieved_entities(lib, weights, len(weights), scope, nodes), key=lambda e: order[e.key])
     return Proposal(chunk_ids, via, entities, relations)
 
 
 LOCAL = ChunkSource("local", local_chunks, graph=True)
-GLOBAL = ChunkSource("global", global_chunks, graph=True)
+# global searches the relations with the high-level keywords together, and seeds the question's entities as local.
+GLOBAL = ChunkSource("global", global_chunks, graph=True,
+                     queries=lambda keywords: [keyword_text(keywords.high), *keywords.low] if keywords.high else [])

@@ -26,6 +26,14 @@ from core.query.routes import available_modes, default_mode
 log = logging.getLogger(__name__)
 
 QUESTION = "What does this collection say about its main method?"
+_WARMING: set[str] = set()  # workspace roots whose warm-up thread is running (the sidebar says so)
+_WARMING_LOCK = threading.Lock()
+
+
+def warming(lib: Library) -> bool:
+    """Whether this workspace's warm-up is loading the models right now (in this process)."""
+    with _WARMING_LOCK:
+        return str(lib.workspace.root) in _WARMING
 
 
 def warm_up(lib: Library) -> float:
@@ -47,7 +55,14 @@ def warm_up(lib: Library) -> float:
 def warm_up_and_freeze(lib: Library) -> float:
     """warm_up, then move everything alive into the collector's permanent generation (after one collection, so
     no garbage is frozen with it). Only when the warm-up loaded something: an empty workspace freezes nothing."""
-    seconds = warm_up(lib)
+    root = str(lib.workspace.root)
+    with _WARMING_LOCK:
+        _WARMING.add(root)
+    try:
+        seconds = warm_up(lib)
+    finally:
+        with _WARMING_LOCK:
+            _WARMING.discard(root)
     if seconds > 0:
         gc.collect()
         gc.freeze()

@@ -1,10 +1,13 @@
 """The app's warm-up: one throwaway question before the first real one, LLM-free and never saved."""
 from __future__ import annotations
 
+import time
+
 from core.library import open_library
+from core.presentation.display import ModelStatus
 from core.query import mention_index as mi
 from core.query.history import recent
-from core.query.warmup import start_warm_up, warm_up
+from core.query.warmup import start_warm_up, warm_up, warming
 from core.settings.workspace import Workspace
 
 
@@ -26,3 +29,19 @@ def test_warm_up_of_an_empty_workspace_does_nothing_and_never_raises(tmp_path):
     thread = start_warm_up(lib)
     thread.join(timeout=60)
     assert not thread.is_alive() and thread.daemon
+
+
+def test_the_sidebar_says_the_model_loads_in_the_background_while_the_warm_up_runs(ready_workspace):
+    lib = open_library(Workspace(ready_workspace.root))
+    assert not warming(lib)
+    thread = start_warm_up(lib)
+    seen = False
+    while thread.is_alive() and not seen:  # the warm-up asks a whole question: far longer than one poll
+        seen = warming(lib)
+        time.sleep(0.001)
+    thread.join(timeout=120)
+    assert seen and not warming(lib)
+    states = {ModelStatus("m", False, warming=True).embedding_state, ModelStatus("m", False).embedding_state,
+              ModelStatus("m", True, warming=True).embedding_state}
+    assert states == {"loading in the background for the first question",
+                      "not loaded yet (loads on first search or ingest)", "loaded"}

@@ -18,6 +18,10 @@ log = logging.getLogger(__name__)
 # against them). The full descriptions stay in the graph store for the answer context.
 _ENTITY_TEXT_CHARS = 60
 _RELATION_TEXT_CHARS = 80
+# The papers a vector's metadata names: the first ones only. All of them would make a hub entity's record grow
+# with the collection (a thousand 64-character ids), and be written again by every paper that mentions it; the
+# graph store keeps every paper of every node, and these only let garbage collection see whose records they are.
+_VECTOR_DOC_IDS = 16
 
 
 def entity_vector_id(key: str) -> str:
@@ -49,26 +53,32 @@ def sync_vectors(lib: Library, nodes: Sequence[GraphNode], deleted_keys: Iterabl
     if gone_edges:
         lib.relation_vectors.delete(gone_edges)
     entities = _Pending(lib.entity_vectors, [entity_vector_id(n.key) for n in nodes], [entity_text(n) for n in nodes],
-                        [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": n.doc_ids} for n in nodes])
+                        [{"key": n.key, "name": n.name, "type": n.type, "doc_ids": _doc_ids(n.doc_ids)} for n in nodes])
     relations = _Pending(lib.relation_vectors, [relation_vector_id(e.source, e.target) for e in edges],
                          [relation_text(e, names) for e in edges],
-                         [{"source": e.source, "target": e.target, "keywords": e.keywords[:500], "doc_ids": e.doc_ids}
-                          for e in edges])
+                         [{"source": e.source, "target": e.target, "keywords": e.keywords[:500],
+                           "doc_ids": _doc_ids(e.doc_ids)} for e in edges])
     return _embed_and_write(lib, [entities, relations])
 
 
+def _doc_ids(doc_ids: Sequence[str]) -> str:
+    return ",".join(list(doc_ids)[:_VECTOR_DOC_IDS])  # as Chroma stores a list (comma-joined), to compare
+
+
 class _Pending:
-    """One collection's records to write: those whose stored text is unchanged only get their metadata."""
+    """One collection's records to write: those whose stored text is unchanged keep their vector, and are written
+    only if their metadata changed (most records a new paper touches read exactly as before)."""
 
     def __init__(self, store, ids: list[str], texts: list[str], metadatas: list[dict]):
         self.store, self.ids, self.texts, self.metadatas = store, ids, texts, metadatas
-        stored = store.get_documents(ids) if ids else {}
-        same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if stored.get(id_) == text]
-        if same:
-            store.update_metadata([ids[i] for i in same], [metadatas[i] for i in same])
+        stored = {match.id: match for match, _ in store.fetch(ids)} if ids else {}
+        same = [i for i, (id_, text) in enumerate(zip(ids, texts)) if id_ in stored and stored[id_].document == text]
+        stale = [i for i in same if stored[ids[i]].metadata != metadatas[i]]
+        if stale:
+            store.update_metadata([ids[i] for i in stale], [metadatas[i] for i in stale])
         self.changed = sorted(set(range(len(ids))) - set(same))
-        log.debug("%s vectors: %d unchanged, %d to embed", getattr(store, "name", "graph"), len(same),
-                  len(self.changed))
+        log.debug("%s vectors: %d unchanged (%d with new metadata), %d to embed", getattr(store, "name", "graph"),
+                  len(same), len(stale), len(self.changed))
 
 
 def _embed_and_write(lib: Library, pending: list[_Pending]) -> float:

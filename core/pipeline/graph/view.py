@@ -1,8 +1,11 @@
 """networkx views of the stored graph, for algorithms (communities, neighbourhoods)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import networkx as nx
 
+from core.pipeline.graph.communities import edge_weight
 from core.schema.graph import RELATED
 from core.store.base import GraphStore
 
@@ -17,6 +20,26 @@ def entity_graph(store: GraphStore) -> nx.Graph:
         if edge.relation == RELATED:
             graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
     return graph
+
+
+def entity_subgraph(store: GraphStore, keys: Iterable[str]) -> tuple[nx.Graph, dict[str, float]]:
+    """The entities among `keys` that exist, the relations between them, and each one's weighted degree in the
+    whole graph (relations to entities outside `keys` count too, as modularity needs): what refreshing a few
+    communities reads, in proportion to them rather than to the graph."""
+    graph = nx.Graph()
+    for key, node in sorted(store.get_nodes(keys).items()):
+        if not node.is_paper:
+            graph.add_node(key, **_attrs(vars(node), skip=("key",)))
+    strength = dict.fromkeys(graph, 0.0)
+    for edge in store.edges_of(list(graph)):
+        if edge.relation != RELATED or edge.source == edge.target:
+            continue  # a self-loop says nothing about communities (as in detect_communities)
+        for end in (edge.source, edge.target):
+            if end in strength:
+                strength[end] += edge_weight(edge.weight)
+        if edge.source in graph and edge.target in graph:
+            graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
+    return graph, strength
 
 
 def _attrs(fields: dict, skip: tuple[str, ...]) -> dict:
