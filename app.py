@@ -12,14 +12,18 @@ from pages.widgets import auth, state
 
 STILL_INDICATORS_CSS = ("<style>[data-testid='stSpinner'] *, [data-testid='stSkeleton'], "
                         "[data-testid='stStatusWidget'], [data-testid='stStatusWidget'] * "
-                        "{animation: none !important; transition: none !important}</style>")
+                        "{animation: none !important; transition: none !important}"
+                        "*, *::before, *::after {transition-duration: 0s !important}</style>")
 
 st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 # Streamlit's spinner, placeholders and "running" icon animate at the display's frame rate for as long as a run
 # lasts: without a GPU that is ~0.13 CPU-s per second of waiting in the researcher's browser, ~0.045 when still
 # (headless Chromium). With eight sessions sharing two cores it was most of the browsers' cost (bench/load_ask.py:
-# 1.05 -> 0.79 CPU-s per answer). Their text and icons stay. Style-only HTML goes to Streamlit's event container,
-# so it takes no room on the page.
+# 1.05 -> 0.79 CPU-s per answer). Their text and icons stay. Every other transition keeps its delay and takes no
+# frames: Streamlit fades what a rerun has not redrawn yet (opacity, 1 s after 0.5 s) and eases borders; each
+# frame of those was painted and composited in software, ~0.09 CPU-s per second of waiting in one browser, 0.025
+# without (still dimmed, after the same 0.5 s, in one step; tests/pages/test_browser_ask_cost.py). Style-only HTML
+# goes to Streamlit's event container, so it takes no room on the page.
 st.html(STILL_INDICATORS_CSS)
 # Before any page: served to a network, a session signs in (or is refused) first; see pages/widgets/auth.py.
 user = auth.gate()
@@ -74,7 +78,7 @@ with st.sidebar:
 def show_models() -> None:
     models = present.model_status(lib)
     models_slot.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
-                         f"{'loaded' if models.loaded else 'not loaded yet (loads on first search or ingest)'}  \n"
+                         f"{models.embedding_state}  \n"
                          f"LLM: {md_escape(models.llm_note)}")
 
 

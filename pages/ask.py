@@ -2,8 +2,9 @@
 
 The question form and the answer are one fragment: asking reruns them alone, not the app around them (sidebar,
 navigation, library counts). What a researcher opens on demand (sources other than the cited ones, what was
-retrieved, the assembled context, recent questions) runs only while open. With eight researchers asking at once
-on two cores, the rerun and the browser's layout of what it sends cost more than the answer (bench/load_ask.py).
+retrieved, the assembled context, recent questions, the retrieval options) runs only while open. With eight
+researchers asking at once on two cores, the rerun and the browser's layout of what it sends cost more than the
+answer (bench/load_ask.py).
 """
 from __future__ import annotations
 
@@ -30,21 +31,26 @@ def ask_and_answer(lib: Library, ready: dict[str, str]) -> None:
         modes = available_modes(lib)
         mode = st.radio("Mode", modes, index=modes.index(default_mode(lib, modes)), horizontal=True,
                         key="ask_mode", captions=None, help=modes_help())
-        options = qv.params_form(lib, "ask", ready)
         context_only = st.toggle("Context only (show what the model would read, do not answer)",
                                  key="ask_context_only")
         submitted = st.form_submit_button("Ask", type="primary")
+    options = qv.params_form(lib, "ask", ready)
 
     question = (question or "").strip()
     if question and submitted:
-        answer_slot = st.empty()
+        # Streamed only when a model writes the answer: an extractive one arrives whole and is drawn below; a slot
+        # that shows it and is cleared right after would be three more messages to the browser per answer.
+        writes = options["use_llm"] and (lib.chat_model() is not None or options["vlm_images"])
+        answer_slot = st.empty() if writes and not context_only else None
 
         def stream(text: str) -> None:
             answer_slot.markdown(md_escape(text) + " ▌")
 
         with qv.query_errors("The question could not be answered"), st.spinner(f"Retrieving ({mode})…"):
-            result = ask(lib, question, qv.make_params(lib, mode, options, context_only), on_token=stream)
-        answer_slot.empty()
+            result = ask(lib, question, qv.make_params(lib, mode, options, context_only),
+                         on_token=stream if answer_slot is not None else None)
+        if answer_slot is not None:
+            answer_slot.empty()
         st.session_state["ask_result"] = result
         # A new answer gets new keys for its open-on-demand parts: each starts from its own defaults (the cited
         # sources open, the rest closed) instead of inheriting the previous answer's.

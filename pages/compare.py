@@ -20,9 +20,9 @@ def compare_and_show(lib: Library, ready: dict[str, str]) -> None:
         question = st.text_input("Question", key="compare_question")
         available = available_modes(lib)
         modes = st.multiselect("Modes", available, default=default_modes(available), key="compare_modes")
-        options = qv.params_form(lib, "compare", ready)
         context_only = st.toggle("Context only (assemble, do not answer)", key="compare_context_only")
         submitted = st.form_submit_button("Compare", type="primary")
+    options = qv.params_form(lib, "compare", ready)
 
     question = (question or "").strip()
     if submitted and question:

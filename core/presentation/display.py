@@ -5,6 +5,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.library import Library
+from core.query.warmup import warming
 from core.schema.records import DocStatus, Document, GraphStatus
 from core.settings.config import Settings
 
@@ -98,6 +99,15 @@ class ModelStatus:
     embedding_model: str
     loaded: bool
     llm_note: str = NO_LLM_NOTE
+    warming: bool = False  # the app's background warm-up is loading it for the first question
+
+    @property
+    def embedding_state(self) -> str:
+        if self.loaded:
+            return "loaded"
+        if self.warming:
+            return "loading in the background for the first question"
+        return "not loaded yet (loads on first search or ingest)"
 
 
 def model_status(lib: Library) -> ModelStatus:
@@ -105,7 +115,7 @@ def model_status(lib: Library) -> ModelStatus:
     from core.models.llm.factory import describe_llm
 
     note = NO_LLM_NOTE if lib.settings.llm.provider == "none" else describe_llm(lib.settings)
-    return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model), note)
+    return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model), note, warming(lib))
 
 
 def llm_usage_text(usage: dict) -> str:

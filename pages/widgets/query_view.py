@@ -198,31 +198,53 @@ def show_retrieved(result: QueryResult, unique: dict[str, set] | None = None, li
 
 
 def params_form(lib: Library, prefix: str, papers: dict[str, str]) -> dict:
-    """The retrieval knobs shared by Ask and Compare, defaulting to the workspace's query settings."""
+    """The retrieval knobs shared by Ask and Compare, defaulting to the workspace's query settings; they apply to
+    the next question. Drawn only while open (a lazy expander outside the question's form), their widgets neither
+    rerun on a change (`on_change="ignore"`: the value goes with the next question) nor lose it closed
+    (`persist_state="page"`). Inside the form they were 22 of the ~57 messages of every answer, each a re-render of
+    the page in every researcher's browser: ~0.1 of its ~0.4 CPU-s per answer (bench/load_ask.py)."""
     q = lib.settings.query
-    with st.expander("Retrieval options"):
-        c1, c2 = st.columns(2)
-        top_k = c1.number_input("Graph top-k (entities / relations)", 1, 200, q.top_k, key=f"{prefix}_top_k")
-        chunk_top_k = c2.number_input("Passages kept", 1, 50, q.chunk_top_k, key=f"{prefix}_chunk_top_k")
-        c1, c2, c3 = st.columns(3)
-        ent = c1.number_input("Entity tokens", 0, 20000, q.max_entity_tokens, step=100, key=f"{prefix}_ent")
-        rel = c2.number_input("Relation tokens", 0, 20000, q.max_relation_tokens, step=100, key=f"{prefix}_rel")
-        chk = c3.number_input("Passage tokens", 0, 60000, q.max_chunk_tokens, step=500, key=f"{prefix}_chk")
-        c1, c2, c3 = st.columns(3)
-        rerank = c1.toggle("Rerank", q.rerank, key=f"{prefix}_rerank")
-        bm25 = c2.toggle("BM25 fusion (naive, mix)", q.bm25, key=f"{prefix}_bm25")
-        use_llm = c3.toggle("Use the LLM", lib.chat_model() is not None, key=f"{prefix}_use_llm",
-                            disabled=lib.settings.llm.provider == "none",
-                            help="Off: keywords and answer without an LLM even when one is set.")
-        vlm_images = st.toggle("Send the context's table and figure images to the VLM", False,
-                               key=f"{prefix}_vlm_images", disabled=lib.settings.vlm.provider == "none",
-                               help="RAG-Anything's VLM-enhanced query: the VLM set on the Settings page sees the "
-                                    "images and writes the answer. Needs a VLM.")
-        doc_ids = st.multiselect("Papers", list(papers), format_func=lambda i: papers[i], key=f"{prefix}_papers",
-                                 placeholder="all ready papers")
-    return dict(top_k=int(top_k), chunk_top_k=int(chunk_top_k), max_entity_tokens=int(ent),
-                max_relation_tokens=int(rel), max_chunk_tokens=int(chk), rerank=rerank, bm25=bm25,
-                use_llm=use_llm, doc_ids=list(doc_ids), vlm_images=vlm_images)
+    values = dict(top_k=q.top_k, chunk_top_k=q.chunk_top_k, ent=q.max_entity_tokens, rel=q.max_relation_tokens,
+                  chk=q.max_chunk_tokens, rerank=q.rerank, bm25=q.bm25, use_llm=lib.chat_model() is not None,
+                  vlm_images=False, papers=[])
+    values.update({name: st.session_state[f"{prefix}_{name}"] for name in values
+                   if st.session_state.get(f"{prefix}_{name}") is not None})
+    box = lazy_expander("Retrieval options (for the next question)", f"{prefix}_options")
+    if box.open:
+        with box:
+            values.update(_option_widgets(lib, prefix, papers, values))
+    return dict(top_k=int(values["top_k"]), chunk_top_k=int(values["chunk_top_k"]),
+                max_entity_tokens=int(values["ent"]), max_relation_tokens=int(values["rel"]),
+                max_chunk_tokens=int(values["chk"]), rerank=bool(values["rerank"]), bm25=bool(values["bm25"]),
+                use_llm=bool(values["use_llm"]), doc_ids=[d for d in values["papers"] if d in papers],
+                vlm_images=bool(values["vlm_images"]))
+
+
+def _option_widgets(lib: Library, prefix: str, papers: dict[str, str], values: dict) -> dict:
+    kept = dict(on_change="ignore", persist_state="page")
+    c1, c2 = st.columns(2)
+    top_k = c1.number_input("Graph top-k (entities / relations)", 1, 200, values["top_k"], key=f"{prefix}_top_k",
+                            **kept)
+    chunk_top_k = c2.number_input("Passages kept", 1, 50, values["chunk_top_k"], key=f"{prefix}_chunk_top_k", **kept)
+    c1, c2, c3 = st.columns(3)
+    ent = c1.number_input("Entity tokens", 0, 20000, values["ent"], step=100, key=f"{prefix}_ent", **kept)
+    rel = c2.number_input("Relation tokens", 0, 20000, values["rel"], step=100, key=f"{prefix}_rel", **kept)
+    chk = c3.number_input("Passage tokens", 0, 60000, values["chk"], step=500, key=f"{prefix}_chk", **kept)
+    c1, c2, c3 = st.columns(3)
+    rerank = c1.toggle("Rerank", values["rerank"], key=f"{prefix}_rerank", **kept)
+    bm25 = c2.toggle("BM25 fusion (naive, mix)", values["bm25"], key=f"{prefix}_bm25", **kept)
+    use_llm = c3.toggle("Use the LLM", values["use_llm"], key=f"{prefix}_use_llm",
+                        disabled=lib.settings.llm.provider == "none",
+                        help="Off: keywords and answer without an LLM even when one is set.", **kept)
+    vlm_images = st.toggle("Send the context's table and figure images to the VLM", values["vlm_images"],
+                           key=f"{prefix}_vlm_images", disabled=lib.settings.vlm.provider == "none",
+                           help="RAG-Anything's VLM-enhanced query: the VLM set on the Settings page sees the "
+                                "images and writes the answer. Needs a VLM.", **kept)
+    doc_ids = st.multiselect("Papers", list(papers), [d for d in values["papers"] if d in papers],
+                             format_func=lambda i: papers[i], key=f"{prefix}_papers", placeholder="all ready papers",
+                             **kept)
+    return dict(top_k=top_k, chunk_top_k=chunk_top_k, ent=ent, rel=rel, chk=chk, rerank=rerank, bm25=bm25,
+                use_llm=use_llm, vlm_images=vlm_images, papers=doc_ids)
 
 
 def make_params(lib: Library, mode: Mode | None, options: dict, context_only: bool) -> QueryParams:
