@@ -128,9 +128,11 @@ class Embedder:
 
 
 def length_groups(texts: list[str], batch_size: int) -> list[list[int]]:
-    """Text positions in batches of similar length. The model pads a batch to its longest text and costs the same
-    per padded token as per real one (it is compute-bound here: ~0.3 ms a token), so a batch of many short
-    documents' windows, from a 10-token title to a full 128-token window, would cost up to twice its tokens."""
+    """Text positions in batches of similar length, greedily by characters: for the thousands of windows of an
+    ingest (cheapest_batches splits the handful of texts of one question optimally, by tokens). The model pads a
+    batch to its longest text and costs the same per padded token as per real one (it is compute-bound here: ~0.3
+    ms a token), so a batch of many short documents' windows, from a 10-token title to a full 128-token window,
+    would cost up to twice its tokens."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     groups: list[list[int]] = []
     for i in order:
@@ -139,6 +141,30 @@ def length_groups(texts: list[str], batch_size: int) -> list[list[int]]:
         else:
             groups.append([i])
     return groups
+
+
+# An encoder call's fixed cost in tokens of batch: measured here (MiniLM, ONNX Runtime, one thread) a 4-token text
+# alone costs ~5 ms and a 33-token one ~12 ms, so one call costs about what 20 more padded tokens do.
+CALL_TOKENS = 20
+
+
+def cheapest_batches(texts: list[str], lengths: list[int]) -> list[list[str]]:
+    """The texts in encoder batches of similar token length, the cheapest split under a cost of CALL_TOKENS per
+    batch plus its padded size (texts × longest): a question of 33 tokens batched with eight keywords of 4-8
+    made every keyword cost 33 tokens (105 ms against ~40 ms in two batches at 100k chunks)."""
+    order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+    best = [0.0] + [float("inf")] * len(order)  # best[j]: the cheapest split of the j longest texts
+    cut = [0] * (len(order) + 1)
+    for j in range(1, len(order) + 1):
+        for i in range(j):  # the last batch is order[i:j], padded to the length of order[i]
+            cost = best[i] + CALL_TOKENS + (j - i) * max(lengths[order[i]], 1)
+            if cost < best[j]:
+                best[j], cut[j] = cost, i
+    groups, j = [], len(order)
+    while j:
+        groups.append([texts[k] for k in order[cut[j]:j]])
+        j = cut[j]
+    return groups[::-1]
 
 
 def get_embedder(model: str, variant: str = DEFAULT_VARIANT) -> Embedder:

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core.library import Library
-from core.models.embedding import get_tokenizer
+from core.models.embedding import cheapest_batches, get_tokenizer
 from core.models.llm.base import LLMError
 from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
 from core.query.context import build_context, count_tokens
@@ -51,43 +51,19 @@ class Embeddings:
 
     def prefetch(self, texts: list[str]) -> None:
         """Embed several query texts (a mode's question and keywords) in as few encoder calls as pay: texts of
-        similar length together (length_groups), as one batch pads every text to its longest."""
+        similar length together (embedding.cheapest_batches), as one batch pads every text to its longest."""
         with self._lock:
             missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
         if not missing:
             return
         lengths = [len(e.ids) for e in get_tokenizer(self.lib.settings.embedding.model).encode_batch(missing)]
-        for group in length_groups(missing, lengths):
+        for group in cheapest_batches(missing, lengths):
             vectors = self.lib.embedder().embed_queries(group)
             with self._lock:
                 self._cache.update(zip(group, vectors))
 
     def many(self, texts: list[str]) -> np.ndarray:
         return self.lib.embedder().embed(texts)
-
-
-# An encoder call's fixed cost in tokens of batch: measured here (MiniLM, ONNX Runtime, one thread) a 4-token text
-# alone costs ~5 ms and a 33-token one ~12 ms, so one call costs about what 20 more padded tokens do.
-CALL_TOKENS = 20
-
-
-def length_groups(texts: list[str], lengths: list[int]) -> list[list[str]]:
-    """The texts in encoder batches of similar token length, the cheapest split under a cost of CALL_TOKENS per
-    batch plus its padded size (texts × longest): a question of 33 tokens batched with eight keywords of 4-8
-    made every keyword cost 33 tokens (105 ms against ~40 ms in two batches at 100k chunks)."""
-    order = sorted(range(len(texts)), key=lambda i: -lengths[i])
-    best = [0.0] + [float("inf")] * len(order)  # best[j]: the cheapest split of the j longest texts
-    cut = [0] * (len(order) + 1)
-    for j in range(1, len(order) + 1):
-        for i in range(j):  # the last batch is order[i:j], padded to the length of order[i]
-            cost = best[i] + CALL_TOKENS + (j - i) * max(lengths[order[i]], 1)
-            if cost < best[j]:
-                best[j], cut[j] = cost, i
-    groups, j = [], len(order)
-    while j:
-        groups.append([texts[k] for k in order[cut[j]:j]])
-        j = cut[j]
-    return groups[::-1]
 
 
 def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_token: TokenFn | None = None,

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from core.library import open_library
+from core.models.embedding import cheapest_batches
 from core.pipeline.documents import add_document
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
-from core.query.engine import Embeddings, length_groups
+from core.query.engine import Embeddings
 from core.query.keywords import question_keywords
 from core.query.mention_index import MAX_PHRASE_PASSAGES, PHRASE, mention_index
 from core.query.records import QueryParams
@@ -60,21 +61,21 @@ def _counted(monkeypatch, obj, name: str) -> list:
     return calls
 
 
-def test_length_groups_batch_texts_of_similar_length_each_once():
+def test_cheapest_batches_batch_texts_of_similar_length_each_once():
     texts = ["question", "phrase", "a", "b", "c", "d", "e"]
     lengths = [33, 32, 8, 6, 5, 4, 4]
     # One batch pads all seven to 33 (CALL_TOKENS + 231); the question's two long texts apart from the five short
     # ones cost (CALL_TOKENS + 66) + (CALL_TOKENS + 40); a third batch costs more than the padding it saves.
-    assert length_groups(texts, lengths) == [["question", "phrase"], ["a", "b", "c", "d", "e"]]
-    assert length_groups(["x", "y", "z"], [5, 5, 5]) == [["x", "y", "z"]]
-    assert length_groups(["only"], [40]) == [["only"]]
-    assert length_groups([], []) == []
+    assert cheapest_batches(texts, lengths) == [["question", "phrase"], ["a", "b", "c", "d", "e"]]
+    assert cheapest_batches(["x", "y", "z"], [5, 5, 5]) == [["x", "y", "z"]]
+    assert cheapest_batches(["only"], [40]) == [["only"]]
+    assert cheapest_batches([], []) == []
     # Far apart enough, one batch each: padding 4 to 200 costs more than a call.
-    assert length_groups(["long", "short"], [200, 4]) == [["long"], ["short"]]
+    assert cheapest_batches(["long", "short"], [200, 4]) == [["long"], ["short"]]
 
 
 @pytest.mark.slow  # builds a workspace and loads the embedding model and spaCy
-def test_prefetch_embeds_in_length_groups_and_gives_the_vectors_of_one_by_one(lib, monkeypatch):
+def test_prefetch_embeds_in_cheapest_batches_and_gives_the_vectors_of_one_by_one(lib, monkeypatch):
     embedder = lib.embedder()
     texts = [QUESTION, "Zorbatron engine", "inventor", "chemistry", "Miriam Castellane", QUESTION]
     calls = _counted(monkeypatch, embedder, "embed_queries")
