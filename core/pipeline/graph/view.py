@@ -14,11 +14,10 @@ def entity_graph(store: GraphStore) -> nx.Graph:
     """Entities and the relations between them: the graph communities are computed on."""
     graph = nx.Graph()
     for node in store.all_nodes():
-        if not node.is_paper:
-            graph.add_node(node.key, **_attrs(vars(node), skip=("key",)))
+        _add_entity(graph, node)
     for edge in store.all_edges():
         if edge.relation == RELATED:
-            graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
+            _add_relation(graph, edge)
     return graph
 
 
@@ -27,9 +26,8 @@ def entity_subgraph(store: GraphStore, keys: Iterable[str]) -> tuple[nx.Graph, d
     whole graph (relations to entities outside `keys` count too, as modularity needs): what refreshing a few
     communities reads, in proportion to them rather than to the graph."""
     graph = nx.Graph()
-    for key, node in sorted(store.get_nodes(keys).items()):
-        if not node.is_paper:
-            graph.add_node(key, **_attrs(vars(node), skip=("key",)))
+    for _, node in sorted(store.get_nodes(keys).items()):
+        _add_entity(graph, node)
     strength = dict.fromkeys(graph, 0.0)
     for edge in store.edges_of(list(graph)):
         if edge.relation != RELATED or edge.source == edge.target:
@@ -38,8 +36,17 @@ def entity_subgraph(store: GraphStore, keys: Iterable[str]) -> tuple[nx.Graph, d
             if end in strength:
                 strength[end] += edge_weight(edge.weight)
         if edge.source in graph and edge.target in graph:
-            graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
+            _add_relation(graph, edge)
     return graph, strength
+
+
+def _add_entity(graph: nx.Graph, node) -> None:
+    if not node.is_paper:  # paper nodes link a paper to what it mentions: not a relation between entities
+        graph.add_node(node.key, **_attrs(vars(node), skip=("key",)))
+
+
+def _add_relation(graph: nx.Graph, edge) -> None:
+    graph.add_edge(edge.source, edge.target, **_attrs(vars(edge), skip=("source", "target")))
 
 
 def _attrs(fields: dict, skip: tuple[str, ...]) -> dict:
