@@ -75,13 +75,24 @@ with st.sidebar:
     models_slot = st.empty()
 
 
-def show_models() -> None:
+def models_text(models: present.ModelStatus) -> str:
+    return (f"Embedding: **{md_escape(models.embedding_model)}** — {models.embedding_state}  \n"
+            f"LLM: {md_escape(models.llm_note)}")
+
+
+def models_line(polling: bool) -> None:
+    """The sidebar's model line, redrawn every 2 s while the background warm-up loads the model. A page whose
+    answers rerun as a fragment (Ask) never reruns this script, so the line said "loading" long after the model
+    had loaded; once the warm-up ends, one full rerun draws it again without the timer."""
     models = present.model_status(lib)
-    models_slot.markdown(f"Embedding: **{md_escape(models.embedding_model)}** — "
-                         f"{models.embedding_state}  \n"
-                         f"LLM: {md_escape(models.llm_note)}")
+    st.markdown(models_text(models))
+    if polling and not models.warming:
+        st.rerun(scope="app")
 
 
-show_models()
+models_slot.markdown(models_text(present.model_status(lib)))
 page.run()
-show_models()  # the page may have just loaded the embedding model (a first search)
+# Drawn again after the page, which may have just loaded the embedding model (a first search).
+warming_now = present.model_status(lib).warming
+with models_slot.container():
+    st.fragment(models_line, run_every=2.0 if warming_now else None)(warming_now)
