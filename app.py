@@ -57,8 +57,9 @@ except SettingsError as exc:
         st.rerun()
     st.stop()
 
-docs = lib.documents.list()
-if any(d.status == DocStatus.QUEUED or present.graph_busy(d) for d in docs) and not state.ingestor().busy:
+# Counts, not the list: this runs on every full rerun, and the list's rows cost ~45 ms at 1,000 papers.
+counts = {s.value: n for s, n in lib.documents.status_counts().items()}
+if (counts.get(DocStatus.QUEUED.value) or lib.documents.graph_progress()) and not state.ingestor().busy:
     state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
 
 with st.sidebar:
@@ -66,7 +67,7 @@ with st.sidebar:
     auth.sidebar(user)
     st.caption("Workspace")
     st.code(str(lib.workspace.root), language=None, wrap_lines=True)
-    counts = present.status_counts(docs)
+    counts = present.ordered_counts(counts)
     if counts:
         st.markdown("  \n".join(f"{present.STATUS_BADGES[s]} **{n}** {s}" for s, n in counts.items()))
     else:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.library import Library
@@ -22,8 +23,12 @@ STATUS_BADGES = {"queued": ":gray[:material/schedule:]", "parsing": ":blue[:mate
 
 
 def status_counts(docs: list[Document]) -> dict[str, int]:
-    counts = Counter(d.status.value for d in docs)
-    return {s: counts[s] for s in STATUS_ORDER if counts[s]}
+    return ordered_counts(Counter(d.status.value for d in docs))
+
+
+def ordered_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    """Counts by status value in the order the sidebar and the Library list them, statuses with none left out."""
+    return {s: counts[s] for s in STATUS_ORDER if counts.get(s)}
 
 
 def any_in_progress(docs: list[Document]) -> bool:

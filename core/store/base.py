@@ -123,6 +123,10 @@ class DocumentStore(Protocol):
 
     def ids_with_status(self, status: DocStatus) -> list[str]: ...
 
+    def status_counts(self) -> dict[DocStatus, int]:
+        """How many documents are in each status (absent: none): the sidebar's line on every full rerun of the
+        app, without reading a row per document (the whole list is ~45 ms at 1,000 papers)."""
+
     def ready_titles(self) -> dict[str, str]:
         """Display title of every searchable paper by id, oldest first: a question's scope, without reading whole
         rows (45 ms per question at 1,000 papers for `ready_papers`)."""

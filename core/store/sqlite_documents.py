@@ -88,6 +88,11 @@ class SQLiteDocumentStore:
             return [r[0] for r in conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id",
                                                (status.value,))]
 
+    def status_counts(self) -> dict[DocStatus, int]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT status, COUNT(*) FROM documents GROUP BY status").fetchall()
+        return {DocStatus(r[0]): r[1] for r in rows}
+
     def ready_titles(self) -> dict[str, str]:
         with self.db.connect() as conn:
             rows = conn.execute("SELECT id, title, filename FROM documents WHERE status = ? ORDER BY created_at, id",

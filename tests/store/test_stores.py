@@ -4,6 +4,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -74,6 +75,9 @@ def test_ready_titles_name_only_the_searchable_papers_by_title_or_filename(tmp_p
         docs.set_status(doc_id, DocStatus.READY, "done")
     assert docs.ready_titles() == {"a": "a.pdf", "b": "Attention"}
     assert docs.ready_titles() == {d.id: d.display_title for d in docs.ready_papers()}
+    docs.insert(Document(id="d", filename="d.pdf"))
+    assert docs.status_counts() == {DocStatus.READY: 2, DocStatus.INDEXING: 1, DocStatus.QUEUED: 1}
+    assert docs.status_counts() == Counter(d.status for d in docs.list())
 
 
 def test_graph_stage_status_machine(tmp_path):
