@@ -291,7 +291,9 @@ class GraphSources(Protocol):
         """Re-key every contribution of `keys` to `canonical` and remember the aliases."""
 
     # --- papers, references, community reports, metadata
-    def papers(self) -> dict[str, PaperRecord]: ...
+    def papers(self, doc_ids: Iterable[str] | None = None) -> dict[str, PaperRecord]:
+        """The graph's record of each paper (all, or those of `doc_ids`: a merge reads only the papers it
+        touches, not the whole collection)."""
 
     def references(self, doc_id: str) -> list[Reference]: ...
 

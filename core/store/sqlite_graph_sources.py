@@ -295,9 +295,14 @@ class SQLiteGraphSources:
                        {(canonical, paper_key(d)) for d in docs})
 
     # --- papers and references ---
-    def papers(self) -> dict[str, PaperRecord]:
+    def papers(self, doc_ids: Iterable[str] | None = None) -> dict[str, PaperRecord]:
         with self.db.connect() as conn:
-            rows = conn.execute("SELECT * FROM graph_papers").fetchall()
+            if doc_ids is None:
+                rows = conn.execute("SELECT * FROM graph_papers").fetchall()
+            else:
+                rows = [r for part in _batches(list(dict.fromkeys(doc_ids)))
+                        for r in conn.execute(f"SELECT * FROM graph_papers WHERE doc_id IN ({_marks(len(part))})",
+                                              part)]
         return {r["doc_id"]: PaperRecord(
             doc_id=r["doc_id"], title=r["title"], year=r["year"], extractor=r["extractor"],
             entity_count=r["entity_count"], relation_count=r["relation_count"], dropped=r["dropped"],

@@ -23,7 +23,8 @@ from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_db import Database
 from tests.pipeline.test_communities_incremental import new_paper, write, write_graph
 
-GROWING = {"documents", "graph_nodes", "graph_edges", "graph_community_reports", "graph_entity_sources"}
+GROWING = {"documents", "graph_nodes", "graph_edges", "graph_community_reports", "graph_entity_sources",
+           "graph_papers"}
 
 
 @pytest.fixture
@@ -117,3 +118,22 @@ def test_a_hub_entity_read_as_before_is_not_written_again_and_names_a_bounded_se
     hub.doc_ids = papers + [f"{301:064x}"]  # paper 301 mentions it: the record reads as before
     sync_vectors(lib, [hub], [], [], [], {})
     assert store.updated == [entity_vector_id(hub.key)]
+
+
+def test_the_graph_stage_of_one_more_paper_reads_no_other_paper_record(lib, traced):
+    from core.pipeline.documents import add_document
+    from core.pipeline.graph.stage import process_graph_queue
+    from core.pipeline.ingest import process_queue
+
+    for n, text in enumerate(["Walrus lattices relax in BERT models trained on ImageNet.",
+                              "The Transformer of Vaswani et al. reads SQuAD with attention."]):
+        add_document(lib, f"paper-{n}.txt", f"Paper {n}\n\n{text}\n".encode())
+    process_queue(lib)
+    process_graph_queue(lib, communities=False)
+    assert len(lib.graph_sources.papers()) == 2
+    add_document(lib, "paper-2.txt", b"Paper 2\n\nBERT and the Transformer were evaluated on SQuAD by Devlin.\n")
+    process_queue(lib)
+    traced.clear()
+    assert [d.graph_status.value for d in process_graph_queue(lib, communities=False)] == ["done"]
+    assert any("FROM graph_papers" in s for s in traced)
+    assert [step for _, step in scans(lib, traced) if "graph_papers" in step] == []

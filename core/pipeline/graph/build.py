@@ -311,7 +311,9 @@ def _rebuild_once(lib: Library, progress: GraphProgress | None, upto: int) -> Re
         progress(f"merging {len(dirty_nodes)} nodes and {len(dirty_edges)} edges", 0.0)
     summarize = llm_summarizer(lib)
     budget = lib.settings.graph.description_token_budget
-    papers = lib.graph_sources.papers()
+    paper_ids = {k[len(PAPER_PREFIX):] for k in dirty_nodes if k.startswith(PAPER_PREFIX)}
+    paper_ids |= {p[1][len(PAPER_PREFIX):] for p in dirty_edges if p[1].startswith(PAPER_PREFIX)}
+    papers = lib.graph_sources.papers(paper_ids)  # those this round touches: a read of all grew with the collection
     existing = lib.graph.get_nodes(dirty_nodes)
     overrides = GraphOverrides.of(lib.graph_sources.overrides())  # user edits win over what papers say
 
