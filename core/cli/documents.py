@@ -13,7 +13,8 @@ from core.pipeline.compute import RayUnavailable, compute_backend
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.documents import add_document, add_mineru_output, delete_document, retry_document
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
-from core.pipeline.ingest import process_queue, recover
+from core.pipeline.ingest import recover
+from core.pipeline.run import ingest_and_graph
 from core.query.search import SearchFilters, search
 from core.schema.records import DocStatus, Document, GraphStatus
 
@@ -45,15 +46,15 @@ def cmd_ingest(lib: Library, args) -> int:
         say(f"{exc}; the documents stay queued", file=sys.stderr)
         return 2
     throughput = Throughput()
-    for doc in process_queue(lib, on_progress=progress, on_deleted=_report_deleted, backend=backend,
-                             throughput=throughput):
+    # The graph of the papers indexed first is built while the workers compute the next ones (core.pipeline.run).
+    run = ingest_and_graph(lib, graph=not args.no_graph, on_progress=progress, on_deleted=_report_deleted,
+                           backend=backend, throughput=throughput)
+    for doc in run.ingested:
         say(f"{doc.status.value:9} {doc.id[:12]}  {doc.display_title}: {doc.message}")
         failed += doc.status == DocStatus.FAILED
     if throughput.docs and not args.quiet:
         say(throughput.summary(), file=sys.stderr)
-    if not args.no_graph:
-        failed += build_graph(lib, progress)
-    return 1 if failed else 0
+    return 1 if failed + _report_graphs(run.graphed) else 0
 
 
 def _report_deleted(doc: Document) -> None:
@@ -62,11 +63,14 @@ def _report_deleted(doc: Document) -> None:
 
 def build_graph(lib: Library, progress) -> int:
     recover_graph(lib)
-    failed = 0
-    for doc in process_graph_queue(lib, on_progress=progress):
+    return _report_graphs(process_graph_queue(lib, on_progress=progress))
+
+
+def _report_graphs(docs: list[Document]) -> int:
+    """One line per paper whose graph was built; returns how many failed."""
+    for doc in docs:
         say(f"graph {doc.graph_status.value:7} {doc.id[:12]}  {doc.display_title}: {doc.graph_message}")
-        failed += doc.graph_status == GraphStatus.FAILED
-    return failed
+    return sum(doc.graph_status == GraphStatus.FAILED for doc in docs)
 
 
 def cmd_search(lib: Library, args) -> int:

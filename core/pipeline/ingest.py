@@ -46,12 +46,14 @@ ORPHAN_AGE_S = 60.0
 
 def process_queue(lib: Library, on_progress: ProgressFn | None = None, stop: threading.Event | None = None,
                   on_deleted: Callable[[Document], None] | None = None, backend: ComputeBackend | None = None,
-                  throughput: Throughput | None = None) -> list[Document]:
+                  throughput: Throughput | None = None,
+                  on_ready: Callable[[list[Document]], None] | None = None) -> list[Document]:
     """Process queued documents until none is left (or `stop` is set: no new claims, tasks under way finish);
     returns them in their final state, in the order they finished. One deleted while it was processed is not
-    returned: `on_deleted` gets it as it was claimed. `backend` defaults to Settings (compute.*)."""
+    returned: `on_deleted` gets it as it was claimed. `on_ready` gets each commit's newly ready documents, in the
+    writer's thread, as soon as they are searchable. `backend` defaults to Settings (compute.*)."""
     backend = backend or compute_backend(lib.settings.compute)
-    return Writer(lib, backend, on_progress, stop, on_deleted, throughput).run()
+    return Writer(lib, backend, on_progress, stop, on_deleted, throughput, on_ready).run()
 
 
 class _Inline:

@@ -78,9 +78,10 @@ def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files
 class Writer:
     def __init__(self, lib: Library, backend: ComputeBackend, on_progress: ProgressFn | None,
                  stop: threading.Event | None, on_deleted: Callable[[Document], None] | None,
-                 throughput: Throughput | None):
+                 throughput: Throughput | None, on_ready: Callable[[list[Document]], None] | None = None):
         self.lib, self.backend, self.on_progress, self.stop, self.on_deleted = lib, backend, on_progress, stop, \
             on_deleted
+        self.on_ready = on_ready  # told of each commit's newly ready documents (the graph stage follows them)
         self.throughput = throughput if throughput is not None else Throughput()
         self.throughput.start(backend.name, backend.workers)
         self.me = worker_id()
@@ -295,11 +296,18 @@ class Writer:
 
     def _commit(self, results: list[tuple[Job, ComputeResult]]) -> None:
         committed = commit_results(self.lib, results, self._drop)
+        ready = []
         for job, result in committed:
             doc = self.lib.documents.get(job.doc.id)
             if doc is None or doc.status != DocStatus.READY:
                 self._drop(job)
                 continue
             self.throughput.finished(result.worker, result.parsed.pages, result.cpu_seconds)
-            self.done.append(doc)
+            ready.append(doc)
+        self.done += ready
+        if ready and self.on_ready is not None:
+            try:
+                self.on_ready(ready)
+            except Exception:  # a listener's fault must not stop the ingest: the papers are ready regardless
+                log.exception("the ingest's on_ready hook failed")
 

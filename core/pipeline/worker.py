@@ -7,6 +7,10 @@ papers. They are separate so a graph
 extraction waiting on a slow or stuck LLM never holds up a new upload: the upload is parsed, indexed and
 searchable meanwhile. The graph thread shares the process's one embedding model with search; each compute
 worker has its own.
+
+The writer wakes the graph thread after every commit, so the graph of the first papers of a large upload is
+built while the next ones are computed; the graph thread takes a batch once a full one waits or the ingest is
+over, and refreshes communities only when no ingest runs (core.pipeline.run: GraphFeed, graph_round).
 """
 from __future__ import annotations
 
@@ -17,9 +21,10 @@ from core.library import Library
 from core.pipeline.compute import RayUnavailable, compute_backend
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.gc import collect_garbage
-from core.pipeline.graph.batch import BATCH_DOCS
-from core.pipeline.graph.stage import process_graph_queue, recover_graph
+from core.pipeline.graph.stage import recover_graph
 from core.pipeline.ingest import process_queue, recover
+from core.pipeline.run import GraphFeed, graph_round
+from core.schema.records import Document
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,7 @@ class BackgroundIngestor:
         self._wakes = {name: threading.Event() for name in self._work}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._feed = GraphFeed()  # what the ingest thread made ready for the graph thread
         self.throughput = Throughput()  # the Library page shows it: backend, workers, pages per second
         self.backend_note = ""  # why the backend Settings chose is not the one in use
         recover(lib)
@@ -78,15 +84,26 @@ class BackgroundIngestor:
             log.warning("%s; computing on this machine instead", exc)
             self.backend_note = f"{exc}; computing on this machine instead"
             backend = compute_backend(config, "local")
-        done = process_queue(self.lib, stop=self._stop, backend=backend, throughput=self.throughput)
-        if done:
-            self.kick("graph")  # the papers just indexed have their graph to build
+        self._feed.ingest_started()
+        try:
+            done = process_queue(self.lib, stop=self._stop, backend=backend, throughput=self.throughput,
+                                 on_ready=self._ready)
+        finally:
+            self._feed.ingest_finished()
+        # Even after a run that found nothing to do: the graph thread left the last, smaller batch of the run
+        # before it for when no ingest runs (it may have given up waiting meanwhile), then communities.
+        self.kick("graph")
         return done
+
+    def _ready(self, docs: list[Document]) -> None:
+        # In the writer's thread, after each commit: the graph thread decides whether a batch is due.
+        self._feed.ready(docs)
+        self.kick("graph")
 
     def _graph(self) -> list:
         # One batch of papers (one paper with an LLM extractor) at a time, without pausing for uploads: those are
         # parsed by the other thread meanwhile.
-        return process_graph_queue(self.lib, stop=self._stop, max_docs=BATCH_DOCS)
+        return graph_round(self.lib, self._feed, stop=self._stop)
 
     def _run(self, name: str) -> None:
         wake = self._wakes[name]

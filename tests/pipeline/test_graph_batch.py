@@ -15,28 +15,12 @@ from core.pipeline.ingest import process_queue
 from core.pipeline.parsing.content_list import load_content_list
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace
-from tests.pipeline.graph_build_helpers import extraction_times, snapshot
-
-# Short documents that share entities (BERT, SQuAD, GLUE, Google): a batch merges each shared one once.
-DOCS = [
-    ("BERT", "BERT is a language model from Google. BERT was pre-trained on BooksCorpus and English Wikipedia and "
-             "fine-tuned on GLUE and SQuAD."),
-    ("RoBERTa", "RoBERTa, from Facebook AI, retrains BERT longer on CC-News and drops next sentence prediction; it "
-                "improves on GLUE, RACE and SQuAD."),
-    ("SQuAD", "The Stanford Question Answering Dataset (SQuAD) is a reading comprehension benchmark built from "
-              "Wikipedia articles by crowdworkers at Stanford University."),
-    ("GLUE", "The General Language Understanding Evaluation (GLUE) benchmark collects nine tasks such as MNLI, QQP "
-             "and SST-2; BERT and RoBERTa report GLUE scores."),
-    ("ALBERT", "ALBERT from Google Research shares parameters across layers to shrink BERT, and it reaches new "
-               "results on GLUE, RACE and SQuAD with fewer parameters."),
-    ("ELECTRA", "ELECTRA trains a discriminator to detect replaced tokens instead of masked language modelling as "
-                "in BERT; Stanford University and Google released it."),
-]
+from tests.pipeline.graph_build_helpers import SHARED_ENTITY_DOCS, extraction_times, snapshot
 
 
 def _workspace(root):
     lib = open_library(fast_workspace(root))
-    for title, text in DOCS:
+    for title, text in SHARED_ENTITY_DOCS:
         add_document(lib, f"{title}.txt", f"{title}\n\n{text}\n".encode())
     process_queue(lib)
     return lib
@@ -59,9 +43,9 @@ def test_a_batch_builds_the_graph_of_one_paper_at_a_time(tmp_path):
         pass
     batched = _workspace(tmp_path / "batched")
     done = process_graph_queue(batched, communities=False)
-    assert [d.graph_status for d in done] == ["done"] * len(DOCS), [d.graph_message for d in done]
+    assert [d.graph_status for d in done] == ["done"] * len(SHARED_ENTITY_DOCS), [d.graph_message for d in done]
     # One batch: every paper was committed before the one rebuild of what they touched.
-    assert {d.timings["graph_batch_docs"] for d in done} == {len(DOCS)}
+    assert {d.timings["graph_batch_docs"] for d in done} == {len(SHARED_ENTITY_DOCS)}
     expected, got = _graph(one), _graph(batched)
     assert expected["nodes"] and expected["edges"] and expected["phrases"]
     assert len({n["key"] for n in got["nodes"] if len(n["doc_ids"]) > 1}) >= 3  # shared entities, merged
@@ -74,7 +58,7 @@ def test_a_crash_mid_batch_leaves_whole_papers_and_is_repaired(tmp_path):
     process_graph_queue(reference, communities=False)
     lib = _workspace(tmp_path / "crashed")
     batch = claim_batch(lib, "a-graph-worker-that-dies")
-    assert len(batch) == len(DOCS)
+    assert len(batch) == len(SHARED_ENTITY_DOCS)
     extractor = current_extractor(lib)
     for doc in batch[:3]:  # half the batch committed, the rest extracted only...
         outcome = extract_document(lib, doc.id, extractor)
@@ -91,7 +75,7 @@ def test_a_crash_mid_batch_leaves_whole_papers_and_is_repaired(tmp_path):
     restarted = open_library(Workspace(tmp_path / "crashed"))
     assert sorted(recover_graph(restarted)) == sorted(d.id for d in batch)
     done = process_graph_queue(restarted, communities=False)
-    assert sorted(d.graph_status for d in done) == ["done"] * len(DOCS)
+    assert sorted(d.graph_status for d in done) == ["done"] * len(SHARED_ENTITY_DOCS)
     assert graph_stats(restarted).pending_changes == 0
     after = extraction_times(restarted)
     assert {c: after[c] for c in extracted} == extracted  # extracted before the crash: reused, not redone
