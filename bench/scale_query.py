@@ -9,9 +9,15 @@ retrieval phrase layer (PHRASES_PER_CHUNK phrase keys per chunk in graph_phrases
 "~" nodes, most of them named by a few passages as real phrases are) and community reports over the entities
 (the community mode, extractive: no LLM). Then retrieval p50/p95 per mode, every mode including ppr and
 community, with the first load of the mention index and the community report vectors timed apart.
---chroma HOST:PORT puts the vectors on a `chroma run` server (the settings' Chroma server fields), else the
-workspace's embedded Chroma. --profile MODE: cProfile of --queries queries of that mode, the top functions by
-cumulative time. A reused workspace is not regenerated.
+The community report vectors are what a communities refresh stores (core.pipeline.graph.communities_vectors): the
+generated reports are written directly, so they are embedded and stored here once, timed ("report vectors"), and
+the first community question in a process reads them instead of embedding 1,500 texts.
+--chroma HOST:PORT reads the vectors from a `chroma run` server (the settings' Chroma server fields, for this run
+only), else the workspace's embedded Chroma. To serve a generated workspace's vectors, copy its chroma/ folder and
+start the server on the copy (`cp -r WS/chroma /tmp/chroma && .venv/bin/chroma run --path /tmp/chroma --port
+8765`): an embedded client and a server must not open one folder together.
+--profile MODE: cProfile of --queries queries of that mode, the top functions by cumulative time. A reused
+workspace is not regenerated.
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from bench.common import cpu  # noqa: E402
 from bench.query import SYNTHETIC_PER_DOC, Synthetic, _mark_ready, pct, row  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
+from core.pipeline.graph.communities_vectors import report_vectors  # noqa: E402
 from core.query.engine import Embeddings  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
 from core.query.mention_index import mention_index  # noqa: E402
@@ -58,12 +65,21 @@ def uptime() -> str:
 
 def open_workspace(path: str | None, chroma: str | None) -> Library:
     ws = Workspace(Path(path or tempfile.mkdtemp(prefix="bench-scale-query-"))).ensure()
-    settings = ws.settings(apply_environment=False) if ws.settings_path.exists() else Settings()
-    if chroma:
+    if not ws.settings_path.exists():
+        ws.save_settings(Settings())
+    lib = open_library(ws)
+    if chroma:  # this run only: the workspace's own settings keep its embedded store
         host, _, port = chroma.partition(":")
-        settings.store.chroma_host, settings.store.chroma_port = host, int(port)
-    ws.save_settings(settings)
-    return open_library(ws)
+        lib.settings.store.chroma_host, lib.settings.store.chroma_port = host, int(port)
+    return lib
+
+
+def store_report_vectors(lib: Library) -> None:
+    """What a communities refresh does after writing the reports: their vectors stored, embedded where missing."""
+    t, c = time.perf_counter(), cpu()
+    report_vectors(lib, lib.graph_sources.community_reports())
+    print(f"report vectors stored (embedded where missing): {time.perf_counter() - t:.1f} s, {cpu() - c:.1f} CPU-s "
+          f"[{uptime()}]", flush=True)
 
 
 def generate(lib: Library, n: int, rng: random.Random) -> list[str]:
@@ -119,10 +135,11 @@ def measure(lib: Library, questions: list[str], modes: list[Mode]) -> None:
     mention_index(lib)
     print(f"mention index first load: {time.perf_counter() - t:.1f} s [{uptime()}]")
     for mode in modes:  # warm: spaCy, FTS5, Chroma segments, community report vectors
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu()
         for question in questions[:2]:
             retrieve(lib, question, mode, Embeddings(lib), reranker)
-        print(f"  warm {mode}: {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+        print(f"  warm {mode} (the first two questions): {time.perf_counter() - t:.1f} s, {cpu() - c:.1f} CPU-s",
+              file=sys.stderr, flush=True)
     # CPU ms of this process beside the wall ms: on a shared machine the wall time is mostly waiting for a core
     # (a Chroma server's own CPU is not in it).
     row("mode", "p50 ms", "p95 ms", "max ms", "CPU p50 ms", "CPU p95 ms", "queries")
@@ -159,12 +176,16 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--profile", help="cProfile --queries queries of this mode instead of the table")
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--no-report-vectors", action="store_true",
+                        help="leave reports without stored vectors: the first community question embeds them")
     args = parser.parse_args()
     lib = open_workspace(args.workspace, args.chroma)
     rng = random.Random(7)
     vocab = generate(lib, args.chunks, rng)
     print(f"workspace {lib.workspace.root}: {lib.windows.count()} windows, graph {lib.graph.counts()}, "
           f"chroma {args.chroma or 'embedded'}", flush=True)
+    if not args.no_report_vectors:
+        store_report_vectors(lib)
     if args.generate_only:
         return 0
     questions = [" ".join(rng.choices(vocab[:3000], k=8)) + "?" for _ in range(args.queries)]

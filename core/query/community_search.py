@@ -12,70 +12,60 @@ import numpy as np
 
 from core.library import Library
 from core.models.llm.base import ChatModel, LLMError
+from core.pipeline.graph.communities_vectors import (
+    current_space,
+    findings_vectors,
+    report_findings,
+    report_text,
+    report_vectors,
+)
+from core.pipeline.graph.vectors import entity_vector_id
 from core.prompts import PROMPTS
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, Routed
 from core.query.retrieve import closest_chunks, resolve_hits
-from core.query.sources import RRF_K, scope_of
+from core.query.sources import RRF_K, Scope, scope_of
 from core.text.json_reply import read_json_object
 
 log = logging.getLogger(__name__)
 COMMUNITY_PASSAGES = 40  # candidates handed to the reranker, from the top communities' entities
-MAX_COMMUNITY_CHUNKS = 2000  # read at most (a community of a large collection names many passages)
+# Passages scored by their windows at most: those of the entities closest to the question when the top communities
+# name more. Scoring 2,000 (3,000 named by five communities of 200 entities at 100k chunks) took ~110 of the mode's
+# ~150 ms a question (reading the passages and ~7,000 window vectors); 400 keeps every passage of the shared
+# papers' top communities (~230), so a small collection loses none.
+COMMUNITY_CANDIDATES = 400
+COMMUNITY_ENTITIES = 200  # ranked by the vector store among the top communities' entities (~3 passages each)
 
 
-def report_text(report: dict) -> str:
-    findings = " ".join(report.get("findings") or [])
-    return f"{report.get('title', '')}: {report.get('summary', '')} {findings}".strip()
+_LOCK = threading.Lock()
+# workspace -> (communities version, vector space, reports, their text vectors, community -> findings' vectors)
+_RANKED: dict[str, tuple[str, str, list[dict], np.ndarray, dict[int, np.ndarray]]] = {}
 
 
-_VECTORS_LOCK = threading.Lock()
-_TEXT_VECTORS: dict[tuple, dict[str, np.ndarray]] = {}  # (workspace, model, variant) -> text -> vector
-_RANKED: dict[str, tuple[str, list[dict], np.ndarray]] = {}  # workspace -> (communities version, reports, vectors)
-MAX_CACHED_TEXTS = 50_000
-
-
-def _text_vectors(lib: Library, texts: list[str]) -> np.ndarray:
-    """Vectors of report texts and findings, embedding only those this process has not embedded before: a
-    communities refresh after one more paper rewrites a few reports, and keying the vectors by the communities
-    version re-embedded all of them (250 reports at 100k chunks: minutes on a busy machine, at the first question
-    after every add)."""
-    config = lib.settings.embedding
-    key = (str(lib.workspace.root), config.model, config.variant)
-    with _VECTORS_LOCK:
-        cache = _TEXT_VECTORS.setdefault(key, {})
-        missing = [t for t in dict.fromkeys(texts) if t not in cache]
-    if missing:
-        vectors = lib.embedder().embed(missing)
-        with _VECTORS_LOCK:
-            if len(cache) + len(missing) > MAX_CACHED_TEXTS:  # texts of old versions go; current ones come back
-                cache.clear()
-            cache.update(zip(missing, vectors))
-    with _VECTORS_LOCK:
-        found = [cache.get(t) for t in texts]
-    if any(v is None for v in found):  # cleared by another thread meanwhile
-        return lib.embedder().embed(texts)
-    return np.stack(found) if found else np.zeros((0, 1), dtype=np.float32)
-
-
-def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float]]:
+def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float, np.ndarray]]:
+    """(report, similarity, its findings' vectors), closest to the question first. The reports' vectors and
+    their findings' (which the extractive map scores) are read from the store, where the refresh put them
+    (core.pipeline.graph.communities_vectors), and kept in this process until the reports or the embedding
+    space change."""
     version = lib.graph_sources.meta("communities_version", "")
+    space = current_space(lib)
     root = str(lib.workspace.root)
     cached = _RANKED.get(root)
-    if cached is None or cached[0] != version:
-        reports = lib.graph_sources.community_reports()
-        texts = [report_text(r)[:2000] for r in reports]
-        # The findings too, in the same batch: the extractive map reads the top reports' findings at every
-        # question, and embedding them there took about half of each question's time at 100k chunks (250
-        # reports) until every report had been among the top ones once. The first question pays for them.
-        findings = [f for r in reports for f in _findings(r)]
-        vectors = _text_vectors(lib, texts + findings)[:len(texts)] if reports else np.zeros((0, 1))
-        cached = _RANKED[root] = (version, reports, vectors)
-    _, reports, vectors = cached
+    if cached is None or cached[:2] != (version, space):
+        with _LOCK:  # concurrent first questions read (and, for an older workspace, embed) once
+            cached = _RANKED.get(root)
+            if cached is None or cached[:2] != (version, space):
+                reports = lib.graph_sources.community_reports()
+                vectors = report_vectors(lib, reports)
+                matrix = (np.stack([vectors[r["community"]][0] for r in reports]) if reports
+                          else np.zeros((0, 1), dtype=np.float32))
+                cached = _RANKED[root] = (version, space, reports, matrix,
+                                          {r["community"]: findings_vectors(vectors[r["community"]]) for r in reports})
+    _, _, reports, matrix, findings = cached
     if not reports:
         return []
-    sims = vectors @ np.asarray(qvec, dtype=np.float32)
+    sims = matrix @ np.asarray(qvec, dtype=np.float32)
     order = np.argsort(-sims)
-    return [(reports[i], float(sims[i])) for i in order]
+    return [(reports[i], float(sims[i]), findings[reports[i]["community"]]) for i in order]
 
 
 def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[str, float]], int]:
@@ -96,18 +86,31 @@ def _map_llm(llm: ChatModel, question: str, report: dict) -> tuple[list[tuple[st
     return points, 0 if reply.cached else 1
 
 
-def _findings(report: dict) -> list[str]:
-    """What the extractive map scores against the question: the findings, else the summary."""
-    return [f for f in (report.get("findings") or []) if f.strip()] or [report.get("summary", "")]
-
-
-def _map_extractive(lib: Library, question_vec: np.ndarray, report: dict, sim: float) -> list[tuple[str, float]]:
-    findings = _findings(report)
-    # Embedded once per text and process, as the reports are: embedding a report's findings at every question
-    # cost about 1 s of the mode's 1.4 s p95 on the ten shared papers.
-    vectors = _text_vectors(lib, findings)
+def _map_extractive(question_vec: np.ndarray, report: dict, vectors: np.ndarray) -> list[tuple[str, float]]:
+    findings = report_findings(report)
     sims = vectors @ np.asarray(question_vec, dtype=np.float32)
     return [(f, round(100 * float(s), 1)) for f, s in sorted(zip(findings, sims), key=lambda x: -x[1])[:3]]
+
+
+def _candidates(lib: Library, keys: list[str], qvec: np.ndarray, scope: Scope) -> list[str]:
+    """The passages of these entities, at most COMMUNITY_CANDIDATES: when they name more, those of the
+    COMMUNITY_ENTITIES entities whose own vectors lie closest to the question first (then the others, in the
+    communities' order), so what is cut is what the question is least about rather than the last communities'
+    least connected entities."""
+    nodes = lib.graph.get_nodes(keys)
+    present = [k for k in keys if k in nodes]
+    chunk_ids = list(dict.fromkeys(c for k in present for c in nodes[k].source_chunks if scope.allows_chunk(c)))
+    if len(chunk_ids) <= COMMUNITY_CANDIDATES:
+        return chunk_ids
+    by_id = {entity_vector_id(k): k for k in present}
+    closest = [by_id[m.id] for m in lib.entity_vectors.query(qvec, COMMUNITY_ENTITIES, among=list(by_id))
+               if m.id in by_id]
+    out: dict[str, None] = {}
+    for key in dict.fromkeys(closest + present):
+        out.update((c, None) for c in nodes[key].source_chunks if scope.allows_chunk(c))
+        if len(out) >= COMMUNITY_CANDIDATES:
+            break
+    return list(out)[:COMMUNITY_CANDIDATES]
 
 
 def community_retrieve(lib: Library, question: str, params: QueryParams, *, llm: ChatModel | None, embed,
@@ -128,7 +131,7 @@ def community_retrieve(lib: Library, question: str, params: QueryParams, *, llm:
     points: list[tuple[str, float, str]] = []
     if llm is not None:
         with ThreadPoolExecutor(max_workers=min(4, len(top))) as pool:
-            futures = [(r, pool.submit(_map_llm, llm, question, r)) for r, _ in top]
+            futures = [(r, pool.submit(_map_llm, llm, question, r)) for r, _, _ in top]
             for report, future in futures:
                 try:
                     found, made = future.result()
@@ -138,19 +141,17 @@ def community_retrieve(lib: Library, question: str, params: QueryParams, *, llm:
                 calls += made
                 points.extend((text, score, report.get("title", "")) for text, score in found)
     else:
-        for report, sim in top:
-            points.extend((t, s, report.get("title", "")) for t, s in _map_extractive(lib, qvec, report, sim))
+        for report, _, vectors in top:
+            points.extend((t, s, report.get("title", "")) for t, s in _map_extractive(qvec, report, vectors))
     points.sort(key=lambda p: -p[1])
-    result.reports = [{**r, "similarity": round(s, 3)} for r, s in top]
+    result.reports = [{**r, "similarity": round(s, 3)} for r, s, _ in top]
     section = "\n".join(f"- ({score:.0f}) {text} — from the report “{title}”" for text, score, title in points)
     # Passages: those of the top communities' entities, so every claim can still cite a page; the
     # COMMUNITY_PASSAGES closest to the question go to the reranker. Only the two first passages of each
     # community's six most connected entities, as before, read the Semantic Scholar community's passage on author
     # nodes for "How many unique paper nodes does the … literature graph contain?" and never the one saying 37M.
-    keys = list(dict.fromkeys(k for r, _ in top for k in (r.get("entities") or [])))
-    chunk_ids = list(dict.fromkeys(c for node in lib.graph.get_nodes(keys).values() for c in node.source_chunks
-                                   if scope.allows_chunk(c)))
-    closest = closest_chunks(lib, chunk_ids[:MAX_COMMUNITY_CHUNKS], qvec, COMMUNITY_PASSAGES)
+    keys = list(dict.fromkeys(k for r, _, _ in top for k in (r.get("entities") or [])))
+    closest = closest_chunks(lib, _candidates(lib, keys, qvec, scope), qvec, COMMUNITY_PASSAGES)
     hits = resolve_hits(lib, closest, qvec, scope)
     chunks = [RetrievedChunk(hit=hits[c], score=1.0 / (RRF_K + i + 1), via=["community"])
               for i, c in enumerate(closest)]

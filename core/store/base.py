@@ -55,8 +55,10 @@ class VectorStore(Protocol):
     def upsert(self, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
                metadatas: Sequence[dict[str, Any]]) -> None: ...
 
-    def query(self, embedding: np.ndarray, top_k: int, filters: VectorFilter | None = None) -> list[VectorMatch]:
-        """The top_k nearest records that pass the filters, best first."""
+    def query(self, embedding: np.ndarray, top_k: int, filters: VectorFilter | None = None,
+              among: Sequence[str] | None = None) -> list[VectorMatch]:
+        """The top_k nearest records that pass the filters (and, with `among`, have one of these ids), best
+        first."""
 
     def query_many(self, embeddings: np.ndarray, top_k: int, filters: VectorFilter | None = None
                    ) -> list[list[VectorMatch]]:

@@ -24,7 +24,7 @@ from core.store.sqlite_db import Database
 from tests.pipeline.test_communities_incremental import new_paper, write, write_graph
 
 GROWING = {"documents", "graph_nodes", "graph_edges", "graph_community_reports", "graph_entity_sources",
-           "graph_papers"}
+           "graph_papers", "graph_community_vectors"}
 
 
 @pytest.fixture

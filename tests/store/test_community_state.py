@@ -2,10 +2,11 @@
 cleared dirty marks, reports written by community, and a graph store's partial community assignment."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from core.schema.graph import RELATED, GraphEdge, GraphNode
-from core.store.sqlite_communities import SQLiteCommunityState
+from core.store.sqlite_communities import SQLiteCommunityState, VectorRow
 from core.store.sqlite_db import Database
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
@@ -63,3 +64,36 @@ def test_a_partial_assignment_keeps_the_other_nodes_communities(db):
     assert {k: n.community for k, n in graph.get_nodes("abc").items()} == {"a": 2, "b": 0, "c": 1}
     graph.set_communities({"a": 3})
     assert {k: n.community for k, n in graph.get_nodes("abc").items()} == {"a": 3, "b": None, "c": None}
+
+
+SPACE = "test-model|fp32"
+
+
+def _rows(community: int, n: int = 2) -> list[VectorRow]:
+    return [VectorRow(community, i, f"sha{community}.{i}", np.full(4, community + i / 10, dtype=np.float32))
+            for i in range(n)]
+
+
+def test_report_vectors_are_written_with_their_reports_and_go_with_them(db):
+    sources, state = SQLiteGraphSources(db), SQLiteCommunityState(db)
+    state.write([{"community": c, "entities": []} for c in range(4)], (), "1", {}, 0, replace_all=True,
+                vectors=[r for c in range(4) for r in _rows(c)], space=SPACE)
+    stored = state.vectors(SPACE, range(10))
+    assert sorted(stored) == [0, 1, 2, 3] and stored[2][1][0] == "sha2.1"
+    np.testing.assert_array_equal(stored[2][1][1], np.full(4, 2.1, dtype=np.float32))
+    assert state.vectors("another-model|fp32", range(10)) == {}, "vectors of another space are not returned"
+    assert set(state.vectors_by_sha(SPACE, ["sha1.0", "sha9.0"])) == {"sha1.0"}
+
+    # Community 1 rewritten with one text fewer, 2 dropped: no vector of either is left over.
+    state.write([{"community": 1, "entities": []}], {2}, "2", {}, 0, vectors=_rows(1, 1), space=SPACE)
+    stored = state.vectors(SPACE, range(10))
+    assert sorted(stored) == [0, 1, 3] and sorted(stored[1]) == [0]
+    state.write([{"community": 5, "entities": []}], (), "3", {}, 0, replace_all=True, vectors=_rows(5), space=SPACE)
+    assert sorted(state.vectors(SPACE, range(10))) == [5]
+
+    sources.put_community_reports([{"community": 6, "entities": []}], version="4")  # another path deleting them
+    assert state.vectors(SPACE, range(10)) == {}
+    state.put_vectors(_rows(6) + _rows(7), SPACE)  # 7 has no report: it gets no vectors
+    assert sorted(state.vectors(SPACE, range(10))) == [6]
+    sources.clear()
+    assert state.vectors(SPACE, range(10)) == {}

@@ -5,6 +5,7 @@ says so, when an entity was deleted, when there is no earlier state, or on reque
 What changed comes from the change log (core.store.sqlite_communities), so an add reads what the paper touched
 and the communities around it, never every node. Reports carry `volume` (their members' weighted degree in the
 whole graph) so the graph's total weight, which modularity needs, is kept up to date without reading every edge.
+The reports written are embedded with them (core.pipeline.graph.communities_vectors), only the texts that changed.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from core.pipeline.graph.communities_local import (
     refine_region,
     strengths,
 )
+from core.pipeline.graph.communities_vectors import current_space, vector_rows
 from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.view import entity_graph, entity_subgraph
 from core.schema.graph import PAPER_PREFIX
@@ -56,6 +58,9 @@ def refresh_communities(lib: Library, force: bool = False) -> dict[str, float] |
     upto, nodes, edges = store.changes()
     plan = None if force or not usable else _partial(lib, store, state, upto, nodes, edges)
     plan = plan or _full(lib)
+    t = time.perf_counter()
+    vectors = vector_rows(lib, store, plan.reports)  # embedded here, never at a question
+    plan.timings["vectors_s"] = time.perf_counter() - t
     # Computed outside the graph lock (LLM reports can take minutes; a delete must not wait for them), written
     # under it, unless another refresh wrote meanwhile: then this one's view is older than what is stored.
     with graph_lock(lib):
@@ -63,7 +68,8 @@ def refresh_communities(lib: Library, force: bool = False) -> dict[str, float] |
             return None
         store.put_state({**(state or {}), "pending": True})  # a crash before the write below: next one is full
         lib.graph.set_communities(plan.assignment, keep_others=plan.partial)
-        store.write(plan.reports, plan.drop, version, plan.state, upto, replace_all=not plan.partial)
+        store.write(plan.reports, plan.drop, version, plan.state, upto, replace_all=not plan.partial,
+                    vectors=vectors, space=current_space(lib))
     return plan.timings
 
 
