@@ -77,12 +77,13 @@ def _mark_ready(lib: Library, doc_id: str, message: str, graph: GraphStatus | No
 def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph: bool = True) -> dict[str, float]:
     """Plain-text documents (title, text) through the product path, as `python -m core ingest notes.txt` takes
     them: each becomes a text file whose first line is its title (core.pipeline.documents.add_document), parsed by
-    the text reader, chunked, embedded and indexed by the ingest queue, then the graph stage. A reused workspace
-    redoes nothing it finished; an interrupted run resumes. Returns the documents added and the seconds and
-    CPU-seconds to searchable and through the graph, and prints documents per second."""
+    the text reader, chunked, embedded and indexed by the ingest queue, the graph stage following it
+    (core.pipeline.run.ingest_and_graph). A reused workspace redoes nothing it finished; an interrupted run resumes.
+    Returns the documents added and the seconds and CPU-seconds to searchable (the last commit) and through the
+    graph, and prints documents per second."""
     from core.pipeline.documents import add_document, retry_document
-    from core.pipeline.graph.stage import process_graph_queue, recover_graph
-    from core.pipeline.ingest import process_queue, recover
+    from core.pipeline.ingest import recover
+    from core.pipeline.run import ingest_and_graph
 
     started, cpu0 = time.perf_counter(), cpu()
     recover(lib)
@@ -91,14 +92,17 @@ def index_text_documents(lib: Library, docs: list[tuple[str, str]], build_graph:
     for doc in lib.documents.list():
         if doc.status == DocStatus.FAILED:
             retry_document(lib, doc.id)
-    process_queue(lib)
-    searchable_s, searchable_cpu = time.perf_counter() - started, cpu() - cpu0
+    last_commit = [started, cpu0]
+
+    def committed(_docs) -> None:
+        last_commit[:] = [time.perf_counter(), cpu()]
+
+    ingest_and_graph(lib, graph=build_graph, on_ready=committed)
+    searchable_s, searchable_cpu = last_commit[0] - started, last_commit[1] - cpu0
     out = {"documents": added, "searchable_s": searchable_s, "searchable_cpu_s": searchable_cpu}
     print(f"  {added} documents searchable in {searchable_s:.1f} s ({added / max(searchable_s, 1e-9):.1f}/s, "
           f"{searchable_cpu:.0f} CPU-s)", file=sys.stderr)
     if build_graph:
-        recover_graph(lib)
-        process_graph_queue(lib)
         total_s, total_cpu = time.perf_counter() - started, cpu() - cpu0
         out.update(total_s=total_s, total_cpu_s=total_cpu)
         print(f"  ... and through the graph in {total_s:.1f} s ({added / max(total_s, 1e-9):.1f}/s end to end, "
