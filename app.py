@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.presentation import display as present
+from core.query.warmup import warming
 from core.schema.records import DocStatus
 from core.settings.config import Settings, SettingsError
 from core.text.safe_markdown import md_escape
@@ -58,8 +59,8 @@ except SettingsError as exc:
     st.stop()
 
 # Counts, not the list: this runs on every full rerun, and the list's rows cost ~45 ms at 1,000 papers.
-counts = {s.value: n for s, n in lib.documents.status_counts().items()}
-if (counts.get(DocStatus.QUEUED.value) or lib.documents.graph_progress()) and not state.ingestor().busy:
+by_status = lib.documents.status_counts()
+if (by_status.get(DocStatus.QUEUED) or lib.documents.graph_progress()) and not state.ingestor().busy:
     state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
 
 with st.sidebar:
@@ -67,7 +68,7 @@ with st.sidebar:
     auth.sidebar(user)
     st.caption("Workspace")
     st.code(str(lib.workspace.root), language=None, wrap_lines=True)
-    counts = present.ordered_counts(counts)
+    counts = present.ordered_counts(by_status)
     if counts:
         st.markdown("  \n".join(f"{present.STATUS_BADGES[s]} **{n}** {s}" for s, n in counts.items()))
     else:
@@ -94,6 +95,6 @@ def models_line(polling: bool) -> None:
 models_slot.markdown(models_text(present.model_status(lib)))
 page.run()
 # Drawn again after the page, which may have just loaded the embedding model (a first search).
-warming_now = present.model_status(lib).warming
+warming_now = warming(lib)
 with models_slot.container():
     st.fragment(models_line, run_every=2.0 if warming_now else None)(warming_now)

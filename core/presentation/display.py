@@ -1,7 +1,6 @@
 """How documents, statuses and settings are named and shaped for display: plain values, no Streamlit."""
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -15,20 +14,15 @@ NO_LLM_NOTE = "no LLM configured: everything runs on the embedded, LLM-free defa
 
 # ---------------------------------------------------------------------------------------------- status
 
-STATUS_ORDER = [s.value for s in DocStatus]
 # Material icons ship with Streamlit's frontend; emoji depend on the reader's fonts.
 STATUS_BADGES = {"queued": ":gray[:material/schedule:]", "parsing": ":blue[:material/hourglass_top:]",
                  "indexing": ":blue[:material/hourglass_bottom:]", "ready": ":green[:material/check_circle:]",
                  "failed": ":red[:material/error:]"}
 
 
-def status_counts(docs: list[Document]) -> dict[str, int]:
-    return ordered_counts(Counter(d.status.value for d in docs))
-
-
-def ordered_counts(counts: Mapping[str, int]) -> dict[str, int]:
+def ordered_counts(counts: Mapping[DocStatus, int]) -> dict[str, int]:
     """Counts by status value in the order the sidebar and the Library list them, statuses with none left out."""
-    return {s: counts[s] for s in STATUS_ORDER if counts.get(s)}
+    return {s.value: counts[s] for s in DocStatus if counts.get(s)}
 
 
 def any_in_progress(docs: list[Document]) -> bool:

@@ -65,8 +65,8 @@ def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Sc
 def closest_chunks(lib: Library, chunk_ids: list[str], qvec: np.ndarray, k: int) -> list[str]:
     """The k of these chunks whose best window lies closest to the question, closest first (ties in the given
     order); a chunk without windows scores 0, as in resolve_hits. Scored on the window vectors alone: the
-    community mode ranks up to 2,000 candidates, and reading every window whole (text and metadata) to keep 40
-    cost ~0.2 CPU-s a question at 100k chunks, the vectors alone ~0.1."""
+    community mode ranks hundreds of candidates, and reading every window whole (text and metadata) to keep 40
+    cost about twice what the vectors alone do."""
     chunks = lib.chunks.get_many(chunk_ids)
     present = [cid for cid in chunk_ids if cid in chunks]
     vectors = lib.windows.get_embeddings([wid for cid in present for wid in _window_ids(cid, chunks[cid].tokens, lib)])
