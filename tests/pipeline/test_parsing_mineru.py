@@ -1,11 +1,13 @@
 """mineru (flash tier) on a generated paper, run for real in its child process; failures and fallbacks."""
 import json
+import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
-from core.pipeline.parsing import ParseError, parse_pdf
+from core.pipeline.parsing import ParseError, mineru_runner, parse_pdf
 from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.parsing.mineru_runner import MineruFailed, run_mineru
 from core.settings.config import ParsingConfig
@@ -140,3 +142,46 @@ def test_a_caller_that_gives_up_leaves_no_mineru_behind(paper, tmp_path):
         except OSError:
             continue
     assert survivors == []
+
+
+def _idle_pids() -> list[int]:
+    return [child.proc.pid for child in mineru_runner._idle]
+
+
+def test_one_child_parses_paper_after_paper_and_a_dead_one_is_replaced(paper, tmp_path):
+    home = tmp_path / "home-kept"
+
+    def parse(n: int) -> float:
+        before = mineru_runner.children_cpu_seconds()
+        run = run_mineru(paper, tmp_path / f"work{n}", tier="flash", mineru_home=home, timeout_s=120,
+                         progress=lambda _m: None)
+        assert (run.out_dir / "content_list.json").is_file()
+        # What the child used is counted while it lives on (RUSAGE_CHILDREN would say nothing yet); a child closed
+        # on the way adds what it used besides its papers.
+        assert mineru_runner.children_cpu_seconds() - before >= run.cpu_seconds - 1e-6 and run.cpu_seconds > 0
+        return run.cpu_seconds
+
+    first = parse(1)
+    (pid,) = _idle_pids()
+    second = parse(2)
+    assert _idle_pids() == [pid]  # the same process parsed the second paper...
+    assert second < first  # ...without mineru's imports again
+    os.kill(pid, signal.SIGKILL)  # a kept child dies while idle (e.g. the thread that started it ended)
+    time.sleep(0.2)
+    parse(3)
+    assert _idle_pids() and _idle_pids() != [pid]
+
+
+@pytest.mark.slow
+def test_a_failed_paper_ends_its_child_and_the_next_paper_gets_a_fresh_one(paper, tmp_path):
+    home = tmp_path / "home-fail"
+    run_mineru(paper, tmp_path / "ok", tier="flash", mineru_home=home, timeout_s=120, progress=lambda _m: None)
+    (pid,) = _idle_pids()
+    with pytest.raises(MineruFailed, match="Failed to load document"):
+        run_mineru(pdfs.make_corrupt_pdf(tmp_path / "broken.pdf"), tmp_path / "bad", tier="flash", mineru_home=home,
+                   timeout_s=120, progress=lambda _m: None)
+    assert _idle_pids() == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    run_mineru(paper, tmp_path / "ok2", tier="flash", mineru_home=home, timeout_s=120, progress=lambda _m: None)
+    assert len(_idle_pids()) == 1

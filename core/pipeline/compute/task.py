@@ -27,6 +27,7 @@ from core.pipeline.chunking import ChunkedDocument, Window, chunk_document
 from core.pipeline.media.describe import MediaDoc, chunk_texts, describe_offline
 from core.pipeline.media.items import media_labels
 from core.pipeline.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
+from core.pipeline.parsing.mineru_runner import children_cpu_seconds
 from core.pipeline.status import ProgressTicker
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import Chunk, ContentItem
@@ -189,9 +190,10 @@ def _prepare(task: ComputeTask, report: _Report) -> tuple[ComputeResult, Chunked
 
 
 def _cpu_seconds() -> float:
-    """This process (all threads) and the children it waited for (MinerU's), so far."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """This process (all threads) and its MinerU children, so far. RUSAGE_CHILDREN would miss a MinerU child that
+    stays alive between papers (and count it whole when it is reaped): the runner counts what each one used."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime + children_cpu_seconds()
 
 
 def index_items(task: ComputeTask, items: list[ContentItem], pdf: Path, report: ProgressTicker

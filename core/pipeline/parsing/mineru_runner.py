@@ -1,6 +1,13 @@
-"""Run mineru_worker in a child process: timeout, progress, CPU time and a readable error."""
+"""Run mineru_worker in a child process: timeout, progress, CPU time and a readable error.
+
+The child is kept between PDFs (`--serve`) and reused by the next parse in this process, so mineru's imports are
+paid once per process rather than once per paper: 10 shared papers, one compute worker, 110 → ~94 CPU-s. A child
+is thrown away (its whole process group killed) on a timeout, when the caller gives up, after a failure, and after
+MAX_JOBS papers (mineru is not ours to trust with a process's memory forever)."""
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import queue
 import re
@@ -14,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.pipeline.parsing.mineru_worker import ERROR, PARENT_PID_ENV, PROGRESS
+from core.pipeline.parsing.mineru_worker import DONE, ERROR, PARENT_PID_ENV, PROGRESS
 from core.settings.workspace import REPO_ROOT
 
 _NOT_READY = re.compile(r"is not ready under (\S+?);")
@@ -75,6 +82,97 @@ def explain_failure(error_line: str, stderr: str, tier: str, mineru_home: Path, 
     return reason or f"mineru exited with code {returncode} without saying why"
 
 
+MAX_JOBS = 50  # papers one child parses before a fresh one takes over
+MAX_IDLE = 2  # children kept waiting in one process (one per thread that parses at once)
+
+
+@dataclass
+class _Child:
+    key: tuple[str, str]  # (tier, MINERU_HOME): a child serves only the settings it was started with
+    proc: subprocess.Popen
+    lines: queue.Queue  # its stdout, line by line; None once it closed
+    err: object  # the temporary file its stderr goes to
+    jobs: int = 0
+    reported_cpu: float = 0.0  # CPU-s its "done" lines accounted for
+
+
+_idle: list[_Child] = []
+_lock = threading.Lock()
+_cpu_used = [0.0]  # CPU-s of every mineru child of this process, parsing or gone
+
+
+def children_cpu_seconds() -> float:
+    """CPU-seconds all mineru children of this process have used so far: what RUSAGE_CHILDREN cannot say about a
+    child that is still alive (the compute task's CPU accounting adds it to the process's own)."""
+    return _cpu_used[0]
+
+
+def _start(key: tuple[str, str]) -> _Child:
+    tier, home = key
+    err = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    # A file, not a pipe, for stderr: mineru can log more than a pipe buffer holds before we read it.
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "core.pipeline.parsing.mineru_worker", "--serve"],
+                                cwd=REPO_ROOT, env=_env(Path(home), tier), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+    except OSError as exc:
+        err.close()
+        raise MineruFailed(f"cannot start mineru: {exc.strerror or exc}") from None
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_pump, args=(proc.stdout, lines), name="papergraph-mineru-out", daemon=True).start()
+    return _Child(key, proc, lines, err)
+
+
+def _checkout(key: tuple[str, str]) -> _Child:
+    """An idle child of these settings, or a new one; idle children of other settings are closed."""
+    with _lock:
+        others = [c for c in _idle if c.key != key or not _alive(c.proc)]
+        mine = [c for c in _idle if c not in others]
+        _idle[:] = mine[1:]
+    for child in others:
+        _close(child)
+    return mine[0] if mine else _start(key)
+
+
+def _checkin(child: _Child) -> None:
+    with _lock:
+        if child.jobs < MAX_JOBS and len(_idle) < MAX_IDLE and _alive(child.proc):
+            _idle.append(child)
+            return
+    _close(child)
+
+
+def _close(child: _Child) -> tuple[int, float]:
+    """Kill the child's process group, reap it, count its CPU; its exit code and the CPU-s of its last job."""
+    _kill_group(child.proc.pid)
+    returncode, lifetime = _reap(child.proc)
+    unreported = max(lifetime - child.reported_cpu, 0.0)
+    with _lock:
+        _cpu_used[0] += unreported
+    try:
+        child.proc.stdin.close()
+    except OSError:
+        pass
+    child.err.close()
+    return returncode, unreported
+
+
+@atexit.register
+def _close_idle() -> None:
+    with _lock:
+        children, _idle[:] = list(_idle), []
+    for child in children:
+        _close(child)
+
+
+def _job_stderr(child: _Child, offset: int) -> str:
+    child.err.flush()
+    child.err.seek(offset)
+    text = child.err.read()
+    child.err.seek(0, os.SEEK_END)
+    return text
+
+
 def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, timeout_s: float,
                progress: Callable[[str], None]) -> MineruRun:
     """Parse `pdf_path` into `work_dir` in a child process; raise MineruFailed with a specific reason."""
@@ -82,54 +180,85 @@ def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, 
         mineru_home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MineruFailed(f"cannot create mineru's home folder {mineru_home}: {exc.strerror}") from None
-    cmd = [sys.executable, "-m", "core.pipeline.parsing.mineru_worker", str(Path(pdf_path).resolve()),
-           str(Path(work_dir).resolve()), tier]
+    key = (tier, str(Path(mineru_home).resolve()))
+    job = json.dumps({"pdf": str(Path(pdf_path).resolve()), "out": str(Path(work_dir).resolve()), "tier": tier})
     start = time.monotonic()
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
-        # A file, not a pipe, for stderr: mineru can log more than a pipe buffer holds before we read it.
+    for attempt in range(2):
+        child = _checkout(key)
+        fresh = child.jobs == 0
+        offset = os.fstat(child.err.fileno()).st_size
         try:
-            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=_env(mineru_home, tier), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
-        except OSError as exc:
-            raise MineruFailed(f"cannot start mineru: {exc.strerror or exc}") from None
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
-        try:
-            error_line, timed_out = _follow(proc, lines, start + timeout_s, progress)
+            child.proc.stdin.write(job + "\n")
+            child.proc.stdin.flush()
+            outcome = _follow(child.lines, start + timeout_s, progress)
+        except (BrokenPipeError, OSError):
+            outcome = None  # it died while idle: below
         except BaseException:
             # The caller gave up (a progress callback raised, Ctrl-C): leave no orphaned mineru behind.
-            _kill_group(proc.pid)
-            _reap(proc)
+            _close(child)
             raise
-        returncode, cpu = _reap(proc)
-        err.seek(0)
-        stderr = err.read()
+        if outcome is None or (outcome.cpu is None and not outcome.said and not outcome.timed_out):
+            # A kept child that died while idle (it is tied to the thread that started it, which may have ended)
+            # has parsed nothing of this PDF: once, try a fresh one.
+            stderr = _job_stderr(child, offset)
+            returncode, cpu = _close(child)
+            if not fresh and attempt == 0:
+                continue
+            raise MineruFailed(explain_failure("", stderr, tier, mineru_home, returncode), cpu)
+        break
     wall = time.monotonic() - start
-    if timed_out:
+    if outcome.timed_out:
+        _, cpu = _close(child)
         raise MineruFailed(f"mineru did not finish within the {timeout_s:g} s time limit", cpu)
-    if returncode != 0 or not (Path(work_dir) / "content_list.json").is_file():
-        raise MineruFailed(explain_failure(error_line, stderr, tier, mineru_home, returncode), cpu)
-    return MineruRun(Path(work_dir), cpu, wall)
+    if outcome.cpu is None or outcome.error:  # it died mid-parse, or said why it failed (and exits)
+        stderr = _job_stderr(child, offset)
+        returncode, cpu = _close(child)
+        # A child that said why exits on its own (code 2): its reason stands, whatever the kill raced it to.
+        raise MineruFailed(explain_failure(outcome.error, stderr, tier, mineru_home,
+                                           2 if outcome.error else returncode),
+                           outcome.cpu if outcome.cpu is not None else cpu)
+    child.jobs += 1
+    child.reported_cpu += outcome.cpu
+    with _lock:
+        _cpu_used[0] += outcome.cpu
+    _checkin(child)
+    if not (Path(work_dir) / "content_list.json").is_file():
+        raise MineruFailed("mineru finished without writing a content list", outcome.cpu)
+    return MineruRun(Path(work_dir), outcome.cpu, wall)
 
 
-def _follow(proc: subprocess.Popen, lines: queue.Queue[str | None], deadline: float,
-            progress: Callable[[str], None]) -> tuple[str, bool]:
-    """Relay progress lines until the child closes stdout; return (its error line, whether it timed out)."""
-    error_line = ""
+@dataclass
+class _Outcome:
+    error: str = ""  # the child's "error:" line
+    cpu: float | None = None  # from its "done:" line; None: it never said it was done
+    timed_out: bool = False
+    said: bool = False  # it said anything at all about this PDF
+
+
+def _follow(lines: queue.Queue[str | None], deadline: float, progress: Callable[[str], None]) -> _Outcome:
+    """Relay progress lines until the child says it is done or closes stdout, or the deadline passes."""
+    outcome = _Outcome()
     while True:
         try:
             line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
         except queue.Empty:
             if time.monotonic() >= deadline:
-                _kill_group(proc.pid)
-                return error_line, True
+                outcome.timed_out = True
+                return outcome
             continue
         if line is None:
-            return error_line, False
+            return outcome
+        outcome.said = True
         if line.startswith(PROGRESS):
             progress(line[len(PROGRESS):])
         elif line.startswith(ERROR):
-            error_line = line[len(ERROR):]
+            outcome.error = line[len(ERROR):]
+        elif line.startswith(DONE):
+            try:
+                outcome.cpu = float(line[len(DONE):])
+            except ValueError:
+                outcome.cpu = 0.0
+            return outcome
 
 
 def _kill_group(pid: int) -> None:
@@ -138,6 +267,14 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def _alive(proc: subprocess.Popen) -> bool:
+    """Whether the child still runs, without reaping it (Popen.poll would: _reap needs the exit status)."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
+    except ChildProcessError:
+        return False
 
 
 def _reap(proc: subprocess.Popen) -> tuple[int, float]:
