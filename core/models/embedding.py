@@ -69,13 +69,18 @@ class Embedder:
         self.variant = variant
         self.space = vector_space(model, variant)
         self.model_dir = resolve_model_dir(model)
+        self._lock = threading.Lock()  # the encoder's threads are already busy; one batch at a time
+        self._model = None
+        # An exported model loads without torch (OnnxEncoder.from_cache); the first load exports it.
+        self._onnx: OnnxEncoder | None = OnnxEncoder.from_cache(self.model_dir) if variant == "onnx" else None
+        if self._onnx is not None:
+            self.dim, self.max_tokens = self._onnx.dim, self._onnx.max_tokens
+            return
         from sentence_transformers import SentenceTransformer  # 5-15 s: only when a model is really needed
 
         self._model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
         self.dim = int(self._model.get_embedding_dimension())
         self.max_tokens = int(self._model.max_seq_length)
-        self._lock = threading.Lock()  # torch's CPU threads are already busy; one batch at a time
-        self._onnx: OnnxEncoder | None = None
         if variant == "int8":
             import torch
 
@@ -115,9 +120,11 @@ class Embedder:
         """A few short texts (a question and its keywords) on one thread: measured here, 2 threads made a query
         4-25x slower whenever the other core was busy (p95 650 ms vs 25 ms), and short texts gain nothing from
         a second thread."""
-        import torch
-
         with self._lock:
+            if self._onnx is not None:  # its one-thread session: torch is not even loaded
+                return np.asarray(self._onnx.encode(list(texts), one_thread=True), dtype=np.float32)
+            import torch
+
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
             try:

