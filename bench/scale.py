@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 from core.cli.gc import collect_at_start  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.pipeline.compute import RayUnavailable, compute_backend  # noqa: E402
+from core.pipeline.compute.local import WORKER_THREADS  # noqa: E402
 from core.pipeline.documents import add_document, add_pdf  # noqa: E402
 from core.pipeline.gc import collect_garbage  # noqa: E402
 from core.pipeline.graph.communities_index import refresh_communities  # noqa: E402
@@ -94,10 +95,11 @@ def shared_section(args, tmp: Path) -> None:
     print(f"## Shared papers: {len(files)} PDFs, load average {load()} (1/5/15 min) before\n")
     row("run", "wall s", "CPU-s", "pages", "pages/CPU-s", "load after")
     row(*["---"] * 6)
-    runs = {}
+    runs, results = {}, {}
     for workers in (1, 2):
         lib = workspace(tmp / f"shared-w{workers}")
         runs[workers] = r = ingest(lib, files, compute_backend(lib.settings.compute, "local", workers))
+        results[workers] = counts(lib)
         row(f"local, {workers} worker{'s' if workers > 1 else ''}", f"{r['wall']:.0f}", f"{r['cpu']:.0f}",
             r["pages"], f"{r['pages'] / r['cpu']:.2f}", load())
         if r["failed"]:
@@ -112,7 +114,8 @@ def shared_section(args, tmp: Path) -> None:
     row("end to end, 2 workers + graph", f"{r2['wall'] + graph_wall:.0f}", f"{r2['cpu'] + graph_cpu:.0f}",
         r2["pages"], f"{r2['pages'] / (r2['cpu'] + graph_cpu):.2f}", "")
     print(f"\nwall-clock throughput, 2 workers vs 1: {runs[1]['wall'] / r2['wall']:.2f}x; "
-          f"CPU-s 2 vs 1: {r2['cpu'] / runs[1]['cpu']:.2f}\n")
+          f"CPU-s 2 vs 1: {r2['cpu'] / runs[1]['cpu']:.2f}; each worker {WORKER_THREADS} thread; "
+          f"same counts 1 vs 2 workers: {results[1] == results[2]} {results[2]}\n")
     if "ray" in args.skip:
         return
     lib = workspace(tmp / "shared-ray")

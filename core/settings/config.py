@@ -109,7 +109,8 @@ class ComputeConfig:
                            help="local: worker processes on this machine. ray: Ray tasks on a cluster (install with "
                                 "`make ray`); with no address a local Ray instance is started.")
     workers: int = setting(0, label="Documents computed at once", min=0,
-                           help="0: one per core (local) or per CPU of the Ray cluster.")
+                           help="0: one per core (local) or per CPU of the Ray cluster. Each worker uses one core: "
+                                "fewer workers leave cores free for questions asked during an ingest.")
     ray_address: str = setting("", label="Ray cluster address",
                                help="e.g. ray://head-node:10001 or head-node:6379. Empty: RAY_ADDRESS from the "
                                     "environment, else a local Ray instance.")

@@ -29,6 +29,11 @@ _MAX_DATAGRAM = 8192
 # still take every idle cycle. 994 short documents, graph following: end to end 45.9 → 41.2 s at nice 0 → 5
 # (to searchable 28.9 → 33.1 s; mean of two runs each).
 WORKER_NICE = 5
+# One worker, one core, as a Ray task gets by default: `--workers N` is how many cores an ingest may take, so one
+# worker on two cores leaves a core for the questions asked meanwhile. Threads inside a worker also buy less than
+# workers do: the 10 shared papers took one 2-thread worker 71 s and 92 CPU-s (1.3 cores busy: MinerU is
+# single-threaded, only OCR and the embedder used both), two 1-thread workers 53 s and 95 CPU-s.
+WORKER_THREADS = 1
 _senders: dict[str, socket.socket] = {}
 
 
@@ -39,7 +44,7 @@ def _watch_parent(parent: int) -> None:
 
 
 def _init_worker(parent: int, threads: int) -> None:
-    # Before torch is imported: two workers on two cores each get one thread instead of fighting over both.
+    # Before torch, onnxruntime or MinerU start a thread: one worker uses one core (WORKER_THREADS).
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -111,9 +116,8 @@ class LocalBackend:
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                threads = max(1, (os.cpu_count() or 1) // self.workers)
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_init_worker, initargs=(os.getpid(), threads))
+                                                 initializer=_init_worker, initargs=(os.getpid(), WORKER_THREADS))
             return self._pool
 
     def progress_inbox(self) -> ProgressInbox:
