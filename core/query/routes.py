@@ -14,6 +14,7 @@ from core.query.community_search import community_retrieve
 from core.query.ppr import PPR
 from core.query.records import Keywords, QueryParams, Routed
 from core.query.retrieve import retrieve
+from core.query.second_hop import SecondHopReranker
 from core.query.sources import NAIVE, ChunkSource
 from core.query.walks import GLOBAL, LOCAL
 from core.schema.modes import Mode
@@ -39,14 +40,20 @@ class Route:
     order_weight: float = 0.0
 
 
-def fused(mode: Mode, *sources: ChunkSource, rerank: bool = True, order_weight: float = 0.0, **route) -> Route:
+def fused(mode: Mode, *sources: ChunkSource, rerank: bool = True, order_weight: float = 0.0, second_hop: int = 0,
+          **route) -> Route:
     """The route of a mode that runs these chunk sources and fuses their rankings, in this order. `rerank=False`:
     the fused order is final (the reranker orders by the question's words and window, which the second hop of a
-    multi-hop question lacks); `order_weight`: the fused order still counts this much against the reranker's."""
+    multi-hop question lacks); `order_weight`: the fused order still counts this much against the reranker's;
+    `second_hop` > 0: the bridge of each of the reranker's top that many passages is among the passages returned
+    (core.query.second_hop; only after a reranker)."""
     def run(lib: Library, question: str, params: QueryParams, *, keywords: Keywords | None,
             llm: ChatModel | None, embed, reranker) -> Routed:
-        return Routed(retrieve(lib, question, keywords, params, sources, reranker=reranker if rerank else None,
-                               embed=embed, order_weight=order_weight))
+        ranker = reranker if rerank else None
+        if ranker is not None and second_hop:
+            ranker = SecondHopReranker(ranker, lib, second_hop, params.chunk_top_k)
+        return Routed(retrieve(lib, question, keywords, params, sources, reranker=ranker, embed=embed,
+                               order_weight=order_weight))
 
     graph = any(s.graph for s in sources)
     return Route(mode, run, keywords=graph, needs_graph=graph, order_weight=order_weight, **route)
@@ -65,13 +72,22 @@ ROUTES: dict[Mode, Route] = {route.mode: route for route in (
     # questions): complete-evidence recall@10 0.84 -> 0.90 (held-out half 0.86 -> 0.92); on the shared papers
     # evidence R@1 0.67 and MRR 0.78 unchanged, R@5 0.97 -> 0.95. At 0 the reranker alone pushed the second hop down.
     fused(Mode.MIX, NAIVE, LOCAL, PPR, order_weight=2.0),
-    # Reranked: with phrase nodes, ppr's own order (seed_passages=5, ppr_passage_weight=0.5) reached 0.90 hotpot
+    # Reranked, then the second hop (core.query.second_hop): the bridge of each of the reranker's top two passages
+    # (the candidate sharing with it the rarest name the question does not say) takes one of the last places of the
+    # passages returned (chunk_top_k) when the reranker put it lower. HotpotQA complete-evidence recall@10 0.88 ->
+    # 0.91 (first 50 questions 0.86 -> 0.92, second 50 0.90 -> 0.90: its misses lack a gold passage among ppr's
+    # candidates or the first hop in the top two), recall@5 0.71 unchanged; on the shared papers evidence R@1 0.72,
+    # R@5 0.95 and answer contains reference 0.91 unchanged (their top 8 never move). Tried: the bridges right after
+    # the top two (the same 0.91, but the papers' answers lost one reference); the top one or three passages' bridges
+    # (0.89 / 0.92, the second half 0.90 in both); the shared rare names' weight as a fourth ranking of the fusion
+    # (0.75-0.88: names shared with the top passage rank its topic, not its bridge).
+    # Before it: with phrase nodes, ppr's own order (seed_passages=5, ppr_passage_weight=0.5) reached 0.90 hotpot
     # complete-evidence recall@10 against 0.88 reranked, but fell to evidence R@1 0.57 on the shared papers
     # against 0.71 reranked; ppr + naive in ppr's order gave hotpot 0.88-0.89 but R@1 0.57-0.64 on the papers.
     # Neither did ppr's order kept beside the reranker's (order_weight 0.5-3: 0.86-0.88), the reranker on the
     # top 1-3 slots only with ppr's order below (0.87), nor the walk's settings chosen on hotpot's first 50
     # questions (0.90 there, 0.84-0.88 on the held-out 50) lift ppr above 0.89 (bench/query.py hotpot --halves).
-    fused(Mode.PPR, PPR, needs_nodes=True, opt_in=True),
+    fused(Mode.PPR, PPR, needs_nodes=True, opt_in=True, second_hop=2),
     Route(Mode.COMMUNITY, community_retrieve, keywords=False, needs_graph=True, needs_reports=True, opt_in=True),
 )}
 
