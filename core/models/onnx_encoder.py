@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.models.registry import thread_budget
+
 OPSET = 17
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -85,14 +87,6 @@ def _torch_version() -> str:
 
 def export_path(model_dir: Path) -> Path:
     return cache_dir() / "onnx" / f"{_weights_digest(Path(model_dir))}-torch{_torch_version()}-opset{OPSET}.onnx"
-
-
-def thread_budget() -> int:
-    """The cores this process may use: OMP_NUM_THREADS when set (a compute worker's share), else every core."""
-    env = os.environ.get("OMP_NUM_THREADS", "")
-    if env.isdigit() and int(env) >= 1:
-        return int(env)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def plain_model(model_dir: Path) -> tuple[int, int] | None:

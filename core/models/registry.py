@@ -11,6 +11,7 @@ that came back). Tests call `resources.clear()` to load afresh.
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
@@ -57,3 +58,12 @@ class Registry:
 
 
 resources = Registry()  # the one instance of the process; `Library.resources` hands it out
+
+
+def thread_budget() -> int:
+    """The cores this process's models may use: OMP_NUM_THREADS when set (a compute worker's share, set before any
+    model loads: core.pipeline.compute.local), else every core it may run on."""
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    if env.isdigit() and int(env) >= 1:
+        return int(env)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

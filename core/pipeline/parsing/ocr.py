@@ -7,7 +7,6 @@ are not meant to be built concurrently.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
-from core.models.registry import resources
+from core.models.registry import resources, thread_budget
 from core.pipeline.parsing.layout import Box
 
 MIN_SCORE = 0.5  # RapidOCR's own default cut-off for recognised text
@@ -40,14 +39,11 @@ def _load_engine() -> Any:
 
     # The 180-degree line classifier flips ordinary upright lines now and then ("sampling, which
     # stalls" came back as "samid se ss"); scans are upright far more often than upside down.
-    params = {"Global.log_level": "warning", "Global.use_cls": False}
-    threads = os.environ.get("OMP_NUM_THREADS", "")
-    if threads.isdigit() and int(threads) >= 1:
-        # A compute worker's share of the cores (core.pipeline.compute.local): onnxruntime would otherwise start a
-        # thread per core in every worker, and two workers' spinning threads on two cores burn CPU for nothing.
-        params["EngineConfig.onnxruntime.intra_op_num_threads"] = int(threads)
-        params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
-    engine = RapidOCR(params=params)
+    # The process's share of the cores (a compute worker has one): onnxruntime would otherwise start a thread per
+    # core in every worker, and two workers' spinning threads on two cores burn CPU for nothing.
+    engine = RapidOCR(params={"Global.log_level": "warning", "Global.use_cls": False,
+                              "EngineConfig.onnxruntime.intra_op_num_threads": thread_budget(),
+                              "EngineConfig.onnxruntime.inter_op_num_threads": 1})
     logging.getLogger("RapidOCR").setLevel(logging.WARNING)
     return engine
 
