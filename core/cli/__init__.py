@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-graph", action="store_true", help="parse and index only; build the graph later")
     p.add_argument("--backend", choices=list(COMPUTE_BACKENDS), help="where parsing and embedding run: local "
                    "worker processes or a Ray cluster (RAY_ADDRESS, else a local Ray instance); default: settings")
-    p.add_argument("--workers", type=int, help="documents computed at once (default: settings; 0: one per core)")
+    p.add_argument("--workers", type=int, help="documents computed at once, one core each (default: settings; 0: one "
+                                               "per core)")
     p.set_defaults(func=cmd_ingest)
     p = sub.add_parser("search", help="semantic search over ready documents")
     p.add_argument("query")
