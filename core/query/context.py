@@ -100,6 +100,10 @@ def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_se
             text, n = _cut(tokenizer, text, left), left
         sources.append(source_of(len(sources) + 1, chunk, text))
         used += n
+    numbers = {s.chunk_id: s.n for s in sources}
+    for chunk, source in zip(chunks, sources):
+        if chunk.bridge and chunk.bridge[0] in numbers:  # the passage it continues is shown too
+            source.bridge_from, source.bridge_name = numbers[chunk.bridge[0]], chunk.bridge[1]
     tokens["chunks"], dropped["chunks"] = used, len(chunks) - len(sources)
     if sources:
         blocks = [f"[{s.n}] {s.doc_title or s.doc_id[:12]}, page {s.page + 1}"

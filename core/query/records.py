@@ -84,6 +84,8 @@ class RetrievedChunk:
     hit: SearchHit  # the chunk, its best window, page and box: what a citation shows
     score: float  # the ranking score of the mode (after rerank when on)
     via: list[str] = field(default_factory=list)  # vector / bm25 / entity / relation
+    # (chunk id, name): a second hop returned for the name it shares with that passage (core.query.second_hop)
+    bridge: tuple[str, str] | None = None
 
     @property
     def id(self) -> str:
@@ -127,6 +129,9 @@ class Source:
     section: str
     text: str  # the passage as given to the model
     item_indices: list[int] = field(default_factory=list)
+    # A second hop (core.query.second_hop): the source [bridge_from] it continues and the name they share.
+    bridge_from: int = 0
+    bridge_name: str = ""
 
 
 @dataclass

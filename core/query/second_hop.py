@@ -15,6 +15,7 @@ reads first, stay where the reranker put them. Measured on ppr: see its route in
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.library import Library
@@ -39,18 +40,35 @@ def asked(key: str, words: set[str]) -> bool:
     return all(normalize_key(word) in words for word in key.removeprefix(PHRASE).split())
 
 
+def _bridging_names(index: MentionIndex, passage: str, words: set[str]) -> dict[str, float]:
+    """The rare names this passage says and the question (its `words`) does not, by specificity."""
+    rare = rare_limit(index)
+    return {key: index.idf(key) for key in index.entities_of.get(passage, ())
+            if len(index.passages_of.get(key, ())) <= rare and not asked(key, words)}
+
+
 def bridge_of(index: MentionIndex, passage: str, candidates: Sequence[str], words: set[str]) -> str | None:
     """The candidate that shares with this passage the rarest name the question (its `words`) does not say (by
     specificity; ties: the candidates' order), or None when it shares no such name with any."""
-    rare = rare_limit(index)
-    names = {key: index.idf(key) for key in index.entities_of.get(passage, ())
-             if len(index.passages_of.get(key, ())) <= rare and not asked(key, words)}
+    names = _bridging_names(index, passage, words)
     best, best_score = None, 0.0
     for cid in candidates:
         score = max((names[key] for key in index.entities_of.get(cid, ()) if key in names), default=0.0)
         if score > best_score:
             best, best_score = cid, score
     return best
+
+
+def shared_name(index: MentionIndex, passage: str, bridge: str, words: set[str], text: str) -> str:
+    """The name that ties the bridge to the passage (the rarest they share), as the bridge's text writes it: what the
+    researcher is shown beside the passage ('shares "Miriam Castellane" with [1]')."""
+    names = _bridging_names(index, passage, words)
+    key = max((k for k in index.entities_of.get(bridge, ()) if k in names), key=lambda k: names[k], default="")
+    plain = key.removeprefix(PHRASE)
+    if not plain:
+        return ""
+    written = re.search(r"\b" + r"\W+".join(re.escape(w) for w in plain.split()) + r"\b", text, re.IGNORECASE)
+    return written.group(0) if written else plain
 
 
 def second_hop(index: MentionIndex, question: str, ranked: Sequence[RetrievedChunk], kept: int,
@@ -60,18 +78,20 @@ def second_hop(index: MentionIndex, question: str, ranked: Sequence[RetrievedChu
     by one, and is marked `bridge` in its `via`. The passages above stay where the reranker put them; each chunk keeps
     the reranker's score."""
     ids, words = [c.id for c in ranked], question_words(question)
-    lifted: list[str] = []
+    lifted: dict[str, str] = {}  # bridge → the passage it continues
     for passage in ids[:kept]:
         cid = bridge_of(index, passage, [c for c in ids[kept:] if c not in lifted], words)
         if cid is not None:
-            lifted.append(cid)
+            lifted[cid] = passage
     below = set(ids[top_k:])
     moved = [cid for cid in lifted if cid in below][:max(top_k - kept, 0)]
     if not moved:
         return list(ranked)
     by_id = {c.id: c for c in ranked}
     for cid in moved:
-        by_id[cid].via.append("bridge")  # why a passage the reranker put lower is returned
+        chunk = by_id[cid]
+        chunk.via.append("bridge")  # why a passage the reranker put lower is returned
+        chunk.bridge = (lifted[cid], shared_name(index, lifted[cid], cid, words, chunk.hit.chunk.text))
     others = [c for c in ranked if c.id not in moved]
     at = top_k - len(moved)
     return others[:at] + [by_id[cid] for cid in moved] + others[at:]

@@ -120,6 +120,14 @@ def run_notes(result: QueryResult) -> str:
     return " · ".join(parts)
 
 
+def bridge_note(source: Source) -> str:
+    """Why a passage that shares no words with the question is among the sources (ppr's second hop)."""
+    if not source.bridge_from:
+        return ""
+    shares = f"shares “{md_escape(source.bridge_name)}”" if source.bridge_name else "shares a name"
+    return f" · second hop: {shares} with \\[{source.bridge_from}\\]"
+
+
 def cited_numbers(result: QueryResult) -> set[int]:
     return {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}
 
@@ -135,7 +143,7 @@ def show_sources(lib: Library, result: QueryResult, key: str = "ask", lazy_key: 
     for source in result.context.sources:
         is_cited = source.n in cited
         label = (f"\\[{source.n}\\] {md_escape(source.doc_title) or source.doc_id[:12]} — page {source.page + 1} · "
-                 f"{'cited · ' if is_cited else ''}{md_escape(source.kind)}")
+                 f"{'cited · ' if is_cited else ''}{md_escape(source.kind)}{bridge_note(source)}")
         if lazy_key is None:
             with st.expander(label):
                 _source_body(lib, result, source, is_cited, key)

@@ -97,6 +97,18 @@ def test_the_reranker_keeps_its_top_passages_and_the_bridge_takes_the_last_place
     assert not any("bridge" in c.via for c in after[:TOP - 1])
 
 
+def test_the_researcher_is_told_which_passage_and_name_a_second_hop_continues(lib):
+    result = _ppr(lib)
+    sources = result.context.sources
+    first = next(s for s in sources if FIRST_HOP in s.text)
+    bridge = next(s for s in sources if SECOND_HOP in s.text)
+    # As the passage writes the name (the index keys it lower-case): what the Ask page's source label shows.
+    assert (bridge.bridge_from, bridge.bridge_name) == (first.n, "Miriam Castellane")
+    assert all(s.bridge_from == 0 and s.bridge_name == "" for s in sources if s is not bridge)
+    chunk = next(c for c in result.retrieval.chunks if SECOND_HOP in c.hit.chunk.text)
+    assert chunk.bridge == (first.chunk_id, "Miriam Castellane")
+
+
 def test_the_bridge_is_named_by_a_rare_name_and_nothing_moves_when_it_is_already_returned(lib):
     index = mention_index(lib)
     ranked = _fusion_only(lib)
