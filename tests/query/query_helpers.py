@@ -1,7 +1,7 @@
 """What the query tests share: the question with its one answer chunk, and the three papers they ask about."""
 from __future__ import annotations
 
-from core.pipeline.documents import add_pdf
+from core.pipeline.documents import add_document, add_pdf
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
@@ -23,8 +23,19 @@ def ingest(lib, folder):
     for pdf in (graph_papers.make_bert_pdf(folder), graph_papers.make_roberta_pdf(folder),
                 graph_papers.make_electra_pdf(folder)):
         add_pdf(lib, pdf.name, pdf.read_bytes())
+    return {d.filename: d.id for d in index_and_graph(lib)}
+
+
+def add_texts(lib, docs: list[tuple[str, str]]) -> None:
+    """(title, paragraph) pairs as one-paragraph text documents, as bench/query.py indexes HotpotQA."""
+    for title, text in docs:
+        add_document(lib, f"{title}.txt", f"{title}\n\n{text}\n".encode())
+
+
+def index_and_graph(lib) -> list:
+    """Ingest the queue and build the graph, every paper ready and graphed; the documents ingested."""
     docs = process_queue(lib)
     assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
     graphed = process_graph_queue(lib)
     assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
-    return {d.filename: d.id for d in docs}
+    return docs

@@ -11,8 +11,6 @@ from core.cli import main as cli_main
 from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.pipeline.graph.duplicates import names_related
-from core.pipeline.graph.stage import process_graph_queue
-from core.pipeline.ingest import process_queue
 from core.query import ppr
 from core.query.engine import ask
 from core.query.mention_index import is_phrase, mention_index
@@ -20,9 +18,9 @@ from core.query.records import QueryParams
 from core.query.routes import available_modes, check_available, default_modes, unavailable_reason
 from core.query.sources import Probe, scope_of
 from core.schema.modes import Mode
-from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from tests import graph_papers, pdfs
+from tests.query.query_helpers import index_and_graph
 
 # First hop: the engine's passage names its inventor. Second hop: the inventor's schooling, in another paper, in
 # words the question never uses; the person both name is the bridge.
@@ -52,10 +50,7 @@ def workspace(tmp_path_factory):
         pdf = pdfs.make_paper_pdf(folder / name, title=title, sections=sections, pages=1, with_table=False,
                                   with_figure=False, authors="A. Historian")
         add_pdf(lib, pdf.name, pdf.read_bytes())
-    docs = process_queue(lib)
-    assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
-    graphed = process_graph_queue(lib)
-    assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
+    index_and_graph(lib)
     return ws
 
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 import pytest
 
 from core.library import open_library
-from core.pipeline.documents import add_document
-from core.pipeline.graph.stage import process_graph_queue
-from core.pipeline.ingest import process_queue
 from core.query.engine import ask
 from core.query.keywords import question_keywords
 from core.query.mention_index import mention_index
@@ -20,9 +17,9 @@ from core.query.retrieve import retrieve
 from core.query.routes import ROUTES, route_of
 from core.query.second_hop import SecondHopReranker, asked, bridge_of, question_words, rare_limit, second_hop
 from core.schema.modes import Mode
-from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace
+from tests.query.query_helpers import add_texts, index_and_graph
 
 # First hop: the engine's paragraph names its inventor. Second hop: her schooling, in a paragraph that shares no
 # word with the question; only her name ties the two. The other engine paragraphs repeat the question's words, so a
@@ -47,12 +44,8 @@ TOP = 3  # passages returned: the first hop and two more, so the reranker must c
 def workspace(tmp_path_factory):
     ws = fast_workspace(tmp_path_factory.mktemp("second-hop") / "ws")
     lib = open_library(ws)
-    for title, text in DOCS:
-        add_document(lib, f"{title}.txt", f"{title}\n\n{text}\n".encode())
-    docs = process_queue(lib)
-    assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
-    graphed = process_graph_queue(lib)
-    assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
+    add_texts(lib, DOCS)
+    index_and_graph(lib)
     return ws
 
 

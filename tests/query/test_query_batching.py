@@ -10,9 +10,6 @@ import pytest
 
 from core.library import open_library
 from core.models.embedding import cheapest_batches
-from core.pipeline.documents import add_document
-from core.pipeline.graph.stage import process_graph_queue
-from core.pipeline.ingest import process_queue
 from core.query.engine import Embeddings
 from core.query.keywords import question_keywords
 from core.query.mention_index import MAX_PHRASE_PASSAGES, PHRASE, mention_index
@@ -22,8 +19,8 @@ from core.query.retrieve import closest_chunks, resolve_hits
 from core.query.routes import route_of
 from core.query.sources import keyword_text, scope_of
 from core.schema.modes import Mode
-from core.schema.records import DocStatus
 from tests import graph_papers
+from tests.query.query_helpers import add_texts, index_and_graph
 
 DOCS = [
     ("Zorbatron engine", "The Zorbatron engine was invented by Miriam Castellane in 1987 in a workshop near "
@@ -40,12 +37,8 @@ QUESTION = "Where did the inventor of the Zorbatron engine study chemistry?"
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     lib = open_library(graph_papers.fast_workspace(tmp_path_factory.mktemp("batching") / "ws"))
-    for title, text in DOCS:
-        add_document(lib, f"{title}.txt", f"{title}\n\n{text}\n".encode())
-    docs = process_queue(lib)
-    assert all(d.status == DocStatus.READY for d in docs), [d.message for d in docs]
-    graphed = process_graph_queue(lib)
-    assert all(d.graph_status == "done" for d in graphed), [d.graph_message for d in graphed]
+    add_texts(lib, DOCS)
+    index_and_graph(lib)
     return lib
 
 
