@@ -1,6 +1,7 @@
 """Issue 26, the command line: links in a folder are never followed, arguments that are not text are refused with
 the byte that is wrong, a reader that goes away ends the command quietly, a zip whose entries clash is named, and
 a command that only reads never creates a workspace."""
+import json
 import os
 import signal
 import subprocess
@@ -89,7 +90,7 @@ def test_zip_holding_a_file_and_a_folder_of_one_name_fails_with_a_specific_messa
     lib = open_library(workspace(tmp_path / "ws"))
     archive = tmp_path / "clash.zip"
     with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("paper_content_list.json", __import__("json").dumps(CONTENT))
+        zf.writestr("paper_content_list.json", json.dumps(CONTENT))
         zf.writestr("images", b"not a folder")
         zf.writestr("images/x.jpg", b"\xff\xd8\xff")
 
@@ -112,3 +113,21 @@ def test_docs_without_a_workspace_says_so_and_creates_nothing(tmp_path):
         assert out.returncode == 1 and "no workspace at" in out.stderr, (command, out.stderr)
         assert not missing.exists(), command
     assert snapshot(tmp_path) == {}
+
+
+def test_zip_holding_a_symbolic_link_is_still_refused(tmp_path):
+    """Zips and MinerU folders already refused links (test_import_links.py for folders); the zip, kept here."""
+    lib = open_library(workspace(tmp_path / "ws"))
+    archive = tmp_path / "linked.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("paper_content_list.json", json.dumps(CONTENT))
+        link = zipfile.ZipInfo("images/passwd.jpg")
+        link.external_attr = 0o120777 << 16  # S_IFLNK: unpacked by some tools as a link to its content
+        zf.writestr(link, "/etc/passwd")
+
+    add_mineru_output(lib, archive)
+    (doc,) = process_queue(lib)
+
+    assert doc.status == DocStatus.FAILED
+    assert doc.message == ("the archive holds an unsafe entry 'images/passwd.jpg' (it is a symbolic link); "
+                           "refusing to import")
