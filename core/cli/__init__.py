@@ -140,9 +140,8 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "users":  # the accounts file only, outside any workspace
         return args.func(args)
     if args.command == "settings":  # settings.json only: no database is opened or created for it
-        from core.settings.workspace import default_workspace
-
-        return args.func(default_workspace(), args)
+        workspace = Workspace(workspace_root())  # show / presets only read: a preset creates the folder
+        return args.func(workspace.ensure() if args.action == "preset" else workspace, args)
     if args.command not in CREATES_WORKSPACE:
         workspace = Workspace(workspace_root())
         if not workspace.db_path.exists():  # opening it would create data/ just to say it is empty
