@@ -144,9 +144,10 @@ def _run(argv: list[str] | None) -> int:
         return args.func(workspace.ensure() if args.action == "preset" else workspace, args)
     if args.command not in CREATES_WORKSPACE:
         workspace = Workspace(workspace_root())
-        if not workspace.db_path.exists():  # opening it would create data/ just to say it is empty
+        # Opening it would create data/ just to say it is empty. Settings alone make a workspace (a preset applied).
+        if not (workspace.db_path.exists() or workspace.settings_path.exists()):
             print(f"no workspace at {workspace.root} yet: nothing has been ingested there (`python -m core ingest` "
                   f"creates it; {WORKSPACE_ENV} chooses another folder)", file=sys.stderr)
-            return 0 if args.command == "docs" else 1
+            return 0 if args.command == "docs" else 2  # as `eval` with no paper ready: nothing to work on
     lib = open_library()
     return args.func(lib, args)

@@ -110,7 +110,7 @@ def test_docs_without_a_workspace_says_so_and_creates_nothing(tmp_path):
     assert not missing.exists()
     for command in (["search", "x"], ["gc"], ["graph", "stats"], ["delete", "3f2a"]):
         out = cli(missing, *command)
-        assert out.returncode == 1 and "no workspace at" in out.stderr, (command, out.stderr)
+        assert out.returncode == 2 and "no workspace at" in out.stderr, (command, out.stderr)
         assert not missing.exists(), command
     out = cli(missing, "settings", "show")  # the defaults, read: nothing written
     assert out.returncode == 0 and '"backend": "mineru"' in out.stdout, out.stderr
