@@ -343,7 +343,7 @@ button, .button {{ display: inline-block; margin-top: 1.2rem; padding: .55rem 1.
                   background: #1f77b4; color: #fff; font-size: 1rem; cursor: pointer; text-decoration: none; }}
 .error {{ background: #ffecec; color: #7d1a1a; padding: .7rem 1rem; border-radius: .5rem; }}
 </style></head><body><main>
-<h1>Sign in</h1><p class="sub">📚 PaperGraph</p>
+<h1>Sign in</h1><p class="sub">PaperGraph</p>
 {error}{oidc_links}{form}
 </main></body></html>"""
 
