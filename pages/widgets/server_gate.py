@@ -204,8 +204,8 @@ class Gate:
             if _declared_length(scope) > config.get_option("server.maxUploadSize") * 1024 * 1024:
                 await self._refuse(scope, send, 413, "File too large.")
                 return
-        if scope["type"] == "websocket" and not who.may_edit:
-            receive = _without_cache_commands(receive, _client(scope))
+        if scope["type"] == "websocket":
+            receive = _without_cache_commands(receive, scope)
         await self.app(scope, receive, send)
 
     @staticmethod
@@ -232,7 +232,10 @@ def _declared_length(scope: Scope) -> int:
         return 0  # Streamlit's own route answers a malformed length
 
 
-def _without_cache_commands(receive: Receive, client: str) -> Receive:
+def _without_cache_commands(receive: Receive, scope: Scope) -> Receive:
+    """The websocket's messages, less any `clear_cache` sent by someone who may not edit *now*: the check is
+    made again at each such command (rare), so an editor's tab signed out elsewhere loses the right too. Every
+    message is parsed: a command padded with unknown fields is still one."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     async def filtered() -> dict:
@@ -245,8 +248,8 @@ def _without_cache_commands(receive: Receive, client: str) -> Receive:
                     back.ParseFromString(data)
                 except Exception:
                     return message  # Streamlit closes the connection on a malformed frame
-                if back.WhichOneof("type") == "clear_cache":
-                    log.warning("dropped a clear_cache command from %s (not an editor)", client)
+                if back.WhichOneof("type") == "clear_cache" and not visitor(scope).may_edit:
+                    log.warning("dropped a clear_cache command from %s (not an editor)", _client(scope))
                     continue
             return message
 

@@ -76,6 +76,14 @@ def test_a_rebinding_websocket_gets_nothing_from_the_loopback_app(tmp_path, monk
         assert "refused websocket /_stcore/stream for Host 'attacker.example" in server_log(tmp_path)
 
 
+def test_app_py_run_without_its_gate_serves_nothing(tmp_path, monkeypatch):
+    """`streamlit run app.py` has no host check and no way to set the session cookie: it must not serve."""
+    with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log", entry="app.py") as url:
+        run = run_page(url)
+        assert run.accepted and "Start PaperGraph with `make run`" in run.text
+        assert UPLOADER not in run.text and "Library" not in run.text
+
+
 def test_a_replayed_session_id_is_not_signed_in(tmp_path, monkeypatch):
     with server(tmp_path, monkeypatch, sign_in_required=True) as url:
         status, edna = sign_in(url, "edna", EDITOR_PASSWORD)
@@ -200,7 +208,12 @@ def test_a_viewers_clear_cache_command_is_dropped(tmp_path, monkeypatch):
         clear.clear_cache = True
         run = run_page(url, cookie=vera, backmsgs=[clear])
         assert run.accepted and "Signed in as **vera** (viewer)" in run.text
-        assert "dropped a clear_cache command from 127.0.0.1 (not an editor)" in server_log(tmp_path)
+        dropped = "dropped a clear_cache command from 127.0.0.1 (not an editor)"
+        assert server_log(tmp_path).count(dropped) == 1
+        # An editor's goes through (the one refusal above stays the only one).
+        _, edna = sign_in(url, "edna", EDITOR_PASSWORD)
+        assert run_page(url, cookie=edna, backmsgs=[clear]).accepted
+        assert server_log(tmp_path).count(dropped) == 1
 
 
 def test_sign_in_form_one_message_for_a_wrong_name_or_password_and_no_login_csrf(tmp_path, monkeypatch):
