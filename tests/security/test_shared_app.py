@@ -160,6 +160,8 @@ def test_an_anonymous_gigabyte_upload_is_refused_before_it_is_read(tmp_path, mon
         assert status_big == 413
 
         grown = psutil.Process(pid).memory_info().rss - before
+        print(f"bytes taken before the refusal: anonymous {sent}, chunked {sent_chunked}, viewer {sent_viewer}, "
+              f"editor declaring 1 GiB {sent_big}; server RSS {before >> 20} MB -> {(before + grown) >> 20} MB")
         # Nothing near the gigabyte was taken in: the kernel's socket buffers hold a few MB before the answer.
         assert max(sent, sent_chunked, sent_viewer, sent_big) < 64 << 20, (sent, sent_chunked, sent_viewer, sent_big)
         assert grown < 50 << 20, f"server RSS grew by {grown >> 20} MB"
@@ -196,6 +198,7 @@ def test_a_hundred_parallel_guesses_get_nowhere_past_the_limit(tmp_path, monkeyp
         assert at_edna[401] + sprayed[401] <= sessions.MAX_FAILURES_PER_ADDRESS
         assert sprayed[429] >= 100 - sprayed[401]
         assert sign_in(url, "vera", VIEWER_PASSWORD) == (429, None)
+        print(f"100 guesses at edna: {dict(at_edna)}; 100 over 100 names: {dict(sprayed)}")
         log = server_log(tmp_path)
         assert "sign-in locked out (account): account 'edna' from 127.0.0.1" in log
         assert "sign-in locked out (address)" in log
