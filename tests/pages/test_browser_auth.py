@@ -2,10 +2,10 @@
 sign-in forced on loopback (PAPERGRAPH_REQUIRE_SIGNIN=1, what a team behind a reverse proxy sets).
 
 The walk of issue 26: a deep link (page and query) as the very first request of a fresh server goes to the
-sign-in form and, once signed in, to that page with that query; a reload and a second tab are still signed in (the
-cookie is HttpOnly and SameSite=Strict); signing out in one tab signs the other out at its next action, on the page
-it was on, with no "Page not found" over it; a viewer then signs in there and sees no upload and no Settings.
-Screenshots of each step go to /work/screens/auth/ (or $PAPERGRAPH_SCREENS/auth) for a look.
+sign-in form and, once signed in, to that page with that query; a reload and a second tab are still signed in
+(the cookie is HttpOnly and SameSite=Strict), and an upload goes through; signing out in one tab signs the other
+out at its next action, on the page it was on, with no "Page not found" over it; a viewer then signs in there and
+sees no upload and no Settings. Screenshots of each step go to /work/screens/auth/ (or $PAPERGRAPH_SCREENS/auth).
 """
 from __future__ import annotations
 
@@ -110,6 +110,14 @@ def test_signed_in_through_reload_new_tab_and_deep_link_until_signed_out_in_anot
         expect(page.get_by_role("heading", name="Document")).to_be_visible()
         assert page.url == f"{url}{DEEP_LINK}"
         shot(page, "04-after-reload.png")
+
+        # An editor's upload passes the gate: the browser's PUT carries the session cookie.
+        note = tmp_path / "signed-in-note.md"
+        note.write_text("# A note\n\nUploaded by a signed-in editor.\n", encoding="utf-8")
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Library").click()
+        expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=60_000)
+        page.locator('input[type="file"]').first.set_input_files(str(note))
+        expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=60_000)
 
         # A second tab, straight to another page.
         tab = browser.new_page()
