@@ -73,7 +73,10 @@ def test_signed_in_through_reload_new_tab_and_deep_link_until_signed_out_in_anot
     SCREENS.mkdir(parents=True, exist_ok=True)
 
     def shot(page, name: str) -> None:
-        page.screenshot(path=str(SCREENS / name), full_page=True)
+        # The viewport, not the full page: resizing to a tall page makes Streamlit redraw its widgets as
+        # placeholders for a moment, and the Settings page is tall.
+        page.bring_to_front()
+        page.screenshot(path=str(SCREENS / name))
 
     with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log") as url, \
             browser_context(tmp_path / "failure.png") as browser:
@@ -124,6 +127,8 @@ def test_signed_in_through_reload_new_tab_and_deep_link_until_signed_out_in_anot
         tab.goto(f"{url}/settings")
         expect(tab.get_by_text("Signed in as edna (editor)")).to_be_visible(timeout=60_000)
         expect(tab.get_by_role("heading", name="Settings")).to_be_visible(timeout=60_000)
+        # Drawn, not placeholders: Streamlit loads each kind of widget's code on first use.
+        expect(tab.get_by_test_id("stSelectbox").first.locator("input")).to_be_visible(timeout=60_000)
         shot(tab, "05-second-tab-settings.png")
 
         # Sign out in the second tab: the session is gone on the server.
