@@ -4,6 +4,9 @@ cookie, and one ASGI middleware that every request and websocket passes through 
 Why in front, not in the script: a Streamlit script cannot set an HttpOnly cookie, and anything it keeps lives in
 a session that a new websocket can resume by presenting its id. Here the browser gets a signed, HttpOnly,
 SameSite=Strict cookie (core.settings.sessions); each run of app.py reads it again (pages/widgets/auth.py).
+streamlit-authenticator 0.4 was the other candidate: it writes its cookie from JavaScript (a component), so the
+cookie cannot be HttpOnly; it is a self-contained JWT, so sign-out cannot end the other copies; and it limits
+nothing across sessions.
 
 The middleware, before Streamlit sees a request:
 - refuses a Host header that is neither an address, nor localhost, nor a name the app is served under (DNS
