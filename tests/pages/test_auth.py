@@ -269,7 +269,7 @@ def cli(*args: str, stdin: str = "", config_dir) -> subprocess.CompletedProcess:
                           text=True, cwd=REPO, env=env, timeout=120)
 
 
-def test_users_add_list_remove_from_the_command_line(tmp_path):
+def test_users_add_list_remove_from_the_command_line(tmp_path, monkeypatch):
     config = tmp_path / "cli-config"
     added = cli("add", "edna", "--role", "editor", stdin=EDITOR_PASSWORD + "\n", config_dir=config)
     assert added.returncode == 0, added.stderr
@@ -282,6 +282,12 @@ def test_users_add_list_remove_from_the_command_line(tmp_path):
     listed = cli("list", config_dir=config)
     assert listed.returncode == 0 and listed.stdout.split("\n")[:2] == ["edna\teditor", "vera\tviewer"]
     assert "$2b$" not in listed.stdout
+    # A password reset signs out the sessions the old password opened.
+    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(config))
+    old = sessions.open_session("edna")
+    reset = cli("add", "edna", "--role", "editor", stdin="new-editor-pass\n", config_dir=config)
+    assert reset.returncode == 0 and "signed out 1 session(s) of edna" in reset.stdout
+    assert sessions.session_for(old) is None
     short = cli("add", "sam", "--role", "viewer", stdin="short\n", config_dir=config)
     assert short.returncode != 0 and "too short" in short.stderr
     assert cli("remove", "vera", config_dir=config).returncode == 0
