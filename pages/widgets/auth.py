@@ -205,7 +205,7 @@ def _sign_in_page() -> None:
         st.info("You were signed out (here or in another tab), or your session expired.", icon=":material/lock:")
     # A plain link (st.html, no target): the sign-in form is a page of the server, opened in this tab, and it
     # comes back to this page and query once signed in.
-    url = f"{server_gate.SIGN_IN_PATH}?next={quote(server_gate.safe_next(_here()), safe='')}"
+    url = f"{server_gate.base_path()}{server_gate.SIGN_IN_PATH}?next={quote(server_gate.safe_next(_here()), safe='')}"
     st.html(f'<a href="{url}" style="font-size:1.1rem">Sign in to PaperGraph</a>')
 
 

@@ -20,6 +20,7 @@ The middleware, before Streamlit sees a request:
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import ipaddress
 import logging
@@ -131,8 +132,21 @@ def _configured_names() -> set[str]:
     if address and not _is_address(address):
         names.add(address)
     if not accounts.is_loopback(address):  # served to a network: the machine's own names too
-        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+        names |= _machine_names()
     return names
+
+
+@functools.cache
+def _machine_names() -> frozenset[str]:
+    """Asked once: getfqdn() may wait on DNS, and every request checks its Host."""
+    return frozenset({socket.gethostname().lower(), socket.getfqdn().lower()})
+
+
+def base_path() -> str:
+    """server.baseUrlPath as a prefix ("" or "/papers"): behind a reverse proxy that serves the app under a path,
+    every route of the gate sits under it too."""
+    base = (config.get_option("server.baseUrlPath") or "").strip("/")
+    return f"/{base}" if base else ""
 
 
 def _is_address(host: str) -> bool:
@@ -178,7 +192,9 @@ class Gate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        path = scope.get("path") or "/"
+        full_path = scope.get("path") or "/"
+        base = base_path()
+        path = (full_path[len(base):] or "/") if base and full_path.startswith(base) else full_path
         if not host_allowed(_header(scope, b"host")):
             log.warning("refused %s %s for Host %r (not a name this app is served under; set %s)",
                         scope["type"], path, _header(scope, b"host"), HOSTS_ENV)
@@ -194,7 +210,7 @@ class Gate:
         if not who.may_enter:
             if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(
                     _APP_PREFIXES):
-                await _redirect(send, _sign_in_url(path, scope.get("query_string", b"").decode("latin-1")),
+                await _redirect(send, _sign_in_url(full_path, scope.get("query_string", b"").decode("latin-1")),
                                 cross_site=_header(scope, b"sec-fetch-site") == "cross-site")
                 return
             await self._refuse(scope, send, 401, "Sign in first.")
@@ -262,17 +278,19 @@ def _without_cache_commands(receive: Receive, scope: Scope) -> Receive:
 # ------------------------------------------------------------------------------------------------ /sign-in
 def safe_next(target: str | None) -> str:
     """Where to go after sign-in: a path of this app only (never `//host`, a scheme or a backslash trick)."""
-    target = (target or "/").strip()
+    home = base_path() + "/"
+    target = (target or home).strip()
     if not target.startswith("/") or target.startswith("//") or "\\" in target or any(ord(c) < 32 for c in target):
-        return "/"
-    if target.split("?")[0] in (SIGN_IN_PATH,):
-        return "/"
+        return home
+    if target.split("?")[0] in (SIGN_IN_PATH, base_path() + SIGN_IN_PATH):
+        return home
     return target
 
 
 def _sign_in_url(path: str, query: str) -> str:
+    """The form's address, with where to go after it: `path` is the full path, base path included."""
     target = path + (f"?{query}" if query else "")
-    return f"{SIGN_IN_PATH}?next={quote(safe_next(target), safe='')}"
+    return f"{base_path()}{SIGN_IN_PATH}?next={quote(safe_next(target), safe='')}"
 
 
 async def _redirect(send: Send, location: str, cross_site: bool = False, cookie: str | None = None) -> None:
@@ -327,7 +345,7 @@ def sign_in_page(next_path: str, message: str | None = None, name: str = "") -> 
             oidc_links += f'<p><a class="button" href="{html.escape(url)}">{html.escape(label)}</a></p>'
     form = ""
     if accounts.has_accounts():
-        form = f"""<form method="post" action="{SIGN_IN_PATH}">
+        form = f"""<form method="post" action="{base_path()}{SIGN_IN_PATH}">
   <input type="hidden" name="next" value="{html.escape(next_path)}">
   <label for="name">Name</label><input id="name" name="name" autocomplete="username" value="{html.escape(name)}"
    autofocus required maxlength="64">
