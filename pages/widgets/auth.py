@@ -216,6 +216,7 @@ def sidebar(account: Account) -> None:
     st.caption(f"Signed in as **{md_escape(account.name)}** ({account.role})")
     if st.button("Sign out", key="auth_sign_out"):
         # Deleted on the server: the cookie, in this tab, any other tab or anyone's copy, names nothing now.
-        if not sessions.close_session(session_cookie()):
+        if sessions.close_session(session_cookie()):
+            st.rerun()
+        else:
             st.logout()  # an OpenID Connect session: Streamlit's cookie, and a new session
-        st.rerun()

@@ -1,4 +1,4 @@
-"""The real app in a real browser: start `streamlit run app.py` on a fresh workspace, upload a generated paper
+"""The real app in a real browser: start `streamlit run serve.py` on a fresh workspace, upload a generated paper
 through the file uploader, wait until it is ready, search one of its sentences on the Search page and find it.
 
 Drives Debian's Chromium through Playwright (never `playwright install`); skipped when Chromium is missing.
