@@ -13,8 +13,9 @@ report what it does — dev figures by cross-validation; test figures only with 
    confidence_features) from cross-validated sentence probabilities, target "the top sentence is right";
    unanswerable questions are all negatives for it.
 4. The threshold: the lowest confidence at which the stated answers of the dev questions (cross-validated) are
-   right at least --precision of the time; `related`: the best-sentence probability below which the
-   passages are not even shown as related (at most 5% of dev's right answers fall under it).
+   right at least --precision of the time and at least --abstain of the unanswerable ones abstain; `related`:
+   the best-sentence probability below which the passages are not even shown as related (at most 5% of dev's
+   right answers fall under it).
 With --write the model file is written (with what it was fitted on and its dev figures); it prints the
 risk–coverage curve either way.
 """
@@ -52,6 +53,7 @@ from core.query.records import QueryParams  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
 YES_NO = {"yes", "no"}
+HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa" / "qa.jsonl"
 # Features only: every sentence probability 0.5, so ranking by it keeps the candidates' order and nothing abstains.
 NEUTRAL = ReaderModel(sentence=Linear((), (), 0.0), confidence=Linear((), (), 10.0), threshold=0.0, related=0.0)
 
@@ -196,7 +198,11 @@ def main() -> int:
     ap.add_argument("--cache")
     ap.add_argument("--passage-tokens", type=int, help="the context's longest passage (default: the workspace's)")
     ap.add_argument("--precision", type=float, default=0.9)
+    ap.add_argument("--abstain", type=float, default=0.8,
+                    help="share of the unanswerable dev questions that must abstain at the threshold")
     ap.add_argument("--C", default="0.03,0.1,0.3,1,3")
+    ap.add_argument("--hotpot", help="a workspace of ../shared/corpus/hotpotqa (bench/answers.py hotpot builds one): "
+                    "its first 50 questions join the dev split")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
 
@@ -207,6 +213,16 @@ def main() -> int:
     print(f"{len(dev)} dev questions ({sum(1 for q in dev if q['answers'])} answerable) × modes {', '.join(modes)}")
     held = retrieve(lib, dev, modes, Path(args.cache) if args.cache else None, args.passage_tokens)
     groups = candidate_rows(lib, dev, held, modes)
+    if args.hotpot:  # HotpotQA's first half (its dev half; bench/answers.py hotpot reports the second as test)
+        rows = [json.loads(line) for line in HOTPOT.read_text(encoding="utf-8").splitlines() if line.strip()]
+        hotpot = [{"id": f"hotpot-{n}", "question": r["question"], "answers": r["answers"],
+                   "evidence": r.get("evidence", []), "type": r.get("type", "")}
+                  for n, r in enumerate(rows[:len(rows) // 2], 1)]
+        hot_lib = open_library(Workspace(Path(args.hotpot)))
+        cache = Path(args.cache).with_suffix(".hotpot.pkl") if args.cache else None
+        groups += candidate_rows(hot_lib, hotpot, retrieve(hot_lib, hotpot, modes, cache), modes)
+        dev += hotpot
+        print(f"+ {len(hotpot)} HotpotQA dev questions")
     n_pos = sum(sum(lab) for *_, lab in groups)
     print(f"{sum(len(g[2]) for g in groups)} candidates, {n_pos} positives; "
           f"{sum(1 for g in groups if any(g[3]))} of {len(groups)} question-modes have one")
@@ -225,6 +241,10 @@ def main() -> int:
     scored = cross_confidence(rows)
     curve = risk_coverage(scored)
     threshold = choose_threshold(curve, args.precision)
+    unanswerable_conf = sorted(conf for conf, _, answerable in scored if not answerable)
+    if unanswerable_conf and args.abstain:  # and at least this share of the unanswerable dev questions abstain
+        threshold = max(threshold, unanswerable_conf[min(len(unanswerable_conf) - 1,
+                                                         math.ceil(args.abstain * len(unanswerable_conf)) - 1)] + 1e-4)
     top_right = sorted(r[2]["top_logit"] for r in rows if r[3])
     related = 1 / (1 + math.exp(-top_right[int(0.05 * len(top_right))])) if top_right else 0.0
     unanswerable = [conf for conf, _, answerable in scored if not answerable]
@@ -245,7 +265,8 @@ def main() -> int:
         payload = {
             "about": "Written by bench/reader_train.py; do not edit by hand. Fitted on the dev split only.",
             "fitted_on": {"questions": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-                          "dev_questions": len(dev), "modes": modes, "C": C},
+                          "dev_questions": len(dev), "hotpot_dev": bool(args.hotpot), "modes": modes, "C": C,
+                          "precision_target": args.precision, "abstain_target": args.abstain},
             "dev_cv": {"top1_right": round(float(acc), 4), "coverage_at_threshold": round(at[0][1], 4) if at else 0,
                        "precision_at_threshold": round(at[0][2], 4) if at else 0},
             "sentence": {"features": list(FEATURES), "coef": [round(float(w), 5) for w in final.coef_[0]],

@@ -56,7 +56,10 @@ def citations_in(sentence: str) -> list[int]:
 
 
 def parse_answer(text: str, context: Context, *, extractive: bool, model: str = "") -> Answer:
-    short, text = split_short_answer(text) if not extractive else ("", text)
+    short, rest = split_short_answer(text) if not extractive else ("", text)
+    if short and not rest.strip():  # a small model may write the short answer line alone: it is the answer
+        rest = _SHORT_LINE.sub(lambda m: m.group("answer"), text or "").strip()
+    text = rest
     known = {s.n for s in context.sources}
     sentences, unknown = [], []
     for paragraph in re.split(r"\n\s*\n", text or ""):

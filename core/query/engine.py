@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 TokenFn = Callable[[str], None]  # receives the answer's text as it streams
 SMALL_ANSWER_TOKENS = 200  # the embedded model's answer: ~10 tokens/s on 2 cores
+EXTRACTIVE_TOKENS = 12_000  # ten whole 1,200-token passages
 
 
 class QueryError(ValueError):
@@ -89,7 +91,8 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     if not route.keywords:  # compare hands every mode the shared keywords; this one searches without them
         keywords = None
     elif keywords is None:
-        keywords = question_keywords(question, llm)
+        # The embedded model's time goes to the answer: a keyword call would cost it ~15 s more per question.
+        keywords = question_keywords(question, None if lib.settings.llm.provider == "embedded" else llm)
         calls += keywords.llm_calls
     if keywords is not None and not keywords.source.startswith("llm:"):
         llm_free.append("keywords")
@@ -105,7 +108,10 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     timings["retrieve_s"] = time.perf_counter() - t
 
     tokenizer = lib.tokenizer()
-    context = build_context(retrieval, params, tokenizer, routed.sections)
+    # The token budget is a model's: an extractive answer is read by no model, so it reads every passage kept, whole.
+    extractive = llm is None and not (params.vlm_images and params.use_llm)
+    budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if extractive else params
+    context = build_context(retrieval, budget, tokenizer, routed.sections)
     result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,
                          llm_free=llm_free)
     if not params.context_only:
@@ -218,7 +224,6 @@ def compare(lib: Library, question: str, modes: Sequence[str], params: QueryPara
     if with_keywords:
         keywords = question_keywords(question, lib.chat_model() if base.use_llm else None)
         shared_calls = keywords.llm_calls
-    from dataclasses import replace
 
     def run(mode: Mode) -> QueryResult:
         result = ask(lib, question, replace(base, mode=mode), keywords=keywords, embeddings=embeddings,

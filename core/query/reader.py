@@ -37,7 +37,7 @@ from core.schema.ids import window_ids
 NO_ANSWER = "No passage answers this directly."
 RELATED = "Related passages (none states the answer with confidence):"
 NOT_DISCUSSED = "The papers do not seem to discuss this."
-SOURCES_READ = 8  # passages whose sentences compete; the evidence is in the top 8 for nearly every question
+SOURCES_READ = 10  # every passage retrieval keeps (chunk_top_k): the reader reads them whole
 SHOWN = 16  # candidates an answer picks its further sentences from
 EXTRACTIVE = "extractive (no LLM)"
 
@@ -134,7 +134,9 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib,
     if composed is not None:
         return composed
     chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
-    if chain is not None and confidence >= model.threshold:
+    # A chain is its own evidence (the first hop says the question's words, the second is about the bridge it
+    # names): the single-sentence confidence measures neither hop, so only the floor of relatedness applies.
+    if chain is not None and ranked[0].p >= model.related:
         return _chained(chain, ranked, q.kind, question, confidence)
     if confidence < model.threshold:
         return _abstain(context, ranked, q.kind, confidence, related=ranked[0].p >= model.related)

@@ -43,8 +43,14 @@ def result_text(result: QueryResult, show_context: bool = False) -> str:
             lines.append(f"short answer: {result.answer.short_answer}")
         if result.answer.bridge:
             lines.append(f"two passages, through: {result.answer.bridge}")
+        if result.answer.confidence is not None:
+            lines.append(f"confidence: {result.answer.confidence:.0%}"
+                         + (" (below the threshold: nothing is stated)" if result.answer.abstained else ""))
+        flags = {"unsupported": "  ⟨not found in the passages⟩", "matched": "  ⟨source found by PaperGraph⟩"}
         for sentence in result.answer.sentences:
-            lines.append(sentence.text + ("" if sentence.cited else "  ⟨no citation⟩"))
+            flag = flags.get(sentence.support, "") or (
+                "" if sentence.cited or result.answer.abstained else "  ⟨no citation⟩")
+            lines.append(sentence.text + flag)
         if result.answer.unknown_citations:
             lines.append(f"(markers that match no source: {result.answer.unknown_citations})")
     cited = {n for s in (result.answer.sentences if result.answer else []) for n in s.citations}

@@ -98,12 +98,11 @@ def answer_note(result: QueryResult) -> str:
     if answer.extractive:
         sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
         if answer.abstained:
-            return (f"Answered without an LLM: no passage states the answer with enough confidence{sure}; "
-                    "nothing is stated")
+            return f"Extractive answer (no LLM): no passage states it with enough confidence{sure}; nothing is stated"
         how = {"extractive (no LLM), compared": "compared from two passages",
-               "extractive (no LLM), two passages": "chained through two passages"}.get(answer.model, "sentences "
-                                                                                        "of the passages")
-        return f"Answered without an LLM ({how}, not written by a model){sure}"
+               "extractive (no LLM), two passages": "chained through two passages"}.get(answer.model,
+                                                                                        "sentences of the passages")
+        return f"Extractive answer (no LLM): {how}, not written by a model{sure}"
     return f"Written by {md_escape(answer.model)}; every sentence is checked against the passages"
 
 
