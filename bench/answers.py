@@ -105,6 +105,8 @@ class Scored:
     em: float = 0.0
     f1: float = 0.0
     abstained: bool | None = None  # None: the answer record has no such flag
+    confidence: float | None = None  # the extractive reader's calibrated confidence (risk–coverage curves)
+    best_contains: float = 0.0  # its most probable sentence (stated, or the first related one) holds a reference
     answer: str = ""
     error: str = ""
 
@@ -116,7 +118,8 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     short = getattr(answer, "short_answer", "") or ""
     out = Scored(id=q["id"], mode=str(result.mode.value), type=q.get("type", ""), answerable=bool(q["answers"]),
                  split=q.get("split", ""), seconds=seconds, answer=text[:300], error=result.error,
-                 abstained=getattr(answer, "abstained", None) if answer else None)
+                 abstained=getattr(answer, "abstained", None) if answer else None,
+                 confidence=getattr(answer, "confidence", None) if answer else None)
     if out.abstained is not None:
         out.abstained = bool(out.abstained)
     if not q["answers"]:
@@ -125,6 +128,8 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
         out.hits = passage_hits(q["evidence"], [c.hit.chunk.text for c in result.retrieval.chunks])
     out.contains = contains_reference([text], q["answers"])
     out.contains_first = contains_reference([first], q["answers"])
+    best = answer.sentences[1] if answer and answer.abstained and len(answer.sentences) > 1 else None
+    out.best_contains = contains_reference([strip_markers(best.text)], q["answers"]) if best else out.contains_first
     out.short_source = "reader" if short else "whole answer"
     out.short = short or text
     out.em = exact_match(out.short, q["answers"])

