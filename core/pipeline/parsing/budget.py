@@ -72,6 +72,6 @@ def describe(config: ParsingConfig, workers: int) -> str:
         f"min({gigabytes(AUTO_MAX_BYTES)}, {AUTO_SHARE:.0%} of {gigabytes(machine_memory_bytes())})")
     per = f"{gigabytes(child)} per parser child ({workers} workers)" if workers > 1 else \
         f"{gigabytes(child)} for the parser child"
+    stuck = f"stuck after {config.stall_s} s on one page" if config.stall_s else "no stuck-page limit"
     return (f"parse memory budget {gigabytes(total)} ({source}): {per}; deadline {config.deadline_base_s} s + "
-            f"{config.deadline_per_page_s} s per page, at most {config.timeout_s} s; stuck after "
-            f"{config.stall_s} s without a new page")
+            f"{config.deadline_per_page_s} s per page, at most {config.timeout_s} s; {stuck}")
