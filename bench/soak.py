@@ -83,26 +83,40 @@ def collect(dest: Path) -> list[dict]:
     return manifest
 
 
-class TreeMemory:
-    """Peak resident memory of this process and all its descendants, sampled twice a second."""
+class TreeSampler:
+    """Peak resident memory of this process and all its descendants, sampled twice a second, and their CPU time:
+    each process's own user + system time as last seen (a pool worker is never waited for, so RUSAGE_CHILDREN
+    misses it; its children's time is not added twice). A process's last half second before it exits is missed."""
 
     def __init__(self):
         import psutil
 
         self.me, self.peak, self._stop = psutil.Process(), 0, threading.Event()
+        self._cpu: dict[tuple[int, float], float] = {}  # (pid, start time) → CPU-s last seen
         self._thread = threading.Thread(target=self._run, daemon=True)
+        self._sample()
+        self._cpu0 = sum(self._cpu.values())
 
-    def _run(self) -> None:
+    def cpu_seconds(self) -> float:
+        return sum(self._cpu.values()) - self._cpu0
+
+    def _sample(self) -> None:
         import psutil
 
-        while not self._stop.wait(0.5):
-            total = 0
-            for proc in [self.me, *self.me.children(recursive=True)]:
-                try:
+        total = 0
+        for proc in [self.me, *self.me.children(recursive=True)]:
+            try:
+                with proc.oneshot():
                     total += proc.memory_info().rss
-                except psutil.Error:
-                    continue
-            self.peak = max(self.peak, total)
+                    times = proc.cpu_times()
+                    self._cpu[(proc.pid, proc.create_time())] = times.user + times.system
+            except psutil.Error:
+                continue
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            self._sample()
 
     def __enter__(self):
         self._thread.start()
@@ -133,7 +147,7 @@ def main() -> int:
     ap.add_argument("--workdir", help="workspace folder (default: a new temporary one, removed afterwards)")
     args = ap.parse_args()
 
-    from bench.common import bench_workspace, cpu
+    from bench.common import bench_workspace
     from core.library import open_library
     from core.pipeline.compute import compute_backend
     from core.pipeline.documents import add_document
@@ -150,13 +164,14 @@ def main() -> int:
         add_document(lib, path.name, path.read_bytes())
     backend = compute_backend(lib.settings.compute, "local", args.workers)
     print(f"{len(files)} PDFs from {pdf_dir}; {describe(lib.settings.parsing, backend.workers)}", flush=True)
-    load0, cpu0, start = os.getloadavg(), cpu(), time.monotonic()
-    with TreeMemory() as tree:
-        done = process_queue(lib, backend=backend)
+    load0, start = os.getloadavg(), time.monotonic()
+    with TreeSampler() as tree:
+        done = [lib.documents.get(d.id) or d for d in process_queue(lib, backend=backend)]
         wall = time.monotonic() - start
-        backend.close()
+    backend.close()
     load1 = os.getloadavg()
-    total_cpu = cpu() - cpu0  # this process plus the workers, reaped when the pool closed
+    total_cpu = tree.cpu_seconds()  # this process, the workers and their MinerU children
+    tasks_cpu = sum(d.timings.get("compute_cpu_s", 0.0) for d in done)
 
     print("\n| document | pages | parser | status | wall s | CPU-s | child peak MB | cap MB | fell back because |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -177,6 +192,7 @@ def main() -> int:
     ready = sum(d.status.value == "ready" for d in done)
     print(f"\n| whole run | value |\n|---|---|\n| documents | {len(done)} ({ready} ready) |\n| pages | {pages} |\n"
           f"| wall | {wall:.0f} s |\n| CPU-s (writer + workers + MinerU children) | {total_cpu:.0f} |\n"
+          f"| of which in the documents' tasks | {tasks_cpu:.0f} |\n"
           f"| pages / CPU-s end to end | {pages / max(total_cpu, 1e-9):.2f} |\n"
           f"| pages / wall s | {pages / wall:.2f} |\n| peak RSS of the process tree | {tree.peak >> 20} MB |\n"
           f"| load average before / after (1, 5, 15 min) | {'/'.join(f'{v:.1f}' for v in load0)} → "
