@@ -143,6 +143,13 @@ def parse_memory_override(lib: Library, doc_id: str) -> float:
         return 0.0
 
 
+def mineru_stop(doc: Document) -> str:
+    """Why MinerU did not parse (all of) this document, when a limit of ours stopped it or kept pages from it
+    (core.pipeline.parsing.pipeline words these); '' otherwise. Such a document can be retried with a larger
+    budget."""
+    return next((w for w in doc.warnings if w.startswith("MinerU ") or "vector marks" in w), "")
+
+
 def retry_document(lib: Library, doc_id: str, memory_gb: float = 0.0) -> None:
     """Queue the document again. memory_gb > 0: parse it with MinerU again, every page, its child allowed this
     much memory (at most what the other workers leave of the machine: core.pipeline.parsing.budget)."""
