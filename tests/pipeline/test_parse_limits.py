@@ -3,6 +3,7 @@ stopped by us, the document is parsed with PyMuPDF and says why; pages too dense
 
 Real MinerU children on a generated page drawn with 90,000 vector marks (tests/pdfs.make_dense_vector_pdf), which
 makes MinerU's flash tier grow without bound like page 6 of ../shared/corpus/stress does."""
+import os
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ from core.schema.records import DocStatus
 from core.settings.config import ParsingConfig
 from core.settings.workspace import Workspace
 from tests import pdfs
+from tests.paths import REPO
 
 APPROXIMATE = "parsed with PyMuPDF, tables and formulas are approximate"
 pytestmark = pytest.mark.slow
@@ -77,3 +79,15 @@ def test_retry_with_a_larger_budget_gives_the_document_its_own_cap_and_every_pag
     retried = make_task(lib, lib.documents.get(doc_id), 0, tmp_path / "work", ships_files=False, workers=2)
     assert retried.parse_memory == child_memory_bytes(lib.settings.parsing, 2, override_gb=4.0)
     assert retried.parse_memory > plain.parse_memory and retried.every_page_to_mineru
+
+
+def test_cli_retry_with_memory_gb_gives_the_document_that_budget_and_states_the_cap(tmp_path):
+    root = tmp_path / "ws"
+    lib = open_library(Workspace(root))
+    doc_id = add_pdf(lib, "empty.pdf", b"").doc_id
+    process_queue(lib)
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(root))
+    out = subprocess.run([sys.executable, "-m", "core", "retry", doc_id[:12], "--memory-gb", "2.5"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert parse_memory_override(lib, doc_id) == 2.5
+    assert "parse memory budget " in out.stderr and "failed" in out.stdout  # still empty, with its cap stated
