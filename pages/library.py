@@ -21,6 +21,7 @@ from core.presentation import display as present
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, state
+from pages.widgets.table_export import csv_download
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -127,8 +128,9 @@ if not docs:
 
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
 papers = lib.graph_sources.papers()
+rows = present.document_rows(docs, papers)
 event = st.dataframe(
-    pd.DataFrame(present.document_rows(docs, papers)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    pd.DataFrame(rows), key=table_key, on_select="rerun", selection_mode="multi-row",
     hide_index=True, width="stretch",
     column_config={
         "status": st.column_config.TextColumn("status", width="small"),
@@ -142,6 +144,7 @@ event = st.dataframe(
         "extractor": st.column_config.TextColumn("extractor", help="What built this paper's part of the graph."),
         "message": st.column_config.TextColumn("message", width=340),
     })
+csv_download(rows, "library.csv", key="library_csv")  # titles come from papers: escaped (widgets/table_export)
 nodes, edges = lib.graph.counts()
 if nodes:
     st.caption(f":material/hub: Entity graph of the collection: {nodes:,} nodes and {edges:,} edges "
