@@ -2,6 +2,8 @@
 retry or delete them."""
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import streamlit as st
 
@@ -11,8 +13,10 @@ from core.pipeline.documents import (
     add_mineru_upload,
     busy_stage,
     delete_document,
+    mineru_stop,
     retry_document,
 )
+from core.pipeline.parsing.budget import GB, child_memory_bytes
 from core.presentation import display as present
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
@@ -171,6 +175,19 @@ if selected:
                                  help="Documents being parsed or indexed cannot be deleted until they finish."):
         auth.require_editor()
         st.session_state["confirm_delete"] = [d.id for d in deletable]
+    stopped = [d for d in ready if mineru_stop(d)]
+    if editor and len(selected) == 1 and stopped:  # MinerU was stopped on it: let it try again with more memory
+        share = child_memory_bytes(lib.settings.parsing, lib.settings.compute.workers or os.cpu_count() or 1)
+        st.caption(f":material/memory: {md_escape(mineru_stop(stopped[0]))}")
+        gb = st.number_input("Memory for MinerU on this document (GB)", min_value=0.5, step=0.5,
+                             value=float(max(1.0, round(2 * share / GB))), key="retry_memory_gb",
+                             help="Its child gets this much (at most what the other workers leave of 80% of the "
+                                  "machine), and every page, even those too dense for the usual budget.")
+        if st.button(f"Retry with MinerU and {gb:g} GB", key="retry_memory"):
+            auth.require_editor()
+            retry_document(lib, stopped[0].id, memory_gb=gb)
+            state.kick_ingest()
+            st.rerun()
     graphable = [d for d in ready if d.graph_status != GraphStatus.EXTRACTING]
     if editor and cols[3].button(f"Rebuild graph of {len(graphable)}", disabled=not graphable, key="regraph_selected",
                                  help="Extract entities again with the extractor now configured; chunks it already "

@@ -8,6 +8,7 @@ to settings.json) and never shown back, and "Test connection" checks the endpoin
 """
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, fields
 
 import streamlit as st
@@ -15,6 +16,7 @@ import streamlit as st
 from core.models.embedding import EmbeddingModelError, resolve_model_dir
 from core.models.llm import secrets
 from core.models.llm.factory import describe_llm
+from core.pipeline.parsing.budget import describe as describe_parse_budget
 from core.presentation import display as present
 from core.settings.config import LLMConfig, SettingsError
 from core.settings.fields import FieldSpec, field_spec, specs
@@ -212,6 +214,9 @@ with st.form("settings_form"):
         if section.name == "parsing":
             st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
                        "already on disk.")
+            # The cap each MinerU child gets and the deadline formula, as the saved settings make them.
+            st.caption("Now: " + describe_parse_budget(config, current.compute.workers or os.cpu_count() or 1) +
+                       ". A document MinerU was stopped on can be retried with a larger budget on the Library page.")
     submitted = st.form_submit_button("Save settings", type="primary")
 
 if submitted:

@@ -337,3 +337,33 @@ def _save(doc: pymupdf.Document, path: Path) -> Path:
     doc.save(str(path), garbage=3, deflate=True)
     doc.close()
     return path
+
+
+DENSE_TEXT = ("The scatter plot below draws every one of its measurements as its own small filled square, the way "
+              "plotting libraries export dense figures to PDF. ")
+
+
+def make_dense_vector_pdf(path: Path, marks: int = 90000, *, pages_before: int = 0) -> Path:
+    """A page of body text around a scatter plot drawn as `marks` tiny filled squares, one vector path each (like
+    page 6 of ../shared/corpus/stress, 92,680 paths), after `pages_before` ordinary text pages. MinerU's flash tier
+    grows without bound laying such a page out (core.pipeline.parsing.dense_pages)."""
+    import random
+
+    rng = random.Random(30)
+    doc = pymupdf.open()
+    for i in range(pages_before + 1):
+        page = doc.new_page(width=PAGE_W, height=PAGE_H)
+        top = pymupdf.Rect(MARGIN, MARGIN, PAGE_W - MARGIN, 250)
+        page.insert_textbox(top, f"Page {i + 1}. " + DENSE_TEXT * 6, fontname=BODY_FONT, fontsize=BODY_SIZE)
+        bottom = pymupdf.Rect(MARGIN, 560, PAGE_W - MARGIN, PAGE_H - MARGIN)
+        page.insert_textbox(bottom, DENSE_TEXT * 8, fontname=BODY_FONT, fontsize=BODY_SIZE)
+        if i < pages_before:
+            continue
+        # Raw content-stream operators (origin bottom left): one "re f" per mark, as a plotting library writes them.
+        squares = "".join(f"{rng.uniform(MARGIN, PAGE_W - MARGIN - 2):.2f} {rng.uniform(240, 540):.2f} 1.5 1.5 re f\n"
+                          for _ in range(marks))
+        xref = doc.get_new_xref()
+        doc.update_object(xref, "<<>>")
+        doc.update_stream(xref, (page.read_contents() + b"\nq 0 0 0.6 rg\n" + squares.encode() + b"Q\n"))
+        page.set_contents(xref)
+    return _save(doc, path)

@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_gc)
     p = sub.add_parser("retry", help="queue failed documents again and process them")
     p.add_argument("ids", nargs="+")
+    p.add_argument("--memory-gb", type=float, dest="memory_gb",
+                   help="parse with MinerU again, every page, its child allowed this much memory (for a document "
+                        "MinerU was stopped on; at most what the other workers leave of 80%% of the machine)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_retry)
     p = sub.add_parser("graph", help="the entity graph: stats | export | build | retry | communities | duplicates "

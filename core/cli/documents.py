@@ -15,6 +15,7 @@ from core.pipeline.compute.throughput import Throughput
 from core.pipeline.documents import add_document, add_mineru_output, delete_document, retry_document
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
 from core.pipeline.ingest import recover
+from core.pipeline.parsing.budget import describe as describe_budget
 from core.pipeline.run import ingest_and_graph
 from core.query.search import SearchFilters, search
 from core.schema.records import DocStatus, Document, GraphStatus
@@ -57,6 +58,7 @@ def cmd_ingest(lib: Library, args) -> int:
     except RayUnavailable as exc:
         say(f"{exc}; the documents stay queued", file=sys.stderr)
         return 2
+    say(describe_budget(lib.settings.parsing, backend.workers), file=sys.stderr)  # the cap each parse runs under
     throughput = Throughput()
     # The graph of the papers indexed first is built while the workers compute the next ones (core.pipeline.run).
     run = ingest_and_graph(lib, graph=not args.no_graph, on_progress=progress, on_deleted=_report_deleted,
@@ -123,5 +125,5 @@ def cmd_delete(lib: Library, args) -> int:
 
 def cmd_retry(lib: Library, args) -> int:
     for doc_id in resolve_ids(lib, args.ids):
-        retry_document(lib, doc_id)
+        retry_document(lib, doc_id, memory_gb=getattr(args, "memory_gb", None) or 0.0)
     return cmd_ingest(lib, argparse.Namespace(paths=[], quiet=args.quiet, no_graph=False))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import uuid
@@ -18,6 +19,9 @@ from core.store.sqlite_media import DescriptionStore
 from core.text.filenames import safe_filename
 
 IMPORT_DIRNAME = "import"  # a MinerU output made elsewhere, kept as uploaded, parsed by the import backend
+# A document's own parse budget, set by "retry with MinerU and a larger budget": {"memory_gb": N}. It stays with
+# the document, so a later re-parse (a retry, a re-index) does not fall back where the retry succeeded.
+PARSE_BUDGET_FILE = "parse_budget.json"
 
 
 @dataclass
@@ -130,13 +134,34 @@ def is_import(lib: Library, doc_id: str) -> bool:
     return (lib.workspace.doc_dir(doc_id) / IMPORT_DIRNAME).exists()
 
 
-def retry_document(lib: Library, doc_id: str) -> None:
+def parse_memory_override(lib: Library, doc_id: str) -> float:
+    """The GB a retry gave this document's MinerU child (0: the settings' share)."""
+    try:
+        value = json.loads((lib.workspace.doc_dir(doc_id) / PARSE_BUDGET_FILE).read_text(encoding="utf-8"))
+        return max(0.0, float(value.get("memory_gb", 0.0)))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def mineru_stop(doc: Document) -> str:
+    """Why MinerU did not parse (all of) this document, when a limit of ours stopped it or kept pages from it
+    (core.pipeline.parsing.pipeline words these); '' otherwise. Such a document can be retried with a larger
+    budget."""
+    return next((w for w in doc.warnings if w.startswith("MinerU ") or "vector marks" in w), "")
+
+
+def retry_document(lib: Library, doc_id: str, memory_gb: float = 0.0) -> None:
+    """Queue the document again. memory_gb > 0: parse it with MinerU again, every page, its child allowed this
+    much memory (at most what the other workers leave of the machine: core.pipeline.parsing.budget)."""
     doc = lib.documents.get(doc_id)
     if doc is None:
         raise KeyError(doc_id)
     if doc.status.in_progress:
         return
     lib.check_vector_space()
+    if memory_gb > 0:
+        (lib.workspace.doc_dir(doc_id) / PARSE_BUDGET_FILE).write_text(json.dumps({"memory_gb": memory_gb}),
+                                                                        encoding="utf-8")
     lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again")
 
 

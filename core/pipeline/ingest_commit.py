@@ -152,8 +152,13 @@ def _message(result: ComputeResult) -> str:
     message = f"{count(parsed.pages, 'page')}, {count(len(parsed.items), 'item')}, {count(len(result.chunks), 'chunk')}"
     if not result.chunks:
         message += "; nothing searchable was found (no text, captions or tables)"
-    if parsed.warnings:
-        message += f"; {count(len(parsed.warnings), 'warning')}"
+    # Why MinerU was stopped (a memory cap, a deadline, pages too dense for it) is the one warning said in the
+    # status line itself: it tells the user the tables and formulas are approximate and a retry may help.
+    stops = [w for w in parsed.warnings if w.startswith("MinerU ") or "vector marks" in w]
+    if stops:
+        message += "; " + "; ".join(stops)
+    if len(parsed.warnings) > len(stops):
+        message += f"; {count(len(parsed.warnings) - len(stops), 'warning' if not stops else 'other warning')}"
     return message
 
 

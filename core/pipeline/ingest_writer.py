@@ -15,7 +15,7 @@ from core.library import Library
 from core.pipeline.compute import ComputeBackend
 from core.pipeline.compute.task import IMPORT, PDF, ComputeResult, ComputeTask
 from core.pipeline.compute.throughput import Throughput
-from core.pipeline.documents import IMPORT_DIRNAME, is_import, purge_document
+from core.pipeline.documents import IMPORT_DIRNAME, is_import, parse_memory_override, purge_document
 from core.pipeline.ingest_commit import (
     PARSE_PREFIX,
     SHORT_TEXTS_PER_SLOT,
@@ -27,6 +27,7 @@ from core.pipeline.ingest_commit import (
     held_ids,
     say,
 )
+from core.pipeline.parsing.budget import child_memory_bytes
 from core.pipeline.status import ProgressFn, StageReporter, worker_id
 from core.schema.media import VLM
 from core.schema.records import DocStatus, Document
@@ -60,13 +61,17 @@ def _source_files(lib: Library, doc_id: str, kind: str) -> dict[str, bytes]:
         os.unlink(archive)
 
 
-def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files: bool) -> ComputeTask:
+def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files: bool,
+              workers: int = 1) -> ComputeTask:
+    """workers: how many documents the backend computes at once, who share the parse memory budget."""
     kind = IMPORT if is_import(lib, doc.id) else PDF
     settings = lib.settings
     vlm = {index: rows[VLM] for index, rows in DescriptionStore(lib.db).by_doc(doc.id).items() if VLM in rows}
+    override = parse_memory_override(lib, doc.id)
     task = ComputeTask(doc_id=doc.id, kind=kind, parsing=settings.parsing, chunking=settings.chunking,
                        embedding=settings.embedding, mineru_home=str(lib.workspace.mineru_home), vlm=vlm,
-                       attempt=attempt)
+                       attempt=attempt, parse_memory=child_memory_bytes(settings.parsing, workers, override),
+                       every_page_to_mineru=override > 0)
     if ships_files:
         task.files = _source_files(lib, doc.id, kind)
     else:
@@ -155,7 +160,8 @@ class Writer:
         self.jobs[job.doc.id] = job
         try:
             job.work.mkdir(parents=True)
-            task = make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files)
+            task = make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files,
+                             self.backend.workers)
             job.report(f"waiting for a worker ({self.backend.name} backend)", 0.0, force=True)
             job.future = self.backend.submit(task, self.inbox.address if self.inbox is not None else None)
         except Exception as exc:  # the source went missing under a delete, a disk error, a pool that broke
@@ -171,7 +177,8 @@ class Writer:
             self.jobs[job.doc.id] = job
             try:
                 job.work.mkdir(parents=True)
-                tasks.append(make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files))
+                tasks.append(make_task(self.lib, job.doc, job.attempt, job.work, self.backend.ships_files,
+                                       self.backend.workers))
                 members.append(job)
             except Exception as exc:  # this document's source went missing under a delete: it alone fails
                 job.future = Future()

@@ -49,7 +49,28 @@ class ParsingConfig:
                              "CPU-seconds a page).")
     ocr_dpi: int = setting(150, label="OCR resolution (dpi)", min=36, max=1200)
     fallback_to_builtin: bool = setting(True, label="Fall back to the builtin parser when MinerU fails on a file")
-    timeout_s: int = setting(3600, label="Parse timeout per document (s)", min=1)
+    # The parse deadline scales with the pages (core.pipeline.parsing.budget): base + per page, at most timeout_s.
+    deadline_base_s: int = setting(60, label="Parse deadline: base (s)", min=1,
+                                   help="A document's parse deadline is this plus the per-page allowance times its "
+                                        "pages, at most the cap below. Past it MinerU is stopped and PyMuPDF "
+                                        "parses the document.")
+    deadline_per_page_s: int = setting(20, label="Parse deadline: per page (s)", min=0,
+                                       help="MinerU's flash tier needs well under 1 s a page; OCR up to 30 s.")
+    timeout_s: int = setting(1800, label="Parse deadline: cap per document (s)", min=1,
+                             help="No document's parse takes longer than this, however many pages it has.")
+    stall_s: int = setting(300, label="Parse stuck after (s without a new page)", min=0,
+                           help="MinerU reports each page it reads and lays out; a page that takes longer than "
+                                "this counts as stuck, and PyMuPDF parses the document instead. 0: off.")
+    memory_gb: float = setting(0.0, label="Parse memory budget (GB)", min=0,
+                               help="What all MinerU children together may hold in memory, divided evenly across "
+                                    "the workers. 0: min(6 GB, 40% of this machine's memory). A child over its "
+                                    "share is stopped by PaperGraph (never by the kernel's OOM killer, which could "
+                                    "hit the app instead) and the document is parsed with PyMuPDF; the document "
+                                    "says so and can be retried with a larger budget.")
+    dense_page_paths: int = setting(20000, label="Pages with more vector drawings go to PyMuPDF", min=0,
+                                    help="A page drawn with tens of thousands of vector marks (a dense scatter "
+                                         "plot) makes MinerU's formula detection grow to many GB; such pages are "
+                                         "parsed with PyMuPDF and the rest with MinerU. 0: every page to MinerU.")
     max_pages: int = setting(2000, label="Largest document accepted (pages)", min=1)
     max_file_mb: int = setting(300, label="Largest file accepted (MB)", min=1)
 

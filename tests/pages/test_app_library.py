@@ -184,3 +184,31 @@ def test_library_suggests_duplicate_entities_and_merges_one(monkeypatch, tmp_pat
     assert not at.exception, [e.value for e in at.exception]
     assert "Merged" in texts(at.success)
     assert open_library(Workspace(ws.root)).graph.counts()[0] == before - 1
+
+
+def test_a_document_mineru_was_stopped_on_says_why_and_an_editor_retries_it_with_more_memory(monkeypatch, tmp_path):
+    from core.pipeline.documents import parse_memory_override
+    from core.settings.config import Settings
+
+    ws = Workspace(tmp_path / "ws").ensure()
+    settings = Settings()
+    settings.parsing.memory_gb, settings.parsing.dense_page_paths, settings.compute.workers = 1.0, 0, 1
+    ws.save_settings(settings)
+    lib = open_library(ws)
+    added = add_pdf(lib, "scatter.pdf", pdfs.make_dense_vector_pdf(tmp_path / "scatter.pdf").read_bytes())
+    (doc,) = process_queue(lib)
+    reason = "MinerU stopped at 1 GB on page 1 of 1; parsed with PyMuPDF, tables and formulas are approximate"
+    assert doc.status == DocStatus.READY and reason in doc.message
+
+    at = run_app(monkeypatch, ws.root)
+    at.session_state["library_table_0"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert "MinerU stopped at 1 GB on page 1 of 1" in texts(at.caption)
+    assert at.number_input(key="retry_memory_gb").value == 2.0  # twice the child's share
+    assert at.button(key="retry_memory").label == "Retry with MinerU and 2 GB"
+    at.button(key="retry_memory").click().run()
+    assert not at.exception
+    assert parse_memory_override(lib, added.doc_id) == 2.0
+    assert lib.documents.get(added.doc_id).status.in_progress or lib.documents.get(added.doc_id).updated_at > \
+        doc.updated_at
+    delete_document(lib, added.doc_id)  # its worker stops at its next step

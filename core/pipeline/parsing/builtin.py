@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pymupdf
 
-from core.pipeline.parsing.builtin_media import Media, find_figures, find_tables, overlap_share, save_crop
+from core.pipeline.parsing.builtin_media import (
+    DENSE_PATHS,
+    Media,
+    find_figures,
+    find_tables,
+    overlap_share,
+    save_crop,
+    vector_boxes,
+)
 from core.pipeline.parsing.builtin_text import CAPTION, TextBlock, body_size, furniture_type, is_heading, page_blocks
 from core.pipeline.parsing.layout import Box, reading_order, to_1000
 from core.pipeline.parsing.result import IMAGES_DIR, ParseError
@@ -74,9 +82,11 @@ def _page_items(page: pymupdf.Page, blocks: list[TextBlock], body: float, out_di
     def bbox(box: Box) -> list[float]:
         return to_1000(_display(page, box), w, h)
 
-    tables = find_tables(page)
+    paths = vector_boxes(page)
+    dense = paths if len(paths) > DENSE_PATHS else None
+    tables = find_tables(page) if dense is None else []
     figure_captions = [b.box for b in blocks if _caption_kind(b) == "image"]
-    media = tables + find_figures(page, tables, figure_captions)
+    media = tables + find_figures(page, tables, figure_captions, dense)
     blocks = [b for b in blocks if not any(overlap_share(b.box, m.box) > 0.6 for m in media)]
     captions = _attach_captions(blocks, media, layout_h)
     titles = _title_indices(blocks, body, layout_h) if p == 0 else set()
@@ -121,12 +131,15 @@ def _merge_titles(items: list[ContentItem]) -> list[ContentItem]:
 
 
 def parse_builtin(pdf_path: Path, out_dir: Path, *, progress: Callable[[str], None],
-                  deadline: float | None = None) -> list[ContentItem]:
+                  deadline: float | None = None, pages: set[int] | None = None) -> list[ContentItem]:
+    """The content list of the PDF, or of the pages (indexes from 0) named in `pages`."""
     items: list[ContentItem] = []
     with pymupdf.open(pdf_path) as doc:
         all_blocks = [page_blocks(page) for page in doc]
         body = body_size(all_blocks)
         for page in doc:
+            if pages is not None and page.number not in pages:
+                continue
             if deadline is not None and time.monotonic() > deadline:
                 raise ParseError(f"parsing stopped at page {page.number + 1} of {doc.page_count}: "
                                  "it exceeded the time limit (timeout in the parsing settings)")

@@ -15,6 +15,11 @@ MIN_VECTOR_FIGURE_PT = 60.0
 MIN_FIGURE_SHARE = 0.01  # of the page area
 FRAMED_WORDS = 60  # more words than this inside an uncaptioned picture or drawing: it is framed text
 BACKGROUND_SHARE = 0.6  # a picture or frame this big holding most of the page's words is a background
+# A page drawing more vector paths than this (a scatter plot drawn mark by mark) gets neither find_tables() nor
+# cluster_drawings(): on page 6 of the stress PDF (92,680 paths) the first took 47 s and the second minutes. Its
+# drawings are grouped on a coarse grid instead (grid_clusters), from MuPDF's cheap bbox log.
+DENSE_PATHS = 20000
+GRID_PT = 12.0  # drawings closer than about this are one figure
 
 
 @dataclass
@@ -124,9 +129,48 @@ def _captioned(b: Box, captions: list[Box], reach: float) -> bool:
     return False
 
 
-def find_figures(page: pymupdf.Page, tables: list[Media], captions: list[Box]) -> list[Media]:
+def vector_boxes(page: pymupdf.Page) -> list[Box]:
+    """The boxes of the page's vector paths, fills and strokes (unrotated page space), from MuPDF's bbox log."""
+    return [tuple(box) for kind, box in page.get_bboxlog() if "path" in kind]
+
+
+def grid_clusters(boxes: list[Box], cell: float = GRID_PT) -> list[Box]:
+    """Boxes grouped by the grid cells they touch (cells sharing a side join), each group's bounding box: linear
+    in the boxes, where cluster_drawings() compares them pairwise."""
+    owner: dict[tuple[int, int], int] = {}
+    parent: list[int] = []
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for b in boxes:
+        cells = [(x, y) for x in range(int(b[0] // cell), int(b[2] // cell) + 1)
+                 for y in range(int(b[1] // cell), int(b[3] // cell) + 1)]
+        if len(cells) > 10000:  # a page-sized frame or background: it would join everything
+            continue
+        for c in cells:
+            if c in owner:
+                continue
+            owner[c] = len(parent)
+            parent.append(len(parent))
+            for n in ((c[0] - 1, c[1]), (c[0] + 1, c[1]), (c[0], c[1] - 1), (c[0], c[1] + 1)):
+                if n in owner:
+                    parent[find(owner[n])] = find(owner[c])
+    groups: dict[int, list[float]] = {}
+    for (x, y), i in owner.items():
+        g = groups.setdefault(find(i), [x, y, x, y])
+        g[0], g[1], g[2], g[3] = min(g[0], x), min(g[1], y), max(g[2], x), max(g[3], y)
+    return [(g[0] * cell, g[1] * cell, (g[2] + 1) * cell, (g[3] + 1) * cell) for g in groups.values()]
+
+
+def find_figures(page: pymupdf.Page, tables: list[Media], captions: list[Box],
+                 dense: list[Box] | None = None) -> list[Media]:
     """Raster pictures and clusters of vector drawings, minus tables, page backgrounds and framed text.
-    `captions` are the boxes of "Figure N" text blocks: a wordy drawing with a caption is still a figure."""
+    `captions` are the boxes of "Figure N" text blocks: a wordy drawing with a caption is still a figure.
+    `dense`: the vector boxes of a page with more than DENSE_PATHS of them, grouped on a grid instead."""
     unrotated = page.rect * page.derotation_matrix  # PyMuPDF reports image and drawing boxes unrotated
     area = abs(unrotated)
     words = page.get_text("words")
@@ -145,7 +189,7 @@ def find_figures(page: pymupdf.Page, tables: list[Media], captions: list[Box]) -
 
     raster = [tuple(pymupdf.Rect(i["bbox"]) & unrotated) for i in page.get_image_info()]
     try:
-        vector = [tuple(r) for r in page.cluster_drawings()]
+        vector = grid_clusters(dense) if dense is not None else [tuple(r) for r in page.cluster_drawings()]
     except Exception:
         vector = []
     candidates = [b for b in raster if big(b, MIN_FIGURE_PT)]

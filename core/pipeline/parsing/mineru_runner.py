@@ -1,9 +1,16 @@
-"""Run mineru_worker in a child process: timeout, progress, CPU time and a readable error.
+"""Run mineru_worker in a child process: memory cap, deadline, stuck detection, progress, CPU time and a readable
+error.
 
 The child is kept between PDFs (`--serve`) and reused by the next parse in this process, so mineru's imports are
 paid once per process rather than once per paper: 10 shared papers, one compute worker, 110 → ~94 CPU-s. A child
 is thrown away (its whole process group killed) on a timeout, when the caller gives up, after a failure, and after
-MAX_JOBS papers (mineru is not ours to trust with a process's memory forever)."""
+MAX_JOBS papers (mineru is not ours to trust with a process's memory forever).
+
+A child is stopped, and the reason says where (core.pipeline.parsing.budget sets the limits):
+- over its memory cap: its own RLIMIT_AS makes an allocation fail, or our MemoryWatch kills its process group;
+- past its deadline (base + per page, capped);
+- stuck: no new page for `stall_s` seconds (the worker reports each page it starts; the rule applies once it has).
+"""
 from __future__ import annotations
 
 import atexit
@@ -21,7 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.pipeline.parsing.mineru_worker import DONE, ERROR, PARENT_PID_ENV, PROGRESS
+from core.pipeline.parsing.budget import gigabytes
+from core.pipeline.parsing.memory_watch import MemoryWatch, group_rss
+from core.pipeline.parsing.mineru_worker import DONE, ERROR, MEMORY_ENV, PAGE, PARENT_PID_ENV, PROGRESS
 from core.settings.workspace import REPO_ROOT
 
 _NOT_READY = re.compile(r"is not ready under (\S+?);")
@@ -30,12 +39,19 @@ _NOISE = re.compile(r"^(\s*File \"|\s*\^+\s*$|Traceback|During handling|The abov
                     r".*Explicitly closing|.*\| (INFO|DEBUG|WARNING) +\|)")
 
 
+# How an allocation failure past RLIMIT_AS reads in the child's error line (Python, C++ and Rust allocators)
+_OUT_OF_MEMORY = re.compile(r"MemoryError|bad_alloc|memory allocation of \d+ bytes failed|Cannot allocate memory")
+STOPPED = ("memory", "deadline", "stuck")  # MineruFailed.stopped: why we stopped it ("" = it failed by itself)
+
+
 class MineruFailed(Exception):
     """mineru did not produce a content list; str() is the user-facing reason."""
 
-    def __init__(self, message: str, cpu_seconds: float = 0.0):
+    def __init__(self, message: str, cpu_seconds: float = 0.0, stopped: str = "", peak_rss: int = 0):
         super().__init__(message)
         self.cpu_seconds = cpu_seconds
+        self.stopped = stopped  # one of STOPPED, or ""
+        self.peak_rss = peak_rss  # bytes, the child's process group at its largest
 
 
 @dataclass
@@ -43,10 +59,15 @@ class MineruRun:
     out_dir: Path  # mineru's own output folder: content_list.json, images/, middle_json.json...
     cpu_seconds: float
     wall_seconds: float
+    peak_rss: int = 0  # bytes, the child's process group at its largest during this parse
 
 
-def _env(mineru_home: Path, tier: str) -> dict[str, str]:
+def _env(mineru_home: Path, tier: str, memory_bytes: int) -> dict[str, str]:
     env = dict(os.environ)
+    if memory_bytes:
+        env[MEMORY_ENV] = str(memory_bytes)
+        # glibc reserves 64 MB of address space per thread arena; RLIMIT_AS counts reservations, so keep them few.
+        env.setdefault("MALLOC_ARENA_MAX", "2")
     env["MINERU_HOME"] = str(mineru_home)
     env["HF_HUB_OFFLINE"] = "1"  # a hub lookup hangs ~90 s before failing on a machine without internet
     if tier != "flash":
@@ -88,7 +109,7 @@ MAX_IDLE = 2  # children kept waiting in one process (one per thread that parses
 
 @dataclass
 class _Child:
-    key: tuple[str, str]  # (tier, MINERU_HOME): a child serves only the settings it was started with
+    key: tuple[str, str, int]  # (tier, MINERU_HOME, memory cap): a child serves only the settings it started with
     proc: subprocess.Popen
     lines: queue.Queue  # its stdout, line by line; None once it closed
     err: object  # the temporary file its stderr goes to
@@ -107,13 +128,13 @@ def children_cpu_seconds() -> float:
     return _cpu_used[0]
 
 
-def _start(key: tuple[str, str]) -> _Child:
-    tier, home = key
+def _start(key: tuple[str, str, int]) -> _Child:
+    tier, home, memory_bytes = key
     err = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
     # A file, not a pipe, for stderr: mineru can log more than a pipe buffer holds before we read it.
     try:
         proc = subprocess.Popen([sys.executable, "-m", "core.pipeline.parsing.mineru_worker", "--serve"],
-                                cwd=REPO_ROOT, env=_env(Path(home), tier), stdin=subprocess.PIPE,
+                                cwd=REPO_ROOT, env=_env(Path(home), tier, memory_bytes), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
     except OSError as exc:
         err.close()
@@ -123,7 +144,7 @@ def _start(key: tuple[str, str]) -> _Child:
     return _Child(key, proc, lines, err)
 
 
-def _checkout(key: tuple[str, str]) -> _Child:
+def _checkout(key: tuple[str, str, int]) -> _Child:
     """An idle child of these settings, or a new one; idle children of other settings are closed."""
     with _lock:
         others = [c for c in _idle if c.key != key or not _alive(c.proc)]
@@ -135,6 +156,12 @@ def _checkout(key: tuple[str, str]) -> _Child:
 
 
 def _checkin(child: _Child) -> None:
+    # A kept child's memory creeps up paper after paper (soak: ~0.3 GB after its first paper, ~0.7 GB after 90):
+    # one holding half its cap between papers is replaced, so an ordinary paper never meets the cap in it.
+    cap = child.key[2]
+    if cap and group_rss(child.proc.pid) > cap // 2:
+        _close(child)
+        return
     with _lock:
         if child.jobs < MAX_JOBS and len(_idle) < MAX_IDLE and _alive(child.proc):
             _idle.append(child)
@@ -174,30 +201,36 @@ def _job_stderr(child: _Child, offset: int) -> str:
 
 
 def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, timeout_s: float,
-               progress: Callable[[str], None]) -> MineruRun:
-    """Parse `pdf_path` into `work_dir` in a child process; raise MineruFailed with a specific reason."""
+               progress: Callable[[str], None], memory_bytes: int = 0, stall_s: float = 0.0,
+               page_range: str = "all") -> MineruRun:
+    """Parse `pdf_path` into `work_dir` in a child process; raise MineruFailed with a specific reason.
+    memory_bytes: the child's cap (0: none); timeout_s: its deadline; stall_s: how long one page may take (0: no
+    limit); page_range: MinerU's syntax ("1-5,8-14"), page numbers of the whole PDF."""
     try:
         mineru_home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MineruFailed(f"cannot create mineru's home folder {mineru_home}: {exc.strerror}") from None
-    key = (tier, str(Path(mineru_home).resolve()))
-    job = json.dumps({"pdf": str(Path(pdf_path).resolve()), "out": str(Path(work_dir).resolve()), "tier": tier})
+    key = (tier, str(Path(mineru_home).resolve()), int(memory_bytes))
+    job = json.dumps({"pdf": str(Path(pdf_path).resolve()), "out": str(Path(work_dir).resolve()), "tier": tier,
+                      "pages": page_range or "all"})
     start = time.monotonic()
+    limits = _Limits(start + timeout_s, timeout_s, stall_s)
     for attempt in range(2):
         child = _checkout(key)
         fresh = child.jobs == 0
         offset = os.fstat(child.err.fileno()).st_size
         try:
-            child.proc.stdin.write(job + "\n")
-            child.proc.stdin.flush()
-            outcome = _follow(child.lines, start + timeout_s, progress)
+            with MemoryWatch(child.proc.pid, int(memory_bytes)) as watch:
+                child.proc.stdin.write(job + "\n")
+                child.proc.stdin.flush()
+                outcome = _follow(child.lines, limits, progress, watch)
         except (BrokenPipeError, OSError):
             outcome = None  # it died while idle: below
         except BaseException:
             # The caller gave up (a progress callback raised, Ctrl-C): leave no orphaned mineru behind.
             _close(child)
             raise
-        if outcome is None or (outcome.cpu is None and not outcome.said and not outcome.timed_out):
+        if outcome is None or (outcome.cpu is None and not outcome.said and not outcome.stopped):
             # A kept child that died while idle (it is tied to the thread that started it, which may have ended)
             # has parsed nothing of this PDF: once, try a fresh one.
             stderr = _job_stderr(child, offset)
@@ -207,49 +240,89 @@ def run_mineru(pdf_path: Path, work_dir: Path, *, tier: str, mineru_home: Path, 
             raise MineruFailed(explain_failure("", stderr, tier, mineru_home, returncode), cpu)
         break
     wall = time.monotonic() - start
-    if outcome.timed_out:
+    if outcome.error and _OUT_OF_MEMORY.search(outcome.error) and memory_bytes:
+        outcome.stopped = "memory"  # an allocation failed at the child's RLIMIT_AS
+    if outcome.stopped:
         _, cpu = _close(child)
-        raise MineruFailed(f"mineru did not finish within the {timeout_s:g} s time limit", cpu)
+        raise MineruFailed(_stop_reason(outcome, limits, int(memory_bytes)),
+                           outcome.cpu if outcome.cpu is not None else cpu, outcome.stopped, watch.peak)
     if outcome.cpu is None or outcome.error:  # it died mid-parse, or said why it failed (and exits)
         stderr = _job_stderr(child, offset)
         returncode, cpu = _close(child)
         # A child that said why exits on its own (code 2): its reason stands, whatever the kill raced it to.
         raise MineruFailed(explain_failure(outcome.error, stderr, tier, mineru_home,
                                            2 if outcome.error else returncode),
-                           outcome.cpu if outcome.cpu is not None else cpu)
+                           outcome.cpu if outcome.cpu is not None else cpu, peak_rss=watch.peak)
     child.jobs += 1
     child.reported_cpu += outcome.cpu
     with _lock:
         _cpu_used[0] += outcome.cpu
     _checkin(child)
     if not (Path(work_dir) / "content_list.json").is_file():
-        raise MineruFailed("mineru finished without writing a content list", outcome.cpu)
-    return MineruRun(Path(work_dir), outcome.cpu, wall)
+        raise MineruFailed("mineru finished without writing a content list", outcome.cpu, peak_rss=watch.peak)
+    return MineruRun(Path(work_dir), outcome.cpu, wall, watch.peak)
+
+
+@dataclass
+class _Limits:
+    deadline: float  # time.monotonic() past which the child is stopped
+    timeout_s: float
+    stall_s: float
 
 
 @dataclass
 class _Outcome:
     error: str = ""  # the child's "error:" line
     cpu: float | None = None  # from its "done:" line; None: it never said it was done
-    timed_out: bool = False
+    stopped: str = ""  # one of STOPPED when we stopped it
     said: bool = False  # it said anything at all about this PDF
+    page: str = ""  # the page it last started, "6/14"
+    stage: str = ""  # what it does on that page: reading, layout
+    page_at: float = 0.0  # when it started it (time.monotonic()); 0: it has reported no page yet
 
 
-def _follow(lines: queue.Queue[str | None], deadline: float, progress: Callable[[str], None]) -> _Outcome:
-    """Relay progress lines until the child says it is done or closes stdout, or the deadline passes."""
+def _stop_reason(outcome: _Outcome, limits: _Limits, memory_bytes: int) -> str:
+    number, _, last = outcome.page.partition("/")
+    where = f" on page {number} of {last}" if outcome.page else ""
+    if outcome.stopped == "memory":
+        return f"MinerU stopped at {gigabytes(memory_bytes)}{where}"
+    if outcome.stopped == "stuck":
+        return f"MinerU was stuck{where} for {limits.stall_s:g} s"
+    return f"MinerU stopped at its {limits.timeout_s:g} s deadline{where}"
+
+
+def _follow(lines: queue.Queue[str | None], limits: _Limits, progress: Callable[[str], None],
+            watch: MemoryWatch) -> _Outcome:
+    """Relay progress lines until the child says it is done or closes stdout, or a limit stops it."""
     outcome = _Outcome()
     while True:
         try:
-            line = lines.get(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+            line = lines.get(timeout=max(0.05, min(0.5, limits.deadline - time.monotonic())))
         except queue.Empty:
-            if time.monotonic() >= deadline:
-                outcome.timed_out = True
-                return outcome
-            continue
+            line = ""
+        now = time.monotonic()
+        if watch.tripped.is_set():
+            outcome.stopped = "memory"  # the watch killed its process group
+            return outcome
+        if now >= limits.deadline:
+            outcome.stopped = "deadline"
+            return outcome
+        if limits.stall_s and outcome.page_at and now - outcome.page_at > limits.stall_s:
+            outcome.stopped = "stuck"
+            return outcome
         if line is None:
             return outcome
+        if not line:
+            continue
         outcome.said = True
-        if line.startswith(PROGRESS):
+        if line.startswith(PAGE):
+            page, _, stage = line[len(PAGE):].partition(" ")
+            if (page, stage) != (outcome.page, outcome.stage):
+                outcome.page, outcome.stage, outcome.page_at = page, stage, now
+            number, _, last = page.partition("/")
+            progress(f"mineru: {'reading' if stage == 'reading' else 'laying out'} page {number} of {last}")
+        elif line.startswith(PROGRESS):
+            outcome.page_at = 0.0  # past the pages (assembling, writing): the deadline and the cap still hold
             progress(line[len(PROGRESS):])
         elif line.startswith(ERROR):
             outcome.error = line[len(ERROR):]

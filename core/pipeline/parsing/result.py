@@ -27,6 +27,9 @@ class ParseOutput:
     markdown: str
     warnings: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0  # this process (all threads) plus the child processes it waited for
+    # MinerU's child: its cap and its process group's peak resident memory, in bytes (0: no child ran)
+    memory_cap: int = 0
+    child_peak_rss: int = 0
 
 
 def process_cpu_seconds() -> float:
@@ -49,6 +52,8 @@ def write_output(out_dir: Path, output: ParseOutput) -> None:
     (out_dir / MARKDOWN_FILE).write_text(output.markdown, encoding="utf-8")
     info = {"backend": output.backend, "pages": output.pages, "warnings": output.warnings,
             "cpu_seconds": round(output.cpu_seconds, 3)}
+    if output.memory_cap or output.child_peak_rss:
+        info.update(memory_cap_mb=output.memory_cap >> 20, child_peak_rss_mb=output.child_peak_rss >> 20)
     (out_dir / PARSE_INFO_FILE).write_text(json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
