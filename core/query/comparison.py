@@ -32,6 +32,8 @@ _BOTH = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\s+(?P<sides>.+
                    r"(?:both\s+(?P<pred>[^?]+?)|(?P<same>(?:[\w-]+\s+){0,3}?(?:of\s+|in\s+)?the\s+same\s+[^?]+?))"
                    r"\s*\??\s*$", re.I)
 _SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+)", re.I)
+_LEADING_BOTH = re.compile(r"^\s*(?P<aux>are|were|is|was)\s+both\s+[\w\s'-]{1,40}?,\s*(?:the\s+)?"
+                           r"(?P<sides>[^,]+?\s+and\s+[^,]+?),\s*(?P<pred>[^?]+?)\s*\??\s*$", re.I)
 _GENERIC = {"The", "A", "An", "It", "He", "She", "They", "In", "On", "At", "This", "That", "His", "Her", "Its", "Which",
             "Who", "What", "Are", "Is", "Were", "Was", "Both", "Between"}
 
@@ -47,9 +49,20 @@ class Side:
     evidence: list[Candidate]
 
 
+def two_sided(question: str) -> bool:
+    """A yes/no question about two things at once ("Are A and B both …?"): one side's sentence cannot answer it."""
+    return bool(_BOTH.match(_both_first(question.strip())))
+
+
+def _both_first(text: str) -> str:
+    """"Are both magazines, A and B, British?" read as "Are A and B both British?"."""
+    m = _LEADING_BOTH.match(text)
+    return f"{m.group('aux')} {m.group('sides')} both {m.group('pred')}" if m else text
+
+
 def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | None:
     """A composed answer, or None when the question compares nothing or a side's fact is missing."""
-    text = q.text.strip()
+    text = _both_first(q.text.strip())
     if q.yes_no and (m := _BOTH.match(text)):
         a, _, b = m.group("sides").rpartition(" and ")
         sides = _sides(_last_name(a), _first_name(b), ranked, source_of)

@@ -26,7 +26,7 @@ from core.query.candidates import Candidate, norm, source_candidates
 from core.query.candidates import sentence_ok as _sentence_ok  # noqa: F401  (the reader's tests import it here)
 from core.query.candidates import split_sentences as split_sentences
 from core.query.chain import Chain, compositional, find_chain
-from core.query.comparison import compare
+from core.query.comparison import compare, two_sided
 from core.query.coverage import distinctive
 from core.query.reader_features import QuestionView, featurize
 from core.query.reader_model import ReaderModel, load_model
@@ -133,6 +133,8 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib,
     composed = compare(q, ranked, context.source)
     if composed is not None:
         return composed
+    if q.yes_no and two_sided(question):  # both sides' facts were not found: one side's sentence cannot answer
+        return _abstain(context, ranked, q.kind, confidence, related=ranked[0].p >= model.related)
     chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
     # A chain is its own evidence (the first hop says the question's words, the second is about the bridge it
     # names): the single-sentence confidence measures neither hop, so only the floor of relatedness applies.

@@ -157,3 +157,18 @@ def test_a_local_llm_server_on_loopback_is_found_and_an_empty_port_is_not():
         found = find_local_llm(servers=(("Nothing", "http://127.0.0.1:9/v1"), ("Test server", server.url)))
     assert found is not None and found.name == "Test server" and found.models == ("llama3.1:8b",)
     assert find_local_llm(servers=(("Nothing", "http://127.0.0.1:9/v1"),)) is None
+
+
+def test_a_two_sided_yes_no_question_with_one_side_found_abstains_instead_of_answering_from_one_side():
+    from dataclasses import replace as with_
+
+    context = _context(("Mira Holt is an American film director and screenwriter.", "Mira Holt"),
+                       ("The Okapi Graph is a citation index, founded in 1997 in Lyon.", "Okapi Graph"))
+    lenient = with_(load_model(), threshold=0.0, related=0.0)
+    answer = read("Are Mira Holt and Tomas Varga both film directors?", context, None, None, None, np.zeros(2),
+                  model=lenient)
+    assert answer.abstained and answer.short_answer == "" and answer.sentences[0].text == NO_ANSWER
+    both = _compose("Are both people, Mira Holt and Tomas Varga, film directors?", _context(
+        ("Mira Holt is an American film director.", "Mira Holt"), ("Tomas Varga is a Hungarian film director.",
+                                                                   "Tomas Varga")))
+    assert both is not None and both.short_answer == "yes"
