@@ -14,6 +14,7 @@ from core.library import Library
 from core.models.llm.discovery import find_local_llm
 from core.query.engine import ask
 from core.query.history import recent
+from core.query.reader import NOT_DISCUSSED
 from core.query.records import QueryResult
 from core.query.routes import available_modes, default_mode
 from core.schema.modes import modes_help
@@ -77,8 +78,15 @@ def show_result(lib: Library, result: QueryResult, run: str) -> None:
     qv.show_answer(lib, result)
     if not result.context.sources:
         st.warning("Nothing matched. Loosen the paper filter, try another mode, or check that the graph is built.")
-    st.markdown("#### Sources")
-    qv.show_sources(lib, result, lazy_key=run)
+    unrelated = result.answer is not None and any(s.text == NOT_DISCUSSED for s in result.answer.sentences)
+    if unrelated:  # nothing is about the question: what was retrieved is not offered as if it were evidence
+        box = qv.lazy_expander("Passages retrieved (none is about the question)", f"{run}_unrelated")
+        if box.open:
+            with box:
+                qv.show_sources(lib, result, lazy_key=run)
+    else:
+        st.markdown("#### Sources")
+        qv.show_sources(lib, result, lazy_key=run)
     retrieved = qv.lazy_expander("What was retrieved", f"{run}_retrieved")
     if retrieved.open:
         with retrieved:

@@ -20,6 +20,7 @@ from core.text.safe_markdown import md_escape
 from pages.widgets.passage_dialog import document_link, open_passage, source_boxes
 
 MEDIA_KINDS = ("table", "image", "equation")
+_MARKERS = re.compile(r"\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
 
 
@@ -77,6 +78,8 @@ def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
         st.info("Context only: no answer was generated. The assembled context is below.")
         return
     short = (getattr(answer, "short_answer", "") or "").strip()
+    if answer.sentences and short == _MARKERS.sub("", answer.sentences[0].text).strip():
+        short = ""  # the whole first sentence: shown once, not twice
     st.markdown((f"**{md_escape(short)}**\n\n" if short else "")
                 + answer_markdown(answer, {s.n for s in result.context.sources}))
     citation_buttons(lib, result, key)
