@@ -34,7 +34,10 @@ def graph_busy(doc: Document) -> bool:
 
 
 def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str, str], ...]:
-    return tuple((d.id, d.status.value, d.graph_status.value) for d in docs)
+    """What the Library's live progress compares to know a status changed: the same whatever the list's order
+    (the page shows the newest first, the store lists the oldest first; compared in order, they always differed
+    and the page reran without pause)."""
+    return tuple(sorted((d.id, d.status.value, d.graph_status.value) for d in docs))
 
 
 def newest_first(docs: list[Document]) -> list[Document]:

@@ -21,6 +21,12 @@ def test_the_newest_document_comes_first_and_the_table_identity_follows_the_rows
     assert [r["title"] for r in present.document_rows(ordered)] == ["c.pdf", "b.pdf", "a.pdf"]
 
 
+def test_the_live_progress_sees_no_change_in_the_same_statuses_listed_in_another_order():
+    docs = [_doc("a", 1.0, DocStatus.PARSING), _doc("b", 2.0)]
+    assert present.status_snapshot(present.newest_first(docs)) == present.status_snapshot(docs)
+    assert present.status_snapshot(docs) != present.status_snapshot([_doc("a", 1.0), _doc("b", 2.0)])
+
+
 def test_an_added_notice_stays_only_while_its_document_is_in_progress():
     def added(doc_id: str) -> tuple:
         return ("pdf", f"{doc_id}.pdf", AddResult(doc_id, f"{doc_id}.pdf", "added", "added"), None)
