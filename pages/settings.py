@@ -220,7 +220,7 @@ with st.container(border=True):
 values: dict[str, dict] = {}
 sections = {section.name for section in fields(current)}
 with st.form("settings_form"):
-    st.subheader("Settings by stage")
+    st.subheader("By pipeline stage")
     tabs = present.settings_tabs()
     for tab, (_label, names) in zip(st.tabs([label for label, _ in tabs]), tabs):
         with tab:  # a form's tabs all run: every field is submitted whichever tab is open

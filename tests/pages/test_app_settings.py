@@ -19,7 +19,7 @@ def save_button(at):
 def test_settings_open_on_the_presets_then_tabs_by_stage_with_the_llm_first(monkeypatch, tmp_path):
     at = run_app(monkeypatch, tmp_path / "ws", "pages/settings.py")
     headings = [h.value for h in at.subheader]
-    assert headings[:2] == ["Presets", "Settings by stage"], headings  # the presets above the ~60 fields
+    assert headings[:2] == ["Presets", "By pipeline stage"], headings  # the presets above the ~60 fields
     assert [t.label for t in at.tabs] == [label for label, _ in SETTINGS_TABS]
     assert at.tabs[0].label == "LLM" and at.tabs[0].selectbox(key="setting_llm_provider")
     # Each tab holds its sections' fields, and the form still submits them all.
