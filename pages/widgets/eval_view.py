@@ -14,6 +14,7 @@ from core.eval.questions import reference_free
 from core.eval.report import paragraph_answers, results_csv, run_json, run_name
 from core.eval.runner import MetricSummary, metric_order, summarise
 from core.library import Library
+from core.presentation.compare import side_by_side
 from core.schema.eval import RUNNING, EvalQuestion, QuestionResult
 from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 from core.text.safe_markdown import md_escape
@@ -285,7 +286,10 @@ def drill_down(qset: QuestionSet | None, run: RunRecord, results: list[QuestionR
                 for passage in question.evidence:
                     st.markdown(f"> {md_escape(passage)}")
     per_mode = [r for r in results if r.question_id == chosen]
-    for column, result in zip(st.columns(len(per_mode)), per_mode):
+    # As on the Compare page: side by side for a few modes, a tab each beyond (seven columns wrap words mid-way).
+    places = (st.columns(len(per_mode)) if side_by_side(len(per_mode)) else
+              st.tabs([r.mode for r in per_mode]))
+    for column, result in zip(places, per_mode):
         with column:
             st.markdown(f"#### {md_escape(result.mode)}")
             if result.error:
