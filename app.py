@@ -26,13 +26,15 @@ st.set_page_config(page_title="PaperGraph", page_icon="📚", layout="wide")
 # without (still dimmed, after the same 0.5 s, in one step; tests/pages/test_browser_ask_cost.py). Style-only HTML
 # goes to Streamlit's event container, so it takes no room on the page.
 st.html(STILL_INDICATORS_CSS)
-# Before any page: served to a network, a session signs in (or is refused) first; see pages/widgets/auth.py.
+# Before any page: served to a network, a browser signs in (or is refused) first, its session cookie read again at
+# every run; see pages/widgets/auth.py and, in front of Streamlit, pages/widgets/server_gate.py (serve.py).
 user = auth.gate()
 
 # Streamlit treats a pages/ folder beside app.py as a legacy multipage app until the first st.navigation call:
 # a deep link (/document?doc=…) as the first request after a server start would run the page alone, without the
-# sign-in gate, sidebar or navigation. Every page first calls auth.page_guard(), which leaves that mode and reruns
-# through here (pages/widgets/state.py ensure_entry_point); the browser test opens a deep link first.
+# sign-in gate, sidebar or navigation. serve.py leaves that mode out before the first session; should a page run
+# alone anyway (AppTest after switch_page), its first call, auth.page_guard(), checks access itself and reruns
+# through here (pages/widgets/state.py ensure_entry_point). The browser tests open a deep link first.
 pages = [
     st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
     st.Page("pages/document.py", title="Document", icon=":material/description:"),

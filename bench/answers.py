@@ -60,6 +60,10 @@ except ImportError:  # an older metrics module: the same rule, whole words of th
         return float(any(n and f" {n} " in t for n in needles for t in texts))
 
 PAPERS = REPO.parent / "shared" / "corpus" / "papers"
+# The independent set (bench/qa_corpus): 43 papers rebuilt by bench/qa_corpus/build.py, questions written by people
+# who never read the code (bench/qa_corpus/WRITING_BRIEF.md), test split frozen (assemble.py --check).
+QA_PDFS = REPO.parent / "qa_corpus" / "pdfs"
+QA_DIR = Path(__file__).with_name("qa_corpus")
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
 QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
 WARM_UP = "Which datasets are used for evaluation?"
@@ -166,6 +170,11 @@ def summarise(mode: str, scored: list[Scored]) -> dict:
         "abstention_precision": (len(right) / len(abstained) if abstained else None) if has_flag else None,
         "abstention_recall": (len(right) / len(unanswerable) if unanswerable else None) if has_flag else None,
         "false_abstentions": sum(1 for s in abstained if s.answerable) if has_flag else None,
+        # What a researcher is told as an answer: stated (not abstained) answers whose first sentence holds a
+        # reference, over all stated ones (an unanswerable question answered is wrong); and the share of the
+        # answerable questions that got a stated answer.
+        "stated_precision": mean([float(s.answerable and s.contains_first > 0) for s in scored if not s.abstained]),
+        "coverage": mean([float(not s.abstained) for s in answerable]),
         "by_type": {t: mean([s.contains for s in answerable if s.type == t])
                     for t in sorted({s.type for s in answerable})},
         "p50_ms": pct(seconds, .5),
@@ -201,15 +210,16 @@ def print_tables(summaries: list[dict], with_evidence: bool = True) -> None:
     if any(s["unanswerable"] for s in summaries):
         print()
         row("mode", "unanswerable", "abstained (all questions)", "abstention precision", "abstention recall",
-            "false abstentions (answerable)")
-        row(*["---"] * 6)
+            "false abstentions (answerable)", "stated answers right", "answerable answered")
+        row(*["---"] * 8)
         for s in summaries:
             if not s["abstention_flag"]:
-                row(s["mode"], s["unanswerable"], "n/a", "n/a", "n/a", "n/a (no `abstained` flag on the answer)")
+                row(s["mode"], s["unanswerable"], "n/a", "n/a", "n/a", "n/a (no `abstained` flag on the answer)",
+                    "n/a", "n/a")
                 continue
             precision = fmt(s["abstention_precision"]) if s["abstained"] else "n/a (none abstained)"
             row(s["mode"], s["unanswerable"], s["abstained"], precision, fmt(s["abstention_recall"]),
-                s["false_abstentions"])
+                s["false_abstentions"], fmt(s["stated_precision"]), fmt(s["coverage"]))
     types = sorted({t for s in summaries for t in s["by_type"]})
     if len(types) > 1:
         print("\nanswer contains reference, by question type:\n")
@@ -244,20 +254,20 @@ def warm_up(lib: Library, modes: list[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- papers
-def load_questions(split: str) -> list[dict]:
-    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_questions(split: str, path: Path = QUESTIONS) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return rows if split == "all" else [r for r in rows if r.get("split") == split]
 
 
-def build_papers(lib: Library) -> None:
-    """The ten shared papers through the product path; a reused workspace only does what is missing."""
+def build_papers(lib: Library, folder: Path = PAPERS, manifest_path: Path | None = None) -> None:
+    """The papers of a manifest through the product path; a reused workspace only does what is missing."""
     from core.pipeline.documents import add_pdf
     from core.pipeline.graph.stage import process_graph_queue
     from core.pipeline.ingest import process_queue
 
-    manifest = json.loads((PAPERS / "manifest.json").read_text())
+    manifest = json.loads((manifest_path or folder / "manifest.json").read_text())
     t = time.perf_counter()
-    added = [add_pdf(lib, m["file"], (PAPERS / m["file"]).read_bytes()) for m in manifest]
+    added = [add_pdf(lib, m["file"], (folder / m["file"]).read_bytes()) for m in manifest]
     new = [a for a in added if a.outcome == "added"]
     docs = process_queue(lib)
     ingest_s = time.perf_counter() - t
@@ -276,14 +286,18 @@ def build_papers(lib: Library) -> None:
 
 
 def papers(args) -> int:
-    if not PAPERS.exists():
-        print(f"{PAPERS} is missing", file=sys.stderr)
+    folder, manifest, path = ((QA_PDFS, QA_DIR / "manifest.json", QA_DIR / "questions.jsonl") if args.set == "qa"
+                              else (PAPERS, None, QUESTIONS))
+    if not folder.exists():
+        hint = " (python bench/qa_corpus/build.py rebuilds it)" if args.set == "qa" else ""
+        print(f"{folder} is missing{hint}", file=sys.stderr)
         return 2
     lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
-    build_papers(lib)
-    questions = load_questions(args.split)
+    build_papers(lib, folder, manifest)
+    questions = load_questions(args.split, path)
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
-    absent = sorted({q["paper"] for q in questions if q["doc_id"] not in known})
+    ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
+    absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})
     if absent:
         print(f"warning: papers of the set not ready in this workspace: {', '.join(absent)}")
     modes = choose_modes(lib, args.modes)
@@ -306,7 +320,7 @@ def papers(args) -> int:
         print_tables(split_summaries)
     print(f"\n## split {args.split}")
     print_tables(summaries)
-    write_json(args.json, {"set": str(QUESTIONS.name), "split": args.split, "workspace": str(lib.workspace.root),
+    write_json(args.json, {"set": str(path.name), "split": args.split, "workspace": str(lib.workspace.root),
                            "summaries": summaries, "by_split": by_split, "questions": per_question})
     return 0
 
@@ -326,8 +340,11 @@ def hotpot(args) -> int:
     lib = open_library(ws)
     corpus = [json.loads(line) for line in (HOTPOT / "corpus.jsonl").read_text().splitlines() if line.strip()]
     rows = [json.loads(line) for line in (HOTPOT / "qa.jsonl").read_text().splitlines() if line.strip()]
+    # The first half is dev (what the reader's comparison and bridge answers were looked at on), the rest test.
     questions = [{"id": str(r.get("id", n)), "question": r["question"], "answers": r["answers"],
-                  "evidence": r.get("evidence", []), "type": r.get("type", "")}
+                  "evidence": r.get("evidence", []),
+                  "type": "yes/no" if {a.lower() for a in r["answers"]} <= {"yes", "no"} else r.get("type", ""),
+                  "split": "dev" if n <= len(rows) // 2 else "test"}
                  for n, r in enumerate(rows[:args.questions], 1)]
     t = time.perf_counter()
     index_text_documents(lib, [(d["title"], d["text"]) for d in corpus])
@@ -339,15 +356,20 @@ def hotpot(args) -> int:
     summaries, per_question = [], []
     for mode in modes:
         scored = run_mode(lib, mode, questions)
-        summaries.append(summarise(mode, scored))
         per_question += [s.__dict__ for s in scored]
+        for split in ("dev", "test", "all"):
+            part = [s for s in scored if split == "all" or s.split == split]
+            compared = [s for s in part if s.type in ("comparison", "yes/no")]
+            summaries.append({**summarise(mode, part), "split": split, "compared": len(compared),
+                              "compared_right": mean([float(s.f1 >= 0.5) for s in compared])})
     print()
-    row("mode", "questions", "complete@5", "answer ⊇ ref", "1st sentence ⊇ ref", "short EM", "short F1",
-        "short answer from", "p50 ms", "p95 ms")
-    row(*["---"] * 10)
+    row("mode", "split", "questions", "complete@5", "answer ⊇ ref", "1st sentence ⊇ ref", "short EM", "short F1",
+        "yes/no + comparison: short answer F1 ≥ .5", "p50 ms", "p95 ms")
+    row(*["---"] * 11)
     for s in summaries:
-        row(s["mode"], s["answerable"], fmt(s["complete@5"]), fmt(s["contains"]), fmt(s["contains_first_sentence"]),
-            fmt(s["short_em"]), fmt(s["short_f1"]), short_source(s), f"{s['p50_ms']:.0f}", f"{s['p95_ms']:.0f}")
+        row(s["mode"], s["split"], s["answerable"], fmt(s["complete@5"]), fmt(s["contains"]),
+            fmt(s["contains_first_sentence"]), fmt(s["short_em"]), fmt(s["short_f1"]),
+            f"{fmt(s['compared_right'])} of {s['compared']}", f"{s['p50_ms']:.0f}", f"{s['p95_ms']:.0f}")
     write_json(args.json, {"set": "hotpotqa", "workspace": str(ws.root), "summaries": summaries,
                            "questions": per_question})
     return 0
@@ -366,6 +388,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      parents=[common(None)])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    parser.add_argument("--set", choices=["papers", "qa"], default="papers",
+                        help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
+                             "independent set of bench/qa_corpus on its 43 papers")
     parser.set_defaults(func=papers)
     sub = parser.add_subparsers(dest="what")
     p = sub.add_parser("hotpot", parents=[common(argparse.SUPPRESS)],

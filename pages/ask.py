@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.library import Library
+from core.models.llm.discovery import find_local_llm
 from core.query.engine import ask
 from core.query.history import recent
 from core.query.records import QueryResult
@@ -21,6 +22,12 @@ from pages.widgets import auth, state
 from pages.widgets import query_view as qv
 
 HISTORY_SHOWN = 20
+
+
+@st.cache_data(ttl=120, show_spinner=False)
+def local_llm():
+    """A local OpenAI-compatible server to recommend (loopback only; probed at most every two minutes)."""
+    return find_local_llm()
 
 
 @st.fragment
@@ -104,4 +111,8 @@ papers = qv.ready_papers_or_stop(library)
 llm_note = "no LLM is set: keywords and answers are LLM-free (extractive)" if library.chat_model() is None else \
     f"answers are written by {library.chat_model().name}"
 st.caption(f"Ask about your {len(papers)} ready paper(s); {llm_note}.")
+if library.chat_model() is None and (local := local_llm()) is not None:
+    st.info(f"{md_escape(local.name)} is running on this machine ({md_escape(local.base_url)}, "
+            f"{len(local.models)} model(s), e.g. {md_escape(local.models[0])}). Choose it on the Settings page "
+            "(provider openai) to have answers written and cited by a model; without one they stay extractive.")
 ask_and_answer(library, papers)

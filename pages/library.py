@@ -17,6 +17,7 @@ from core.presentation import display as present
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, state
+from pages.widgets.table_export import csv_download
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -127,8 +128,9 @@ if not docs:
 # a table whose rows changed (an upload or a deletion, from any session) starts with none rather than a shifted one.
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}_{present.table_identity(docs)}"
 papers = lib.graph_sources.papers()
+rows = present.document_rows(docs, papers)
 event = st.dataframe(
-    pd.DataFrame(present.document_rows(docs, papers)), key=table_key, on_select="rerun", selection_mode="multi-row",
+    pd.DataFrame(rows), key=table_key, on_select="rerun", selection_mode="multi-row",
     hide_index=True, width="stretch",
     column_config={
         "status": st.column_config.TextColumn("status", width="small"),
@@ -144,6 +146,7 @@ event = st.dataframe(
         "added": st.column_config.DatetimeColumn("added", format="YYYY-MM-DD HH:mm", width="small",
                                                  help="When the file was added; the newest are on top."),
     })
+csv_download(rows, "library.csv", key="library_csv")  # titles come from papers: escaped (widgets/table_export)
 nodes, edges = lib.graph.counts()
 if nodes:
     st.caption(f":material/hub: Entity graph of the collection: {nodes:,} nodes and {edges:,} edges "

@@ -3,7 +3,10 @@ commands; this one builds the parser and runs the chosen command."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
+from core.cli.arguments import undecodable_argument
 from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
 from core.cli.gc import cmd_gc
@@ -16,6 +19,10 @@ from core.pipeline.ingest import ORPHAN_AGE_S
 from core.query.routes import default_modes
 from core.schema.modes import Mode
 from core.settings.config import COMPUTE_BACKENDS
+from core.settings.workspace import WORKSPACE_ENV, Workspace, workspace_root
+
+BROKEN_PIPE_EXIT = 128 + 13  # what a shell reports for a program ended by SIGPIPE (`yes | head`)
+CREATES_WORKSPACE = {"ingest"}  # every other command reads or changes what an ingest made
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,12 +121,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # here, not at exit: a reader gone by then gives a traceback outside this handler
+        return code
+    except BrokenPipeError:
+        # `core docs | head`: the reader has gone. Python would print a traceback, then another one when it
+        # flushes stdout at exit; point stdout at /dev/null and end as a program killed by SIGPIPE reports.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE_EXIT
+
+
+def _run(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if problem := undecodable_argument(args):
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if args.command == "users":  # the accounts file only, outside any workspace
         return args.func(args)
     if args.command == "settings":  # settings.json only: no database is opened or created for it
-        from core.settings.workspace import default_workspace
-
-        return args.func(default_workspace(), args)
+        workspace = Workspace(workspace_root())  # show / presets only read: a preset creates the folder
+        return args.func(workspace.ensure() if args.action == "preset" else workspace, args)
+    if args.command not in CREATES_WORKSPACE:
+        workspace = Workspace(workspace_root())
+        # Opening it would create data/ just to say it is empty. Settings alone make a workspace (a preset applied).
+        if not (workspace.db_path.exists() or workspace.settings_path.exists()):
+            print(f"no workspace at {workspace.root} yet: nothing has been ingested there (`python -m core ingest` "
+                  f"creates it; {WORKSPACE_ENV} chooses another folder)", file=sys.stderr)
+            return 0 if args.command == "docs" else 2  # as `eval` with no paper ready: nothing to work on
     lib = open_library()
     return args.func(lib, args)

@@ -5,8 +5,9 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
-from core.cli.common import input_paths, is_mineru_output, progress_printer, resolve_ids, say
+from core.cli.common import input_paths, is_mineru_output, progress_printer, read_regular_file, resolve_ids, say
 from core.cli.gc import collect_at_start
 from core.library import Library
 from core.pipeline.compute import RayUnavailable, compute_backend
@@ -26,18 +27,29 @@ def cmd_ingest(lib: Library, args) -> int:
     if recover(lib):
         collect_at_start(lib)
     failed = 0
-    for path in input_paths(args.paths):
+    skipped: list[tuple[Path, str]] = []
+    named = {Path(raw) for raw in args.paths}
+    for path in input_paths(args.paths, skipped):
         if not path.exists():
             say(f"{path}: no such file", file=sys.stderr)
             continue
         try:
-            result = add_mineru_output(lib, path) if is_mineru_output(path) else add_document(lib, path.name,
-                                                                                               path.read_bytes())
+            if is_mineru_output(path):
+                result = add_mineru_output(lib, path)
+            else:  # a file found in a folder is opened without following a link swapped in since
+                data = path.read_bytes() if path in named else read_regular_file(path)
+                result = add_document(lib, path.name, data)
         except ValueError as exc:  # e.g. a MinerU output folder holding a symlink: refused, nothing added
             say(f"refused   {path}: {exc}", file=sys.stderr)
             failed += 1
             continue
+        except OSError as exc:  # unreadable, or a link swapped in after the folder was listed (ELOOP)
+            say(f"refused   {path}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+            failed += 1
+            continue
         say(f"{result.outcome:9} {result.doc_id[:12]}  {result.filename}: {result.message}")
+    for path, reason in skipped:
+        say(f"skipped   {path}: {reason}", file=sys.stderr)
 
     progress = None if args.quiet else progress_printer()
     try:

@@ -44,12 +44,21 @@ def cmd_users(args) -> int:
             if not remove_account(args.name):
                 raise SystemExit(f"users: no account named {args.name!r}")
             print(f"removed {args.name} from {accounts_path()}")
+            _sign_out(args.name)
             return 0
         account = add_account(args.name, read_password(), args.role)
     except AccountError as exc:
         raise SystemExit(f"users: {exc}") from exc
     print(f"{account.name} ({account.role}) saved in {accounts_path()}")
+    _sign_out(account.name)  # a password reset (often after a leak) ends the sessions the old one opened
     return 0
+
+
+def _sign_out(name: str) -> None:
+    from core.settings.sessions import close_sessions_of, sessions_path
+
+    if sessions_path().exists() and (closed := close_sessions_of(name)):
+        print(f"signed out {closed} session(s) of {name}")
 
 
 def add_parser(sub) -> None:

@@ -15,6 +15,7 @@ from core.library import Library
 from core.pipeline.pages import load_items, page_image_path
 from core.pipeline.parsing.content_list import MalformedContentList
 from core.schema.records import ContentItem, SearchHit
+from core.text.plain import plain_text
 from core.text.tables import table_text
 
 # Box colours by item type. Headings are text items with a level; they get their own colour because "did the
@@ -235,18 +236,18 @@ def item_rows(items: Iterable[ContentItem], text_chars: int = 300) -> dict[str, 
     """Items grouped by kind (most frequent kind first), one plain row each, for the Items tab."""
     groups: dict[str, list[dict]] = {}
     for item in items:
-        text = " ".join((item.text or "").split())
+        text = " ".join(plain_text(item.text).split())  # the parser's Markdown and HTML, as read
         if not text and item.type == "table":
             text = " ".join(table_text(item.table_body).split()) if item.table_body else ""
         if not text and item.list_items:
-            text = " · ".join(" ".join(e.split()) for e in item.list_items)
+            text = " · ".join(" ".join(plain_text(e).split()) for e in item.list_items)
         kind = box_kind(item)
         row = {"#": item.index, "page": item.page_idx + 1,
                "text": text[:text_chars] + ("…" if len(text) > text_chars else "")}
         if kind == "heading":
             row["level"] = item.text_level
         if item.captions or item.type in ("image", "table"):
-            row["caption"] = item.caption[:text_chars]
+            row["caption"] = plain_text(item.caption)[:text_chars]
         row["box"] = "yes" if _scaled_box(item.bbox or [], (1000, 1000)) else "no"
         groups.setdefault(kind, []).append(row)
     return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))

@@ -83,5 +83,5 @@ def find_chain(question: str, kind: str, fit: list, ranked: list, source_of) -> 
                 if about(bridge, c.text, other.doc_title) and (kind == T.OTHER or c.typed > 0):
                     seconds.append(c)
             if seconds:
-                return Chain(first, max(seconds, key=lambda c: c.score), bridge)
+                return Chain(first, max(seconds, key=lambda c: c.p), bridge)
     return None

@@ -41,6 +41,41 @@ def _cut(tokenizer, text: str, tokens: int) -> str:
     return text[:end].rstrip() + " …"
 
 
+def _around(tokenizer, text: str, window: str, tokens: int) -> str:
+    """At most `tokens` tokens of a passage, centred on the window that matched the question (its stored
+    embedding window), cut at word boundaries and marked "…" where something was left out."""
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    offsets = encoding.offsets
+    if len(offsets) <= tokens:
+        return text
+    at = _find(text, window)
+    if at is None:
+        return _cut(tokenizer, text, tokens)
+    start_char, end_char = at
+    first = next((k for k, (a, b) in enumerate(offsets) if b > start_char), 0)
+    last = next((k for k, (a, b) in enumerate(offsets) if a >= end_char), len(offsets))
+    spare = max(tokens - (last - first), 0)
+    lo = max(0, first - spare // 3)  # a little before (what the sentence continues), more after
+    hi = min(len(offsets), lo + tokens)
+    lo = max(0, hi - tokens)
+    head = text[offsets[lo][0]:offsets[hi - 1][1]].strip()
+    return f"{'… ' if lo > 0 else ''}{head}{' …' if hi < len(offsets) else ''}"
+
+
+def _find(text: str, window: str) -> tuple[int, int] | None:
+    """Where the window sits in the passage (windows are cut from it, spaces may differ)."""
+    words = (window or "").split()
+    if not words:
+        return None
+    probe = re.compile(r"\s+".join(re.escape(w) for w in words[:8]))
+    m = probe.search(text)
+    if not m:
+        return None
+    tail = re.compile(r"\s+".join(re.escape(w) for w in words[-8:]))
+    end = tail.search(text, m.start())
+    return m.start(), end.end() if end else m.end()
+
+
 def _one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
 
@@ -91,13 +126,15 @@ def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_se
     sources: list[Source] = []
     used = 0
     chunks = _unique(retrieval.chunks, lambda c: c.id)
-    for chunk, n in zip(chunks, count_tokens(tokenizer, [c.hit.chunk.text for c in chunks])):
+    longest = getattr(params, "max_passage_tokens", 0)
+    texts = [_around(tokenizer, c.hit.chunk.text, c.hit.window_text, longest) if longest else c.hit.chunk.text
+             for c in chunks]
+    for chunk, text, n in zip(chunks, texts, count_tokens(tokenizer, texts)):
         left = params.max_chunk_tokens - used
-        text = chunk.hit.chunk.text
         if n > left:
             if left < MIN_PARTIAL_TOKENS:
                 break
-            text, n = _cut(tokenizer, text, left), left
+            text, n = _around(tokenizer, text, chunk.hit.window_text, left), left  # keep what matched
         sources.append(source_of(len(sources) + 1, chunk, text))
         used += n
     numbers = {s.chunk_id: s.n for s in sources}

@@ -1,10 +1,7 @@
-"""Which of the reader's candidate sentences may answer a question at all (core.query.reader ranks them).
-
-Near misses read like answers: "what learning rate …" answered by a sentence about another setting, "on FinTabNet"
-by a passage about PubTabNet, an F1 about abstracts by the table row of titles. So the counted or measured thing
-must be in the sentence, the question's rare named words (document frequency from the FTS5 index) in its passage,
-section or paper title, or be what its paper is about; and a table row must be a row of something the question
-names.
+"""What the reader's features know about a question's words in the collection and in a candidate: the question's
+rare named words (document frequency from the FTS5 index), stemmed bags that also count a question term inside a
+compound ("tableformerlarge"), and whether a table row is a row of something the question names. The reader model
+(core.query.reader_model) weighs them; nothing here decides alone.
 """
 from __future__ import annotations
 
@@ -12,12 +9,8 @@ import re
 import sqlite3
 from collections import Counter
 
-from core.pipeline.chunking import item_text
-from core.pipeline.pages import load_items
 from core.query import answer_types as T
-from core.query.records import Source
 
-ROW = "row"  # the reader's role of a table row (core.query.reader)
 RARE_SHARE = 0.2  # a named question word in at most this share of the chunks is distinctive (FTS5 statistics)
 
 
@@ -31,20 +24,6 @@ def term_bag(text: str, terms: set[str]) -> Counter:
             if n:
                 bag[term] = n
     return bag
-
-
-_PAPERS: dict[tuple[str, int], str] = {}
-
-
-def paper_text(lib, doc_id: str) -> str:
-    """A paper's whole text, lower-cased (cached like its roles): where a question's rare names may be said."""
-    items = load_items(lib, doc_id) if lib is not None else []
-    key = (doc_id, id(items[0]) if items else 0)
-    if key not in _PAPERS:
-        if len(_PAPERS) > 64:
-            _PAPERS.clear()
-        _PAPERS[key] = " ".join(" ".join(item_text(i).split()) for i in items).lower()
-    return _PAPERS[key]
 
 
 def distinctive(question: str, lib) -> list[str]:
@@ -75,39 +54,3 @@ def row_about(row: str, question: str) -> bool:
         return True  # a row of numbers only: nothing to tell
     terms = set(T.stems(question))
     return any(term_bag(v, terms).keys() & terms for v in labels)
-
-
-def covered(c, source: Source | None, focus: list[str], named: list[str],
-            subjects: frozenset[str] = frozenset()) -> bool:
-    """Near misses read like answers: "what learning rate …" answered by a sentence about another setting, "on
-    FinTabNet" by a passage about PubTabNet. The head of the counted or measured thing must be in the sentence (a
-    table row: in its table), its modifiers and the rare named words in the sentence, its passage, section or
-    paper title ("237M mentions" answers "how many entity mentions" in a passage about entities); a rare name may
-    also be what the passage's paper is about (`subjects`, see subject_of)."""
-    sentence = c.text.lower()
-    around = f"{sentence} {_lower_source(source)}" if source else sentence
-    if focus and not T.mentions(around if c.role == ROW else sentence, focus[-1]):
-        return False
-    # A paper names its own system everywhere but not in every passage ("OTSL" in a section about its timing).
-    return (all(T.mentions(around, w) for w in focus[:-1])
-            and all(w in subjects or T.mentions(around, w) for w in named))
-
-
-_LOWER: dict[int, tuple[Source, str]] = {}
-
-
-def _lower_source(source: Source) -> str:
-    """A passage with its section and paper title, lower-cased once per question, not once per candidate."""
-    held = _LOWER.get(id(source))
-    if held is None or held[0] is not source:
-        if len(_LOWER) > 256:
-            _LOWER.clear()
-        held = _LOWER[id(source)] = (source, f"{source.text} {source.section} {source.doc_title}".lower())
-    return held[1]
-
-
-def subject_of(paper: str, word: str) -> bool:
-    """The name is what the paper is about: it says it often (at least 3 times, once per 2,000 characters), not
-    a dataset it mentions twice in passing ("on FinTabNet" in a paper about PubTabNet results)."""
-    n = len(re.findall(rf"(?<![a-z0-9]){re.escape(word.lower())}", paper)) if paper else 0
-    return n >= 3 and n * 2000 >= len(paper)

@@ -15,10 +15,12 @@ from core.models.embedding import cheapest_batches, get_tokenizer
 from core.models.llm.base import LLMError
 from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
 from core.query.context import build_context, count_tokens
+from core.query.grounding import ground
 from core.query.keywords import question_keywords
 from core.query.records import Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
 from core.query.routes import route_of
+from core.query.small_context import compact_context
 from core.schema.modes import Mode
 from core.schema.records import MEDIA_TYPES
 from core.text.questions import question_too_long
@@ -26,6 +28,7 @@ from core.text.questions import question_too_long
 log = logging.getLogger(__name__)
 
 TokenFn = Callable[[str], None]  # receives the answer's text as it streams
+SMALL_ANSWER_TOKENS = 200  # the embedded model's answer: ~10 tokens/s on 2 cores
 
 
 class QueryError(ValueError):
@@ -160,19 +163,29 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
             llm = vlm
             result.retrieval.notes.append(f"{min(len(images), MAX_ANSWER_IMAGES)} image(s) sent to {vlm.name}")
     if llm is not None and context.sources:
+        full, max_tokens = context, q.answer_max_tokens
+        if lib.settings.llm.provider == "embedded" and q.small_llm_context_tokens and not images:
+            # A small local model reads the reader's best sentences, not 3,000 tokens of passages (core.query.
+            # small_context), and writes a short answer: prompt and reply are what its minutes are spent on.
+            context = compact_context(question, context, result.retrieval, lib, embeddings(question),
+                                      lib.tokenizer(), q.small_llm_context_tokens)
+            max_tokens = min(max_tokens, SMALL_ANSWER_TOKENS)
+            result.retrieval.notes.append(f"the embedded model read the {context.tokens.get('chunks', 0)} tokens of "
+                                          "the passages' most probable sentences")
         messages = answer_messages(question, context, lib.settings.graph.language, params.answer_style)
-        cached = not images and _stream_is_cached(llm, messages, q.answer_max_tokens)
+        cached = not images and _stream_is_cached(llm, messages, max_tokens)
         pieces: list[str] = []
         try:
-            for piece in stream_llm_answer(llm, question, context, q.answer_max_tokens, lib.settings.graph.language,
+            for piece in stream_llm_answer(llm, question, context, max_tokens, lib.settings.graph.language,
                                            images=images, style=params.answer_style):
                 pieces.append(piece)
                 if on_token:
                     on_token("".join(pieces))
-            answer = parse_answer("".join(pieces), context, extractive=False, model=llm.name)
+            answer = ground(parse_answer("".join(pieces), full, extractive=False, model=llm.name), full, question)
             return answer, 0 if cached else 1, int(cached)
         except LLMError as exc:
             result.error = f"the LLM could not answer ({exc}); showing the extractive answer instead"
+        context = full
     answer = extractive_answer(question, context, embeddings.many, embeddings(question),
                                sentences=q.extractive_sentences, lib=lib, retrieval=result.retrieval)
     if on_token:

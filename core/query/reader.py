@@ -1,166 +1,48 @@
-"""The LLM-free reader: the answer sentence of the retrieved passages, its short answer, or an honest abstention.
+"""The LLM-free reader: the answer sentence of the retrieved passages with its short answer and citation, a
+composed answer (yes/no, which of two, a bridge through a second passage), or an honest abstention.
 
-Only body text may answer. What parsing knows about each item decides it: a paper's title, its author and
-affiliation block (the first page's front matter before the abstract), headings, reference-list entries (list
-items of sub_type reference, or anything under a References section) and page furniture never answer; a footnote
-answers after the body ("We use the cld2 tool for language detection …" is only said there); a table answers with
-its rows, by the cell of the column the question names; a caption only when the question is about a figure or
-table.
+How it decides is learned, not written as rules: each candidate sentence (core.query.candidates) gets features
+(core.query.reader_features), a logistic model fitted on the dev split of the question set gives each the
+probability that it holds the answer, and a second, calibrated model gives the probability that the best one is
+right (core.query.reader_model). Above the threshold chosen on dev the answer is stated; below it the reader says
+it found related passages and shows them with the best sentence first, stating nothing; when even the best
+sentence is unlikely, it says the papers do not seem to discuss the question.
 
-Abstention is question-specific too (core.query.coverage): near misses score like answers, so the thing a number
-question counts or measures must be in the answer sentence, the question's rare named words (document frequency
-from the FTS5 index) in its passage, section or paper title or what its paper is about, and a table row must be a
-row of something the question names; else "No passage answers this directly."
-
-Scoring is cheap because retrieval already did the expensive part: each candidate sentence inherits the
-similarity of the stored embedding window it sits in (no re-embedding of passages); the candidates are ranked by
-that prior, BM25-style overlap with the question and whether they hold an answer of the expected type (a number
-for "how many", a name for "which model" … core.query.answer_types). Embedding the best few sentences (one
-batch) is possible (EMBED_TOP) but off: it cost more than the whole rest of the question on a busy machine.
+Scoring is cheap because retrieval already did the expensive part: each candidate inherits the similarity of the
+stored embedding window it sits in (no passage is embedded at query time).
 """
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from core.pipeline.chunking import item_text
-from core.pipeline.graph.item_roles import BODY, item_roles
 from core.pipeline.graph.item_roles import NEVER as NEVER  # re-exported: the reader's tests import it here
+from core.pipeline.graph.item_roles import item_roles as item_roles  # likewise
 from core.pipeline.pages import load_items
 from core.query import answer_types as T
+from core.query.candidates import Candidate, norm, source_candidates
+from core.query.candidates import sentence_ok as _sentence_ok  # noqa: F401  (the reader's tests import it here)
+from core.query.candidates import split_sentences as split_sentences
 from core.query.chain import Chain, compositional, find_chain
-from core.query.coverage import ROW, covered, distinctive, paper_text, row_about, subject_of, term_bag
+from core.query.comparison import compare
+from core.query.coverage import distinctive
+from core.query.reader_features import QuestionView, featurize
+from core.query.reader_model import ReaderModel, load_model
 from core.query.records import Answer, AnswerSentence, Context, Retrieval, Source
+from core.query.yes_no import polarity
 from core.schema.ids import window_ids
-from core.schema.records import ContentItem
 
 NO_ANSWER = "No passage answers this directly."
-CLOSEST = "Closest passages:"
-# Calibrated on the dev split of bench/papers_qa.jsonl (bench/reader_calibrate.py): below it, the best
-# sentence is more often a near miss than an answer.
-ABSTAIN_BELOW = 0.47
+RELATED = "Related passages (none states the answer with confidence):"
+NOT_DISCUSSED = "The papers do not seem to discuss this."
 SOURCES_READ = 8  # passages whose sentences compete; the evidence is in the top 8 for nearly every question
-SHOWN = 16  # candidates an answer or an abstention picks its sentences from
-# Candidates embedded (one batch) after the cheap ranking. 0: on a busy 2-core machine embedding even 16 sentences
-# cost 0.3-2 s, and the stored window vectors' similarity ranks nearly as well (see the report's numbers).
-EMBED_TOP = 0
-MAX_SENTENCE_CHARS = 600
-CAPTION, NOTE = "caption", "note"  # and ROW (core.query.coverage)
-MUST_HOLD = {T.NUMBER, T.YEAR}  # answer types whose answer sentence must contain one (else: abstain)
-
-# A reference entry: a year closed by "." or ")" ("Turing, A. 2019. …", "(2019).") and then a venue; a body
-# sentence saying "between June 2018 and September 2022 … (PubMed / arXiv)" is not one.
-_REFERENCE_LIKE = re.compile(r"(\b(19|20)\d\d[a-z]?[.)].*\b(In Proceedings|Proc\.|arXiv|Journal|Conference|"
-                             r"Transactions|Association for|pp\.|vol\.|pages \d)|^\s*\[\d+\]\s+[A-Z][a-z]+,? [A-Z])")
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\[(\"'“A-Z0-9])|(?<=[a-z][.!?])\d{1,2}\s+(?=[A-Z])")
-_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "fig.", "Eq.", "eq.", "Sec.", "Tab.", "No.",
-                  "approx.", "cf.", "resp.")
-_NOTE_MARK = re.compile(r"^\d{1,2}(?=[A-Z])")  # "14We use the cld2 tool …": the footnote's number
-_MEDIA_LABEL = re.compile(r"^\s*(table|figure|fig\.|equation)\s*\d*", re.I)
+SHOWN = 16  # candidates an answer picks its further sentences from
+EXTRACTIVE = "extractive (no LLM)"
 
 
-@dataclass
-class Candidate:
-    n: int  # the source it cites
-    text: str
-    role: str  # body / row / caption
-    prior: float = 0.0  # similarity of its embedding window to the question
-    lexical: float = 0.0
-    typed: float = 0.0  # fit of its best answer span of the expected type (0 = none)
-    focus: float = 0.0  # share of the words of the counted or measured thing ("unique paper nodes") it says
-    sim: float | None = None
-    score: float = 0.0
-
-
-# ---------------------------------------------------------------------------------------------- item roles
-_ROLES: dict[tuple[str, int], dict[int, str]] = {}
-
-
-def _roles_of(items: list[ContentItem], doc_id: str) -> dict[int, str]:
-    # load_items hands out the same cached item objects until the paper is parsed again: key on the first one.
-    key = (doc_id, id(items[0]) if items else 0)
-    if key not in _ROLES:
-        if len(_ROLES) > 64:
-            _ROLES.clear()
-        _ROLES[key] = item_roles(items)
-    return _ROLES[key]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def split_sentences(text: str) -> list[str]:
-    protected = _norm(text)
-    for abbr in _ABBREVIATIONS:
-        protected = protected.replace(abbr, abbr.replace(".", "\x00"))
-    return [p.replace("\x00", ".").strip() for p in _SPLIT.split(protected) if p.strip()]
-
-
-def _sentence_ok(sentence: str) -> bool:
-    return (15 <= len(sentence) <= MAX_SENTENCE_CHARS and sum(map(str.isalpha, sentence)) > 10
-            and not _REFERENCE_LIKE.search(sentence))
-
-
-# A passage's sentences and roles do not depend on the question (but for captions): the same top passages come
-# back question after question, so they are split once per process.
-_SPLITS: dict[tuple, list[tuple[str, str]]] = {}
-
-
-def source_candidates(source: Source, items: list[ContentItem], question: str) -> list[Candidate]:
-    """The sentences (table rows, captions when asked about) of one passage that may answer."""
-    key = (source.chunk_id, hash(source.text), source.kind, T.about_media(question), id(items[0]) if items else 0)
-    if key not in _SPLITS:
-        if len(_SPLITS) > 4096:
-            _SPLITS.clear()
-        _SPLITS[key] = [(c.text, c.role) for c in _split_source(source, items, question)]
-    return [Candidate(source.n, text, role) for text, role in _SPLITS[key]]
-
-
-def _split_source(source: Source, items: list[ContentItem], question: str) -> list[Candidate]:
-    by_index = {i.index: i for i in items}
-    if source.kind != "text":
-        lines = [_norm(line) for line in source.text.split("\n") if line.strip()]
-        out = []
-        for k, line in enumerate(lines):
-            caption = k == 0 and (_MEDIA_LABEL.match(line) or source.kind != "table")
-            if caption and T.about_media(question):
-                out.extend(Candidate(source.n, s, CAPTION) for s in split_sentences(line) if _sentence_ok(s))
-            elif not caption and source.kind == "table" and len(line) <= MAX_SENTENCE_CHARS:
-                out.append(Candidate(source.n, line, ROW))
-        return out
-    roles = _roles_of(items, source.doc_id)
-    texts = [(i, _norm(item_text(by_index[i]))) for i in source.item_indices if i in by_index]
-    runs: list[list[str]] = [[]]  # consecutive body items: a sentence may run across a column or page break
-    notes: list[str] = []
-    at = 0
-    for segment in source.text.split("\n\n"):
-        segment = _norm(segment)
-        if not segment:
-            continue
-        role = BODY
-        for k in range(at, len(texts)):  # items come in order; the first may be cut by the chunk's overlap
-            index, text = texts[k]
-            if segment[:60] in text or text[:60] in segment:
-                role, at = roles.get(index, BODY), k + 1
-                break
-        if role == BODY:
-            runs[-1].append(segment)
-            continue
-        if role == "footnote":
-            notes.append(_NOTE_MARK.sub("", segment))
-        if runs[-1]:
-            runs.append([])
-    return ([Candidate(source.n, s, BODY) for run in runs for s in split_sentences(" ".join(run)) if _sentence_ok(s)]
-            + [Candidate(source.n, s, NOTE) for note in notes for s in split_sentences(note) if _sentence_ok(s)])
-
-
-# ---------------------------------------------------------------------------------------------- scoring
+# ---------------------------------------------------------------------------------------------- priors
 # A chunk's embedding windows (texts and stored vectors) by workspace, model, chunk id and text: fetched from Chroma
 # once per process.
 _WINDOWS: dict[tuple, tuple[list[str], np.ndarray]] = {}
@@ -178,7 +60,7 @@ def _window_priors(lib, sources: list[Source], qvec: np.ndarray) -> dict[int, li
            for w in window_ids(c, max(chunks[c].tokens - cs.window_overlap, 1) // stride + 3)]
     fetched: dict[str, list] = {}
     for match, vector in (lib.windows.fetch(ids) if ids else []):
-        fetched.setdefault(match.metadata.get("chunk_id", ""), []).append((_norm(match.document), vector))
+        fetched.setdefault(match.metadata.get("chunk_id", ""), []).append((norm(match.document), vector))
     if len(_WINDOWS) > 2048:
         _WINDOWS.clear()
     for chunk_id, found in fetched.items():  # windows not embedded yet are fetched again next time
@@ -198,84 +80,31 @@ def _prior(text: str, windows: list[tuple[str, float]], fallback: float) -> floa
     return max(sims) if sims else fallback
 
 
-def _lexical(candidates: list[Candidate], question: str) -> None:
-    """BM25 over the candidate pool (its own document frequencies) of stemmed words, scaled to 0..1 by the
-    question's weight."""
-    terms = set(T.stems(question))
-    if not terms or not candidates:
-        return
-    bags = [term_bag(c.text, terms) for c in candidates]
-    avg = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
-    n = len(bags)
-    idf = {t: math.log(1 + (n - sum(t in b for b in bags) + 0.5) / (sum(t in b for b in bags) + 0.5)) for t in terms}
-    total = sum(idf.values()) or 1.0
-    for c, bag in zip(candidates, bags):
-        length = sum(bag.values()) or 1
-        s = sum(idf[t] * bag[t] * 2.2 / (bag[t] + 1.2 * (0.25 + 0.75 * length / avg)) for t in terms if bag[t])
-        c.lexical = min(s / total, 1.0)
-
-
-# Weights fitted on the dev split (see ABSTAIN_BELOW): embedding similarity of the sentence and of its window,
-# term overlap, and the expected answer type, which decides between sentences that are all "about" the question.
-W_SIM, W_PRIOR, W_LEXICAL, W_TYPED, W_UNTYPED, W_RANK = 0.45, 0.2, 0.35, 0.15, -0.12, 0.004
-# A footnote's sentence may answer ("We use the cld2 tool for language detection …"), after the body's.
-W_NOTE = -0.05
-# A number question names what it counts ("unique paper nodes"): a sentence that names only part of it ("12M nodes
-# of this type") loses a little. Neutral on the dev split at 0.05, worse above 0.1.
-W_FOCUS = 0.05
-
-
-def _score(c: Candidate, kind: str) -> float:
-    sim = c.sim if c.sim is not None else c.prior
-    typed = 0.0
-    if kind != T.OTHER:
-        # A definition is often phrased without "X is" ("MMPs, pairs of molecules that …"): no penalty there.
-        typed = (W_TYPED * (1 + min(c.typed, 2.0) / 2) if c.typed > 0
-                 else W_UNTYPED * (kind not in (T.DEFINITION, T.MANNER)))
-    note = W_NOTE if c.role == NOTE else 0.0
-    return (W_SIM * sim + W_PRIOR * c.prior + W_LEXICAL * c.lexical + W_FOCUS * (c.focus - 1) + typed + note
-            - W_RANK * c.n)
-
-
-def rank(question: str, context: Context, retrieval: Retrieval | None, lib,
-         embed_many: Callable[[list[str]], np.ndarray], qvec: np.ndarray) -> tuple[str, list[Candidate]]:
-    """The answer type and the candidates, best first."""
-    kind = T.answer_type(question)
+# ---------------------------------------------------------------------------------------------- ranking
+def rank(question: str, context: Context, retrieval: Retrieval | None, lib, qvec: np.ndarray,
+         model: ReaderModel | None = None) -> tuple[QuestionView, list[Candidate]]:
+    """The question as the features see it and the candidates, most probable answer first."""
+    model = model or load_model()
+    q = QuestionView.of(question, distinctive(question, lib))
     sources = context.sources[:SOURCES_READ]
     hit_score = {c.id: c.hit.score for c in (retrieval.chunks if retrieval else [])}
     windows = _window_priors(lib, sources, qvec) if lib is not None else {}
     candidates: list[Candidate] = []
+    seen: set[str] = set()
     for source in sources:
         items = load_items(lib, source.doc_id) if lib is not None else []
-        found = source_candidates(source, items, question)
-        for c in found:
+        for c in source_candidates(source, items, question):
+            if c.text in seen:
+                continue
+            seen.add(c.text)
             c.prior = _prior(c.text, windows.get(source.n, []), hit_score.get(source.chunk_id, 0.3) - 0.1)
-        candidates.extend(found)
-    seen: set[str] = set()
-    candidates = [c for c in candidates if not (c.text in seen or seen.add(c.text))]
-    if not candidates:
-        return kind, []
-    _lexical(candidates, question)
-    focus = T.focus_words(question) if kind == T.NUMBER else []
-    for c in candidates:
-        if focus:
-            low = c.text.lower()
-            c.focus = sum(T.mentions(low, w) for w in focus) / len(focus)
-        else:
-            c.focus = 1.0
-        best = T.spans(c.text, kind, question) if kind != T.OTHER else []
-        c.typed = max(best[0].score, 0.01) if best and best[0].score > -1 else 0.0
-        c.score = _score(c, kind)
-    candidates.sort(key=lambda c: -c.score)
-    if EMBED_TOP:
-        top = candidates[:EMBED_TOP]
-        sims = embed_many([c.text for c in top]) @ np.asarray(qvec, dtype=np.float32)
-        for c, sim in zip(top, sims):
-            c.sim = float(sim)
-            c.score = _score(c, kind)
-        top.sort(key=lambda c: -c.score)
-        candidates = top + candidates[EMBED_TOP:]
-    return kind, candidates
+            best = T.spans(c.text, q.kind, question) if q.kind != T.OTHER else []
+            c.typed = max(best[0].score, 0.01) if best and best[0].score > -1 else 0.0
+            candidates.append(c)
+    featurize(q, candidates, context.source)
+    model.score(candidates)
+    candidates.sort(key=lambda c: -c.p)
+    return q, candidates
 
 
 def short_answer(sentence: str, kind: str, question: str) -> tuple[str, tuple[int, int]]:
@@ -292,68 +121,76 @@ def short_answer(sentence: str, kind: str, question: str) -> tuple[str, tuple[in
     return body, (0, len(body))
 
 
+# ---------------------------------------------------------------------------------------------- the answer
 def read(question: str, context: Context, retrieval: Retrieval | None, lib,
-         embed_many: Callable[[list[str]], np.ndarray], qvec: np.ndarray, sentences: int = 4,
-         per_source: int = 2) -> Answer:
-    kind, ranked = rank(question, context, retrieval, lib, embed_many, qvec)
-    focus = T.focus_words(question) if kind == T.NUMBER else []
-    named = distinctive(question, lib)
-    docs = {s.doc_id for s in context.sources[:SOURCES_READ]} if named and lib is not None else set()
-    subjects = {d: frozenset(w for w in named if subject_of(paper_text(lib, d), w)) for d in docs}
-    # Only candidates that cover the question's distinctive words may answer; all remain "closest passages".
-    fit = [c for c in ranked if (c.role != ROW or row_about(c.text, question))
-           and (not (focus or named) or covered(c, (source := context.source(c.n)), focus, named,
-                                                  subjects.get(source.doc_id if source else "", frozenset())))]
-    if kind in MUST_HOLD:  # a number or year question is answered by a sentence that states one, or not at all
-        fit = [c for c in fit if c.typed > 0] + [c for c in fit if c.typed <= 0]
-        best = fit[0] if fit and fit[0].typed > 0 else None
-    else:
-        best = fit[0] if fit else None
-    if best is None or best.score < ABSTAIN_BELOW:
-        return _abstain(context, ranked, kind)
+         embed_many: Callable[[list[str]], np.ndarray] | None, qvec: np.ndarray, sentences: int = 4,
+         per_source: int = 2, model: ReaderModel | None = None) -> Answer:
+    model = model or load_model()
+    q, ranked = rank(question, context, retrieval, lib, qvec, model)
+    if not ranked:
+        return _abstain(context, ranked, q.kind, 0.0, related=False)
+    confidence = model.confidence_of(ranked)
+    composed = compare(q, ranked, context.source)
+    if composed is not None:
+        return composed
+    chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
+    if chain is not None and confidence >= model.threshold:
+        return _chained(chain, ranked, q.kind, question, confidence)
+    if confidence < model.threshold:
+        return _abstain(context, ranked, q.kind, confidence, related=ranked[0].p >= model.related)
+    best = ranked[0]
     picked: list[Candidate] = []
     per: Counter = Counter()
-    for c in fit[:SHOWN]:
-        if c.score < max(ABSTAIN_BELOW, best.score - 0.2) or per[c.n] >= per_source:
+    for c in ranked[:SHOWN]:
+        if per[c.n] >= per_source or (picked and c.p < best.p / 3):
             continue
         picked.append(c)
         per[c.n] += 1
         if len(picked) == sentences:
             break
-    chain = find_chain(question, kind, fit[:SHOWN], ranked, context.source) if compositional(question) else None
-    if chain is not None:
-        return _chained(chain, picked, kind, question)
     out = [AnswerSentence(text=f"{c.text} [{c.n}]", citations=[c.n]) for c in picked]
-    short, span = short_answer(best.text, kind, question)
-    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model="extractive (no LLM)",
-                  short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=kind,
-                  score=round(best.score, 4))
+    if q.yes_no:  # "No: <the sentence that says so> [n]": the verdict first, then its evidence
+        verdict = polarity(question, best.text)
+        out[0] = AnswerSentence(text=f"{verdict.capitalize()}: {out[0].text}", citations=[best.n])
+        return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
+                      short_answer=verdict, short_answer_sentence=0, short_answer_span=[0, len(verdict)],
+                      answer_type="yes/no", score=round(best.p, 4), confidence=round(confidence, 4))
+    short, span = short_answer(best.text, q.kind, question)
+    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
+                  short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=q.kind,
+                  score=round(best.p, 4), confidence=round(confidence, 4))
 
 
-def _chained(chain: Chain, picked: list[Candidate], kind: str, question: str) -> Answer:
-    """The first hop, then the second (another paper's passage about the bridge entity), then the other picked
-    sentences; the short answer is the second hop's (what the question asks about is what the bridge leads to)."""
+def _chained(chain: Chain, ranked: list[Candidate], kind: str, question: str, confidence: float) -> Answer:
+    """The final hop first (it holds what the question asks), then the bridge it was reached through and the first
+    hop's sentence, each cited: "X [2] — via Y: … [1]"."""
     first, second = chain.first, chain.second
-    order = [first, second] + [c for c in picked if c is not first and c is not second]
-    out = [AnswerSentence(text=f"{c.text} [{c.n}]", citations=[c.n]) for c in order]
+    out = [AnswerSentence(text=f"{second.text} [{second.n}]", citations=[second.n]),
+           AnswerSentence(text=f"Via {chain.bridge}: {first.text} [{first.n}]", citations=[first.n])]
     short, span = short_answer(second.text, kind, question)
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True,
-                  model="extractive (no LLM), two passages", short_answer=short, short_answer_sentence=1,
-                  short_answer_span=list(span), answer_type=kind, score=round(first.score, 4), bridge=chain.bridge)
+                  model=f"{EXTRACTIVE}, two passages", short_answer=short, short_answer_sentence=0,
+                  short_answer_span=list(span), answer_type=kind, score=round(second.p, 4), bridge=chain.bridge,
+                  confidence=round(confidence, 4))
 
 
-def _abstain(context: Context, ranked: list[Candidate], kind: str) -> Answer:
-    """Say so, then the closest passages (one sentence each, from different sources), not a padded answer."""
-    out = [AnswerSentence(NO_ANSWER, [])]
-    shown: set[int] = set()
-    for c in ranked[:SHOWN]:
-        if c.n not in shown:
-            shown.add(c.n)
-            out.append(AnswerSentence(f"{CLOSEST if len(shown) == 1 else ''} {c.text} [{c.n}]".strip(), [c.n]))
-        if len(shown) == 3:
-            break
-    if not ranked:
-        out += [AnswerSentence(f"{CLOSEST if k == 0 else ''} {s.text[:200].strip()} … [{s.n}]".strip(), [s.n])
-                for k, s in enumerate(context.sources[:3])]
-    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model="extractive (no LLM)",
-                  abstained=True, answer_type=kind, score=round(ranked[0].score, 4) if ranked else 0.0)
+def _abstain(context: Context, ranked: list[Candidate], kind: str, confidence: float, related: bool) -> Answer:
+    """No answer stated. Related passages (one sentence each, from different sources, the most probable first, so
+    the page can highlight it) when the best sentence is at least plausible; else only that nothing matched."""
+    if not related:
+        out = [AnswerSentence(NO_ANSWER, []), AnswerSentence(NOT_DISCUSSED, [])]
+    else:
+        out = [AnswerSentence(NO_ANSWER, [])]
+        shown: set[int] = set()
+        for c in ranked[:SHOWN]:
+            if c.n not in shown:
+                shown.add(c.n)
+                out.append(AnswerSentence(f"{RELATED if len(shown) == 1 else ''} {c.text} [{c.n}]".strip(), [c.n]))
+            if len(shown) == 3:
+                break
+        if not ranked:
+            out += [AnswerSentence(f"{RELATED if k == 0 else ''} {s.text[:200].strip()} … [{s.n}]".strip(), [s.n])
+                    for k, s in enumerate(context.sources[:3])]
+    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
+                  abstained=True, answer_type=kind, score=round(ranked[0].p, 4) if ranked else 0.0,
+                  confidence=round(confidence, 4))

@@ -10,8 +10,8 @@ from core.settings.config import QueryConfig
 
 # The workspace's query settings a single query may override; the rest of QueryConfig (reranker, answer length)
 # stays the workspace's.
-QUERY_KNOBS = ("mode", "top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_chunk_tokens", "bm25",
-               "rerank")
+QUERY_KNOBS = ("mode", "top_k", "chunk_top_k", "max_entity_tokens", "max_relation_tokens", "max_chunk_tokens",
+               "max_passage_tokens", "bm25", "rerank")
 # Those knobs as fields: QueryConfig's own (type, default, label and help), so the two cannot disagree.
 QueryKnobs = make_dataclass("QueryKnobs", [
     (f.name, f.type, field(default=f.default, default_factory=f.default_factory, metadata=f.metadata))
@@ -149,6 +149,9 @@ class Context:
 class AnswerSentence:
     text: str
     citations: list[int]
+    # An LLM answer's sentence checked against the passages (core.query.grounding): "cited" (its marker's passage
+    # supports it), "matched" (the model cited none; PaperGraph found the passage that says it), "unsupported".
+    support: str = ""
 
     @property
     def cited(self) -> bool:
@@ -170,7 +173,10 @@ class Answer:
     short_answer_span: list[int] | None = None
     abstained: bool = False  # True: no passage answers it; the sentences are the closest passages, not an answer
     answer_type: str = ""  # what the question expects: number / year / name / definition / other (extractive)
-    score: float = 0.0  # the extractive reader's score of its best sentence (abstains below its threshold)
+    score: float = 0.0  # the extractive reader's probability that its best sentence holds the answer
+    # The extractive reader's calibrated probability that the answer it states (or would state) is right: it
+    # abstains below its threshold (core.query.reader_model). None for an LLM's answer.
+    confidence: float | None = None
     # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
     # about it). Empty for a one-passage answer.
     bridge: str = ""

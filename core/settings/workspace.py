@@ -64,9 +64,13 @@ class Workspace:
         save_settings(settings, self.settings_path)
 
 
+def workspace_root() -> Path:
+    """Where the workspace is ($PAPERGRAPH_WORKSPACE, else data/ in the repository), without creating it."""
+    return Path(os.environ.get(WORKSPACE_ENV) or str(REPO_ROOT / "data")).expanduser().resolve()
+
+
 def default_workspace() -> Workspace:
-    root = os.environ.get(WORKSPACE_ENV) or str(REPO_ROOT / "data")
-    return Workspace(Path(root).expanduser().resolve()).ensure()
+    return Workspace(workspace_root()).ensure()
 
 
 def config_dir() -> Path:

@@ -246,8 +246,13 @@ def table_csv(table_html: str) -> str:
     """The table as CSV text (UTF-8, header row first); empty when there is no table. Cells a spreadsheet would
     run as a formula are written as text (core.text.csv_safe): the table comes from a paper."""
     frame = table_frame(table_html)
-    if frame is None:
-        return ""
+    return "" if frame is None else frame_csv(frame)
+
+
+def frame_csv(frame) -> str:
+    """A pandas frame as CSV text (header row first, no index) with every cell and column name a spreadsheet would
+    run as a formula written as text (core.text.csv_safe). The one CSV writer behind the app's table downloads:
+    Streamlit's own table download writes cells as they are (`=HYPERLINK(…)` in a paper's title runs)."""
     frame = frame.map(csv_cell)
-    frame.columns = [csv_cell(c) for c in frame.columns]
+    frame.columns = [csv_cell(str(c)) for c in frame.columns]
     return frame.to_csv(index=False)

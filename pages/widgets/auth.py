@@ -1,29 +1,36 @@
 """Who is using the app, and may they change things: the sign-in gate app.py runs before any page, and the role
-checks the pages make around editor controls. The accounts, hashes and the policy are core.settings.accounts.
+checks the pages make around editor controls. The accounts, hashes and the policy are core.settings.accounts;
+sessions and the sign-in limits core.settings.sessions; the /sign-in form and the checks in front of Streamlit
+pages/widgets/server_gate.py (serve.py).
 
 On loopback without PAPERGRAPH_REQUIRE_SIGNIN the single local user is an editor, as before. Served to a network
-(or with that switch), a session signs in once — a PaperGraph account (name + password) or Streamlit's own
-OpenID Connect login (st.login, `[auth]` in .streamlit/secrets.toml) — or sees nothing but the sign-in page.
-Roles are read again from the accounts file / secrets at every run, so removing an account or demoting it takes
-effect at the session's next interaction.
+(or with that switch), a browser signs in once — a PaperGraph account on the /sign-in form, which sets a signed
+HttpOnly cookie, or Streamlit's own OpenID Connect login (st.login, `[auth]` in .streamlit/secrets.toml) — and
+every run reads that cookie again: a reload or a second tab is still signed in, sign-out or expiry ends it in
+every tab at its next action, and nothing about sign-in is kept in the session (a websocket that resumes a session
+by its id brings its own cookies, or none). Roles are read again from the accounts file / secrets at every run,
+so removing an account or demoting it takes effect at the session's next interaction.
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
+from urllib.parse import quote, urlsplit
 
 import streamlit as st
 from streamlit import config
 
-from core.settings import accounts
+from core.settings import accounts, sessions
 from core.settings.accounts import EDITOR, Access, Account
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import server_gate, state
 
-SESSION_KEY = "papergraph_signed_in"  # {"name": …}: never the password, never the role (read afresh each run)
-FAILED_SIGN_IN_DELAY_S = 1.0  # slows password guessing in a session (bcrypt's cost slows it further)
+# AppTest cannot send cookies (st.context.cookies is empty there): its runs may put the cookie value under this
+# key instead. Read only when Streamlit runs the script under AppTest (global.appTest), never on a server.
+APPTEST_COOKIE_KEY = "apptest_session_cookie"
 LOCAL_USER = Account("local user", EDITOR)
-_NAME_KEY, _PASSWORD_KEY, _FAILED_KEY = "auth_name", "auth_password", "auth_failed"
+# The url_path of every page of app.py: while signed out, each shows the sign-in notice at its own address, so
+# the URL (the deep link) stays as it was and Streamlit shows no "Page not found" over the notice.
+PAGE_PATHS = ("library", "document", "ask", "compare", "search", "graph", "gallery", "evaluate", "settings")
 
 
 def server_address() -> str | None:
@@ -74,17 +81,23 @@ def _oidc_email() -> str | None:
         return None
 
 
+def _in_apptest() -> bool:
+    return bool(config.get_option("global.appTest"))
+
+
+def session_cookie() -> str | None:
+    """The session cookie this session's browser sent when its websocket opened (a reload or a new tab opens a
+    new websocket, with the cookie as it is then)."""
+    if _in_apptest():
+        return st.session_state.get(APPTEST_COOKIE_KEY)
+    return st.context.cookies.get(sessions.COOKIE_NAME)
+
+
 def _signed_in() -> Account | None:
-    """The account of this session as the accounts file / secrets say now; None when not signed in (or no
-    longer allowed)."""
-    entry = st.session_state.get(SESSION_KEY)
-    if isinstance(entry, dict) and entry.get("name"):
-        try:
-            account = accounts.find_account(entry["name"])
-        except accounts.AccountError:
-            account = None
-        if account is None:
-            st.session_state.pop(SESSION_KEY, None)  # removed since sign-in
+    """The account of this browser as the sessions table and accounts file / secrets say now; None when not
+    signed in (or signed out, expired, no longer allowed)."""
+    account = sessions.account_for(session_cookie())
+    if account is not None:
         return account
     email = _oidc_email() if oidc_section() is not None else None
     role = accounts.oidc_role(email, *_role_lists()) if email else None
@@ -115,6 +128,8 @@ def require_editor() -> None:
 def gate() -> Account:
     """Run before st.navigation: returns the account the pages serve, or shows only the refusal / sign-in page
     and stops the run. Either way st.navigation is called, so Streamlit never falls back to listing pages/."""
+    if not server_gate.INSTALLED and not _in_apptest():
+        _only_page(_not_served_page, "Start PaperGraph with make run")
     access = policy()
     if access in (Access.OPEN, Access.INSECURE):
         return LOCAL_USER  # INSECURE: every page's page_guard shows the banner
@@ -147,13 +162,27 @@ def page_guard() -> Account:
 
 
 def _only_page(page, title: str) -> None:
-    st.navigation([st.Page(page, title=title, url_path="sign-in", icon=":material/lock:")], position="hidden").run()
+    st.navigation([st.Page(page, title=title, url_path=path, icon=":material/lock:", default=i == 0)
+                   for i, path in enumerate(PAGE_PATHS)], position="hidden").run()
     st.stop()
+
+
+def _not_served_page() -> None:
+    st.title("PaperGraph")
+    st.error("Start PaperGraph with `make run` (`streamlit run serve.py`): run on its own, app.py has no host-name "
+             "check and no sign-in in front of it, so it shows nothing.", icon=":material/lock:")
 
 
 def _refusal_page() -> None:
     st.title("PaperGraph")
     st.error(accounts.REFUSAL.format(address=server_address() or "every interface"), icon=":material/lock:")
+
+
+def _here() -> str:
+    """This page's path and query: where sign-in leads back to."""
+    path = urlsplit(st.context.url or "").path or "/"
+    query = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in st.query_params.to_dict().items())
+    return path + (f"?{query}" if query else "")
 
 
 def _sign_in_page() -> None:
@@ -170,32 +199,14 @@ def _sign_in_page() -> None:
         label = f"Sign in with {provider}" if provider else "Sign in with your organisation's account"
         if st.button(label, key=f"auth_oidc_{provider or 'default'}", type="primary"):
             st.login(provider)
-    if accounts.has_accounts():
-        _password_form()
-
-
-def _check_password() -> None:
-    """The form's callback: runs before the script, so it may empty the password widget's state at once (a
-    callback is the one place Streamlit lets code reset a widget) — the typed password is not kept anywhere."""
-    name = str(st.session_state.get(_NAME_KEY, "")).strip()
-    password = str(st.session_state.get(_PASSWORD_KEY, ""))
-    st.session_state[_PASSWORD_KEY] = ""
-    account = accounts.verify(name, password)
-    del password
-    if account is None:
-        time.sleep(FAILED_SIGN_IN_DELAY_S)
-        st.session_state[_FAILED_KEY] = True
-    else:
-        st.session_state[SESSION_KEY] = {"name": account.name}
-
-
-def _password_form() -> None:
-    with st.form("auth_sign_in"):
-        st.text_input("Name", key=_NAME_KEY, autocomplete="username")
-        st.text_input("Password", type="password", key=_PASSWORD_KEY, autocomplete="current-password")
-        st.form_submit_button("Sign in", type="primary", on_click=_check_password)
-    if st.session_state.pop(_FAILED_KEY, False):
-        st.error("Wrong name or password.")  # one message for an unknown name and a wrong password alike
+    if not accounts.has_accounts():
+        return
+    if session_cookie():
+        st.info("You were signed out (here or in another tab), or your session expired.", icon=":material/lock:")
+    # A plain link (st.html, no target): the sign-in form is a page of the server, opened in this tab, and it
+    # comes back to this page and query once signed in.
+    url = f"{server_gate.base_path()}{server_gate.SIGN_IN_PATH}?next={quote(server_gate.safe_next(_here()), safe='')}"
+    st.html(f'<a href="{url}" style="font-size:1.1rem">Sign in to PaperGraph</a>')
 
 
 def sidebar(account: Account) -> None:
@@ -204,7 +215,8 @@ def sidebar(account: Account) -> None:
         return
     st.caption(f"Signed in as **{md_escape(account.name)}** ({account.role})")
     if st.button("Sign out", key="auth_sign_out"):
-        if st.session_state.pop(SESSION_KEY, None) is None:
-            st.logout()  # an OpenID Connect session: Streamlit's cookie, and a new session
-        else:
+        # Deleted on the server: the cookie, in this tab, any other tab or anyone's copy, names nothing now.
+        if sessions.close_session(session_cookie()):
             st.rerun()
+        else:
+            st.logout()  # an OpenID Connect session: Streamlit's cookie, and a new session

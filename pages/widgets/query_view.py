@@ -53,10 +53,19 @@ def answer_markdown(answer: Answer, known: set[int]) -> str:
         return "".join(f"**\\[{n}\\]**" if int(n) in known else f"\\[{n}?\\]" for n in numbers)
 
     parts = []
-    for sentence in answer.sentences:
+    for k, sentence in enumerate(answer.sentences):
         text = _ESCAPED_MARKER.sub(marked, md_escape(sentence.text))
-        parts.append(text if sentence.cited else f"{text} :orange-badge[no citation]")
-    return " ".join(parts)
+        if answer.abstained and k == 1 and sentence.citations:
+            text = f"**{text}**"  # the most probable sentence of the related passages, highlighted, not stated
+        support = getattr(sentence, "support", "")
+        if support == "unsupported":
+            text += " :red-badge[not found in the passages]"
+        elif support == "matched":
+            text += f" :blue-badge[source found by PaperGraph: \\[{sentence.citations[0]}\\]]"
+        elif not sentence.cited and not answer.abstained:
+            text += " :orange-badge[no citation]"
+        parts.append(text)
+    return " ".join(parts) if not answer.abstained else "\n\n".join(parts)
 
 
 def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
@@ -71,7 +80,11 @@ def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
     st.markdown((f"**{md_escape(short)}**\n\n" if short else "")
                 + answer_markdown(answer, {s.n for s in result.context.sources}))
     citation_buttons(lib, result, key)
-    if answer.uncited and not answer.extractive:
+    unsupported = [x for x in answer.sentences if getattr(x, "support", "") == "unsupported"]
+    if unsupported:
+        st.warning(f"{len(unsupported)} sentence(s) say something no passage of the context says: check them "
+                   "before relying on them.")
+    elif answer.uncited and not answer.extractive:
         st.warning(f"{len(answer.uncited)} sentence(s) cite no source: check them before relying on them.")
     if answer.unknown_citations:
         st.warning(f"The answer cites sources that do not exist: {answer.unknown_citations}.")
@@ -81,9 +94,17 @@ def answer_note(result: QueryResult) -> str:
     """Who wrote the answer, for the caption above it."""
     if result.answer is None:
         return "context only"
-    if result.answer.extractive:
-        return "Extractive answer: the passages' sentences closest to the question, not written by an LLM"
-    return f"Written by {md_escape(result.answer.model)}; every sentence should cite its source"
+    answer = result.answer
+    if answer.extractive:
+        sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
+        if answer.abstained:
+            return (f"Answered without an LLM: no passage states the answer with enough confidence{sure}; "
+                    "nothing is stated")
+        how = {"extractive (no LLM), compared": "compared from two passages",
+               "extractive (no LLM), two passages": "chained through two passages"}.get(answer.model, "sentences "
+                                                                                        "of the passages")
+        return f"Answered without an LLM ({how}, not written by a model){sure}"
+    return f"Written by {md_escape(answer.model)}; every sentence is checked against the passages"
 
 
 def citation_buttons(lib: Library, result: QueryResult, key: str) -> None:

@@ -75,4 +75,5 @@ def test_cli_eval_refuses_bad_rows_and_unknown_modes_with_exit_2(workspace, tmp_
     missing = run_cli(workspace.root, "eval", str(tmp_path / "absent.jsonl"), "--no-ragas", "--no-judge")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     empty_ws = run_cli(tmp_path / "empty-ws", "eval", str(good), "--modes", "naive", "--no-ragas", "--no-judge")
-    assert empty_ws.returncode == 2 and "no paper is ready" in empty_ws.stderr
+    assert empty_ws.returncode == 2 and "no workspace at" in empty_ws.stderr  # and none was made for the question
+    assert not (tmp_path / "empty-ws").exists()

@@ -5,7 +5,10 @@ show anything without sign-in configured, shows a banner when opened anyway (PAP
 asks every session to sign in; a viewer sees and can do no editor action, even with forged session state.
 
 AppTest has no server socket: `server.address` is set per run with patch_config_options (pages/widgets/auth.py
-reads it through streamlit.config, the name that patch reaches). After switch_page, AppTest runs the page file
+reads it through streamlit.config, the name that patch reaches). Nor can it send cookies: a session's cookie,
+made by core.settings.sessions as the /sign-in form makes it, goes in under auth.APPTEST_COOKIE_KEY, read only
+under AppTest. The form itself, the cookie's attributes and the attacks on it are tested on a real server
+(tests/security/test_shared_app.py, tests/pages/test_browser_auth.py). After switch_page, AppTest runs the page file
 on its own, without app.py — as Streamlit does for a deep link before the first st.navigation call of a server —
 so those runs check each page's own guard.
 """
@@ -23,9 +26,9 @@ from streamlit.testing.v1.util import patch_config_options
 from core.library import open_library
 from core.presentation.graph import graph_index
 from core.schema.graph import PAPER_PREFIX
-from core.settings import accounts
+from core.settings import accounts, sessions
 from core.settings.workspace import Workspace
-from pages.widgets.auth import SESSION_KEY
+from pages.widgets.auth import APPTEST_COOKIE_KEY
 from tests.paths import APP, REPO
 
 pytestmark = pytest.mark.slow  # each test runs the app (and bcrypt at cost 12) several times
@@ -43,9 +46,13 @@ def run(at: AppTest, address: str | None = EXPOSED) -> AppTest:
     return at
 
 
-def new_app(monkeypatch, root, address: str | None = EXPOSED) -> AppTest:
+def new_app(monkeypatch, root, address: str | None = EXPOSED, cookie: str | None = None) -> AppTest:
+    """The app's first run; with `cookie`, as a browser that signed in earlier opens it (a reload, a new tab)."""
     monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(root))
-    return run(AppTest.from_file(APP, default_timeout=90), address)
+    at = AppTest.from_file(APP, default_timeout=90)
+    if cookie:
+        at.session_state[APPTEST_COOKIE_KEY] = cookie
+    return run(at, address)
 
 
 def deep_link(monkeypatch, root, page: str, address: str | None = EXPOSED, session: dict | None = None) -> AppTest:
@@ -70,19 +77,11 @@ def nav_pages(at: AppTest) -> set[str]:
 
 
 def sign_in(at: AppTest, name: str, password: str) -> AppTest:
-    at.text_input(key="auth_name").input(name)
-    at.text_input(key="auth_password").input(password)
-    submit = next(b for b in at.button if b.label == "Sign in")
-    with patch_config_options({"server.address": EXPOSED}):
-        submit.click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def session_dump(at: AppTest) -> str:
-    """Everything the session keeps, widget values included."""
-    inner = object.__getattribute__(object.__getattribute__(at.session_state, "_state"), "_state")
-    return repr((inner._old_state, inner._new_session_state, inner._new_widget_state))
+    """What the /sign-in form does (core.settings.sessions.sign_in), its cookie handed to the session."""
+    outcome = sessions.sign_in(name, password, "127.0.0.1")
+    assert outcome.cookie, outcome.refused
+    at.session_state[APPTEST_COOKIE_KEY] = outcome.cookie
+    return run(at)
 
 
 @pytest.fixture
@@ -105,7 +104,10 @@ def test_loopback_default_is_the_local_editor_with_every_page(monkeypatch, tmp_p
 def test_served_to_the_network_without_sign_in_every_page_is_refused(monkeypatch, tmp_path):
     at = new_app(monkeypatch, tmp_path / "ws")
     assert texts(at.title) == "PaperGraph" and REFUSAL_HINT in texts(at.error)
-    assert not at.sidebar.children and len(at._registered_pages) == 1  # the navigation holds this page only
+    # The navigation holds the refusal only, under every page's address (a deep link shows it, not "Page not found").
+    assert not at.sidebar.children
+    assert {info["page_name"] for info in at._registered_pages.values()} == {"Not shared safely"}
+    assert nav_pages(at) == set(PAGES)
     for page in PAGES:
         at = deep_link(monkeypatch, tmp_path / "ws", page)
         assert texts(at.title) == "PaperGraph", page
@@ -130,34 +132,32 @@ def test_served_to_the_network_insecurely_shows_a_banner_on_every_page(monkeypat
         assert texts(at.title) != "Sign in", page
 
 
-def test_sign_in_refuses_wrong_passwords_with_one_message_and_keeps_no_password(monkeypatch, tmp_path,
-                                                                                two_accounts):
+def test_a_session_is_signed_in_by_its_cookie_checked_again_at_every_run(monkeypatch, tmp_path, two_accounts):
     at = new_app(monkeypatch, tmp_path / "ws")
     assert texts(at.title) == "Sign in" and not at.file_uploader and not at.sidebar.children
-    sign_in(at, "vera", "not-her-password")
-    assert texts(at.error) == "Wrong name or password." and texts(at.title) == "Sign in"
-    sign_in(at, "nobody", VIEWER_PASSWORD)
-    assert texts(at.error) == "Wrong name or password." and texts(at.title) == "Sign in"
-    # The password box was emptied by the form's callback; once the run that received the typed value is over,
-    # the session holds it nowhere (the incoming message of that one run is all that ever had it).
-    assert at.text_input(key="auth_password").value == ""
+    assert not at.text_input  # no password is typed into the app: the form is the server's (/sign-in)
+    # A forged or unsigned cookie signs no one in.
+    at.session_state[APPTEST_COOKIE_KEY] = "forged-token.0123"
     run(at)
-    assert "not-her-password" not in session_dump(at) and VIEWER_PASSWORD not in session_dump(at)
+    assert texts(at.title) == "Sign in" and not at.file_uploader
     sign_in(at, "vera", VIEWER_PASSWORD)
-    assert texts(at.title) == "Library" and "Signed in as **vera** (viewer)" in texts(at.sidebar.caption)
-    run(at)
-    assert VIEWER_PASSWORD not in session_dump(at)
-    # Signed in once: further runs of the session need no password.
+    assert texts(at.title) == "Library" and not at.file_uploader
     run(at)
     assert texts(at.title) == "Library"
+    # A reload or a new tab: a new session, the same cookie, still signed in.
+    tab = new_app(monkeypatch, tmp_path / "ws", cookie=at.session_state[APPTEST_COOKIE_KEY])
+    assert texts(tab.title) == "Library" and "Signed in as **vera** (viewer)" in texts(tab.sidebar.caption)
+    # Signed out elsewhere (another tab's Sign out deletes the session on the server): the next run is signed out.
+    assert sessions.close_session(at.session_state[APPTEST_COOKIE_KEY])
+    run(at)
+    assert texts(at.title) == "Sign in" and "signed out" in texts(at.info)
 
 
 def test_a_viewer_sees_no_editor_control_and_cannot_act_with_forged_state(monkeypatch, ready_workspace,
                                                                           two_accounts):
     root = ready_workspace.root
     lib = open_library(Workspace(root))
-    at = new_app(monkeypatch, root)
-    sign_in(at, "vera", VIEWER_PASSWORD)
+    at = new_app(monkeypatch, root, cookie=sessions.sign_in("vera", VIEWER_PASSWORD, "::1").cookie)
     # Library: the table, no uploader, no retry / delete / rebuild / merge, and no Settings in the navigation.
     assert texts(at.title) == "Library" and at.dataframe and not at.file_uploader
     assert nav_pages(at) == set(PAGES) - {"settings"}
@@ -203,7 +203,8 @@ def test_a_viewer_sees_no_editor_control_and_cannot_act_with_forged_state(monkey
 
 
 def test_a_viewer_asking_for_settings_directly_is_refused_server_side(monkeypatch, tmp_path, two_accounts):
-    at = deep_link(monkeypatch, tmp_path / "ws", "settings", session={SESSION_KEY: {"name": "vera"}})
+    vera = sessions.open_session("vera")
+    at = deep_link(monkeypatch, tmp_path / "ws", "settings", session={APPTEST_COOKIE_KEY: vera})
     assert "Only an editor can do this" in texts(at.error)
     assert texts(at.title) != "Settings" and "Save settings" not in labels(at) and not at.text_input
     # Not signed in at all: the page shows the sign-in form itself.
@@ -212,8 +213,7 @@ def test_a_viewer_asking_for_settings_directly_is_refused_server_side(monkeypatc
 
 
 def test_an_editor_has_every_control_and_the_settings_page(monkeypatch, tmp_path, two_accounts):
-    at = new_app(monkeypatch, tmp_path / "ws")
-    sign_in(at, "edna", EDITOR_PASSWORD)
+    at = new_app(monkeypatch, tmp_path / "ws", cookie=sessions.sign_in("edna", EDITOR_PASSWORD, "::1").cookie)
     assert texts(at.title) == "Library" and len(at.file_uploader) == 2
     assert nav_pages(at) == set(PAGES) and "Sign out" in [b.label for b in at.sidebar.button]
     # (Signing out is clicked in tests/pages/test_browser_auth.py: AppTest's later runs skip app.py's sidebar.)
@@ -269,7 +269,7 @@ def cli(*args: str, stdin: str = "", config_dir) -> subprocess.CompletedProcess:
                           text=True, cwd=REPO, env=env, timeout=120)
 
 
-def test_users_add_list_remove_from_the_command_line(tmp_path):
+def test_users_add_list_remove_from_the_command_line(tmp_path, monkeypatch):
     config = tmp_path / "cli-config"
     added = cli("add", "edna", "--role", "editor", stdin=EDITOR_PASSWORD + "\n", config_dir=config)
     assert added.returncode == 0, added.stderr
@@ -282,6 +282,12 @@ def test_users_add_list_remove_from_the_command_line(tmp_path):
     listed = cli("list", config_dir=config)
     assert listed.returncode == 0 and listed.stdout.split("\n")[:2] == ["edna\teditor", "vera\tviewer"]
     assert "$2b$" not in listed.stdout
+    # A password reset signs out the sessions the old password opened.
+    monkeypatch.setenv("PAPERGRAPH_CONFIG_DIR", str(config))
+    old = sessions.open_session("edna")
+    reset = cli("add", "edna", "--role", "editor", stdin="new-editor-pass\n", config_dir=config)
+    assert reset.returncode == 0 and "signed out 1 session(s) of edna" in reset.stdout
+    assert sessions.session_for(old) is None
     short = cli("add", "sam", "--role", "viewer", stdin="short\n", config_dir=config)
     assert short.returncode != 0 and "too short" in short.stderr
     assert cli("remove", "vera", config_dir=config).returncode == 0

@@ -1,4 +1,4 @@
-"""The real app in a real browser: start `streamlit run app.py` on a fresh workspace, upload a generated paper
+"""The real app in a real browser: start `streamlit run serve.py` on a fresh workspace, upload a generated paper
 through the file uploader, wait until it is ready, search one of its sentences on the Search page and find it.
 
 Drives Debian's Chromium through Playwright (never `playwright install`); skipped when Chromium is missing.
@@ -55,14 +55,14 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
 
 
 @contextmanager
-def serve_app(workspace: Path, log: Path):
-    """`streamlit run app.py` on a free port over `workspace`; yields its URL and stops it (and its mineru
-    children: it runs in a session of its own) afterwards."""
+def serve_app(workspace: Path, log: Path, entry: str = "serve.py"):
+    """`streamlit run serve.py` (app.py behind its gate, as `make run`) on a free port over `workspace`; yields
+    its URL and stops it (and its mineru children: it runs in a session of its own) afterwards."""
     port = _free_port()
     env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1")
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "streamlit", "run", entry, "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"

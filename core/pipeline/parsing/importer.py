@@ -90,6 +90,7 @@ def _unpack(zip_path: Path, target: Path) -> None:
                 reason = "it is a symbolic link"
             if reason:
                 raise ParseError(f"the archive holds an unsafe entry '{info.filename}' ({reason}); refusing to import")
+        _refuse_file_folder_clash(infos)
         for info in infos:
             dest = target.joinpath(*PurePosixPath(info.filename.replace("\\", "/")).parts)
             if info.is_dir():
@@ -98,6 +99,22 @@ def _unpack(zip_path: Path, target: Path) -> None:
             dest.parent.mkdir(parents=True, exist_ok=True)
             with zf.open(info) as src, dest.open("wb") as out:
                 shutil.copyfileobj(src, out)
+
+
+def _refuse_file_folder_clash(infos: list[zipfile.ZipInfo]) -> None:
+    """A zip may hold a file `images` and a file `images/x.jpg`; no folder can hold both, and unpacking would end
+    in FileExistsError or IsADirectoryError half-way through. Refused up front, naming both entries."""
+    files: dict[tuple[str, ...], str] = {}
+    folders: dict[tuple[str, ...], str] = {}
+    for info in infos:
+        parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+        if not info.is_dir():
+            files.setdefault(parts, info.filename)
+        for depth in range(1, len(parts) if not info.is_dir() else len(parts) + 1):
+            folders.setdefault(parts[:depth], info.filename)
+    for parts in sorted(files.keys() & folders.keys()):
+        raise ParseError(f"the archive holds both a file '{files[parts]}' and a folder of that name (with "
+                         f"'{folders[parts]}'); a folder cannot hold both: rename one of them and zip it again")
 
 
 def _inside(path: Path, root: Path) -> bool:

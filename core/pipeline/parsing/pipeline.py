@@ -10,6 +10,7 @@ from pathlib import Path
 from core.pipeline.parsing.builtin import parse_builtin
 from core.pipeline.parsing.checks import check_pdf
 from core.pipeline.parsing.content_list import MalformedContentList, load_content_list, renumber
+from core.pipeline.parsing.layout_repair import repair_layout
 from core.pipeline.parsing.markdown import to_markdown
 from core.pipeline.parsing.mineru_runner import MineruFailed, run_mineru
 from core.pipeline.parsing.ocr_pass import apply_ocr, diagnose
@@ -66,6 +67,16 @@ def _builtin_items(pdf_path: Path, out_dir: Path, report: Callable[[str], None],
         raise ParseError(f"the PyMuPDF parser failed ({reason})") from None
 
 
+def _repair(items: list[ContentItem], pdf_path: Path, out_dir: Path) -> list[str]:
+    """The flash tier's headers-as-equations, loose equation crops and glued table cells (layout_repair.py). A page
+    MuPDF cannot read leaves MinerU's items as they are: the repair is an improvement, never a reason to fail."""
+    try:
+        repair_layout(items, pdf_path, out_dir)
+    except Exception as exc:  # MuPDF raises plain RuntimeErrors on damaged pages
+        return [f"layout repair skipped ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"]
+    return []
+
+
 def _empty_reason(pages: int, diagnoses: list[PageText], config: ParsingConfig) -> str:
     many = f"any of the {pages} pages" if pages > 1 else "the only page"
     if all(d.blank for d in diagnoses):
@@ -98,6 +109,7 @@ def parse_pdf(pdf_path: Path, out_dir: Path, config: ParsingConfig, *, mineru_ho
         try:
             items, child_cpu = _mineru_items(pdf_path, out_dir, config, Path(mineru_home), report, diagnoses)
             backend = f"mineru-{config.mineru_tier}"
+            warnings.extend(_repair(items, pdf_path, out_dir))
         except MineruFailed as exc:
             child_cpu, mineru_error = exc.cpu_seconds, str(exc)
             if not config.fallback_to_builtin:

@@ -1,0 +1,218 @@
+"""Composed LLM-free answers to questions that compare two things: "Which band was formed first, A or B?" (pick the
+option from the two facts), "Are A and B both film directors?", "Are A and B in the same province?" (yes or no from
+what each one's passage says). Each answer cites the passage of each side; when a side's fact is not found, nothing
+is composed and the reader answers (or abstains) as for any question.
+
+Each side's evidence is the reader's most probable candidates that name it (in the sentence or in its passage's
+title): the learned sentence model still decides which sentences speak for a side; this module only reads what
+they say (a year, a number, the words of a predicate, the name next to "province"). The comparative words live in
+core/query/data/comparatives.json.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from core.query import answer_types as T
+from core.query.candidates import Candidate
+from core.query.coverage import term_bag
+from core.query.reader_features import QuestionView
+from core.query.records import Answer, AnswerSentence
+
+COMPARATIVES_PATH = Path(__file__).with_name("data") / "comparatives.json"
+PER_SIDE = 4  # a side's most probable candidates read for its fact
+_NAME = re.compile(r"[A-Z0-9][\w'’.\"-]*(?:\s+(?:(?:of|de|the|and|von|van|la|le|from|for)\s+)?[A-Z0-9][\w'’.\"-]*)*")
+_LEAD = re.compile(r"^(?:the|a|an)\s+", re.I)
+_OPTIONS = re.compile(r"(?P<a>[^,?]+?)\s*,?\s+or\s+(?P<b>[^,?]+?)\s*\??\s*$", re.I)
+# "Are A and B both P?", "Were A and B members of the same band?": the two sides, then what is asked of them.
+_BOTH = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\s+(?P<sides>.+?\s+and\s+.+?)\s+"
+                   r"(?:both\s+(?P<pred>[^?]+?)|(?P<same>(?:[\w-]+\s+){0,3}?(?:of\s+|in\s+)?the\s+same\s+[^?]+?))"
+                   r"\s*\??\s*$", re.I)
+_SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+)", re.I)
+_GENERIC = {"The", "A", "An", "It", "He", "She", "They", "In", "On", "At", "This", "That", "His", "Her", "Its", "Which",
+            "Who", "What", "Are", "Is", "Were", "Was", "Both", "Between"}
+
+
+@lru_cache(maxsize=1)
+def _words() -> dict:
+    return json.loads(COMPARATIVES_PATH.read_text(encoding="utf-8"))
+
+
+@dataclass
+class Side:
+    name: str
+    evidence: list[Candidate]
+
+
+def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | None:
+    """A composed answer, or None when the question compares nothing or a side's fact is missing."""
+    text = q.text.strip()
+    if q.yes_no and (m := _BOTH.match(text)):
+        a, _, b = m.group("sides").rpartition(" and ")
+        sides = _sides(_last_name(a), _first_name(b), ranked, source_of)
+        if sides is None:
+            return None
+        same = _SAME.search(m.group("same") or m.group("pred") or "")
+        return _same(sides, same.group("attr").lower()) if same else _both(sides, m.group("pred"))
+    if not q.yes_no and re.match(r"^\s*(which|who|what)\b", text, re.I) and (m := _OPTIONS.search(text)):
+        sides = _sides(_last_name(m.group("a")), _first_name(m.group("b")), ranked, source_of)
+        return _choose(sides, text) if sides is not None else None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- sides
+def _last_name(text: str) -> str:
+    names = [n for n in _names(text)]
+    return names[-1] if names else _LEAD.sub("", text.strip())
+
+
+def _first_name(text: str) -> str:
+    names = _names(text)
+    return names[0] if names else _LEAD.sub("", text.strip())
+
+
+def _names(text: str) -> list[str]:
+    out = []
+    for m in _NAME.finditer(text):
+        words = m.group().strip(" .,'’\"").split()
+        while words and words[0] in _GENERIC:
+            words.pop(0)
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
+def _names_it(c: Candidate, name: str, source_of) -> bool:
+    source = source_of(c.n)
+    title = (source.doc_title if source else "").lower()
+    low = name.lower()
+    return low in c.text.lower() or (bool(title) and (low in title or title.split(" (")[0] in low))
+
+
+def _sides(a: str, b: str, ranked: list[Candidate], source_of) -> tuple[Side, Side] | None:
+    if not a or not b or a.lower() == b.lower():
+        return None
+    sides = []
+    for name in (a, b):
+        found = [c for c in ranked if _names_it(c, name, source_of)][:PER_SIDE]
+        if not found:
+            return None
+        sides.append(Side(name, found))
+    return sides[0], sides[1]
+
+
+# ---------------------------------------------------------------------------------------------- answers
+def _choose(sides: tuple[Side, Side], question: str) -> Answer | None:
+    low = f" {question.lower()} "
+    words = _words()
+    direction = next((d for d in ("earlier", "later", "larger", "smaller")
+                      if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words[d])), "")
+    if direction in ("earlier", "later"):
+        values = [_first_value(s, T._YEAR, lambda t: int(re.findall(r"\d{4}", t)[0])) for s in sides]
+    elif direction:
+        values = [_first_value(s, T._NUMBER, _number) for s in sides]
+    else:  # "Which singer is American, A or B?": the side whose evidence says the question's other words
+        values = [_support(s, _predicate_terms(question, sides)) for s in sides]
+        if values[0][0] == values[1][0]:
+            return None
+        direction = "larger"
+    if values[0] is None or values[1] is None or values[0][0] == values[1][0]:
+        return None
+    pick = {"earlier": min, "smaller": min}.get(direction, max)
+    k = 0 if pick(values[0][0], values[1][0]) == values[0][0] else 1
+    winner, cites = sides[k], [values[0][1], values[1][1]]
+    numbers = list(dict.fromkeys(c.n for c in cites))
+    first = AnswerSentence(f"{winner.name} [{', '.join(map(str, numbers))}].", numbers)
+    return _composed(first, cites, winner.name)
+
+
+def _both(sides: tuple[Side, Side], predicate: str) -> Answer | None:
+    terms = set(T.stems(predicate)) - {"both"}
+    if not terms:
+        return None
+    support = [_support(s, terms) for s in sides]
+    if any(v is None for v in support):
+        return None
+    held = [v[0] >= 1.0 for v in support]
+    cites = [v[1] for v in support]
+    if all(held):
+        first = AnswerSentence(f"Yes: both are {predicate.strip()} [{cites[0].n}, {cites[1].n}].",
+                               [cites[0].n, cites[1].n])
+        return _composed(first, cites, "yes")
+    lacking = sides[held.index(False)]
+    c = cites[held.index(False)]
+    first = AnswerSentence(f"No: what is said of {lacking.name} does not make it {predicate.strip()} [{c.n}].", [c.n])
+    return _composed(first, cites, "no")
+
+
+def _same(sides: tuple[Side, Side], attribute: str) -> Answer | None:
+    kinds = _words()["attribute_synonyms"].get(attribute, [attribute])
+    values = [_next_to(s, kinds) for s in sides]
+    if any(v is None for v in values):
+        return None
+    cites = [v[1] for v in values]
+    same = values[0][0].lower() == values[1][0].lower()
+    first = AnswerSentence(f"{'Yes' if same else 'No'}: {sides[0].name} — {values[0][0]}; {sides[1].name} — "
+                           f"{values[1][0]} [{cites[0].n}, {cites[1].n}].", [cites[0].n, cites[1].n])
+    return _composed(first, cites, "yes" if same else "no")
+
+
+def _composed(first: AnswerSentence, cites: list[Candidate], short: str) -> Answer:
+    distinct = [c for k, c in enumerate(cites) if all(c is not d for d in cites[:k])]
+    out = [first] + [AnswerSentence(f"{c.text} [{c.n}]", [c.n]) for c in distinct]
+    return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True,
+                  model="extractive (no LLM), compared", short_answer=short, short_answer_sentence=0,
+                  short_answer_span=[0, len(short)], answer_type="comparison",
+                  score=round(min(c.p for c in cites), 4), confidence=round(min(c.p for c in cites), 4))
+
+
+# ---------------------------------------------------------------------------------------------- facts
+def _first_value(side: Side, pattern: re.Pattern, value) -> tuple[float, Candidate] | None:
+    for c in side.evidence:
+        for m in pattern.finditer(c.text):
+            try:
+                return float(value(m.group())), c
+            except (ValueError, IndexError):
+                continue
+    return None
+
+
+def _number(text: str) -> float:
+    digits = re.sub(r"[^\d.]", "", text.replace(",", ""))
+    scale = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9}
+    unit = next((v for k, v in scale.items() if re.search(rf"\d\s?{k}\b", text.lower())), 1.0)
+    return float(digits) * unit
+
+
+def _predicate_terms(question: str, sides: tuple[Side, Side]) -> set[str]:
+    """The question's words before its options, without the options' names and the asked-for category
+    ("which singer"): what one option is and the other is not."""
+    names = set(T.stems(" ".join(s.name for s in sides)))
+    head = re.sub(r"^\s*(?:which|who|what)(?:\s+(?:one|of these))?(?:\s+[a-z]+(?=\s+(?:is|was|are|were|has|had)\b))?",
+                  "", re.split(r",|\bor\b", question)[0], flags=re.I)
+    return set(T.stems(head)) - names
+
+
+def _support(side: Side, terms: set[str]) -> tuple[float, Candidate] | None:
+    """The share of the predicate's words a side's evidence says (best sentence), with that sentence."""
+    if not terms:
+        return None
+    best = max(side.evidence, key=lambda c: (len(terms & term_bag(c.text, terms).keys()), c.p))
+    return len(terms & term_bag(best.text, terms).keys()) / len(terms), best
+
+
+def _next_to(side: Side, kinds: list[str]) -> tuple[str, Candidate] | None:
+    """The name beside the attribute's word in a side's evidence: "Jiangsu province", "the band Alphaville"."""
+    for c in side.evidence:
+        for kind in kinds:
+            before = re.search(rf"((?:[A-Z][\w-]+\s+){{1,3}}){kind}s?\b", c.text)
+            after = re.search(rf"\b{kind}s?\s+(?:of\s+|called\s+|named\s+)?((?:[A-Z][\w-]+\s*){{1,3}})", c.text)
+            for m in (before, after):
+                if m:
+                    name = " ".join(w for w in m.group(1).split() if w not in _GENERIC)
+                    if name and name.lower() not in side.name.lower():
+                        return name, c
+    return None

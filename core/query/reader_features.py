@@ -1,0 +1,174 @@
+"""What the LLM-free reader knows about each candidate sentence, as numbers (one named feature each), for the
+reader model (core.query.reader_model) to weigh. The weights are learned (bench/reader_train.py), never set here.
+
+Every feature is cheap: the question is analysed once, each sentence with regular expressions and set arithmetic;
+the only vectors used are the stored embedding windows' similarities retrieval already paid for (`prior`).
+
+Groups:
+- relevance: the stored window's similarity (absolute and against the best candidate), BM25 over the pool, the
+  share of the question's content stems in the sentence and in its passage (with section and paper title), the
+  question's rare named words likewise;
+- answer shape: the expected answer type (core.query.answer_types) and whether the sentence holds a span of it,
+  how much it says that the question does not (an answer adds something), cue words of the question's class
+  (core/query/data/reader_cues.json: "because" for a why-question), length;
+- place: the passage's rank, the sentence's position in it, its role (body / table row / caption / footnote),
+  whether a table row is a row of something the question names, the section it sits in.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from core.query import answer_types as T
+from core.query.candidates import CAPTION, NOTE, ROW, Candidate
+from core.query.coverage import row_about, term_bag
+from core.query.records import Source
+
+CUES_PATH = Path(__file__).with_name("data") / "reader_cues.json"
+KINDS = (T.NUMBER, T.YEAR, T.NAME, T.DEFINITION, T.TERM, T.MANNER, T.OTHER)
+_SECTIONS = {"abstract": "abstract", "introduction": "intro", "conclusion": "conclusion", "result": "results",
+             "experiment": "results", "evaluation": "results", "method": "method", "approach": "method",
+             "related": "related", "discussion": "conclusion", "limitation": "conclusion"}
+SECTION_NAMES = ("abstract", "intro", "method", "results", "conclusion", "related")
+_YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z0-9-]+")
+
+FEATURES = (
+    ["prior", "prior_gap", "lexical", "overlap", "overlap_passage", "named", "named_passage", "novel",
+     "typed", "typed_fit", "cue", "length", "rank", "first_source", "position", "first_in_passage",
+     "row", "row_about", "caption", "note"]
+    + [f"kind_{k}" for k in KINDS] + [f"typed_{k}" for k in KINDS]
+    + [f"section_{s}" for s in SECTION_NAMES]
+    + ["yes_no", "overlap_x_prior", "lexical_gap", "overlap_gap", "new_name", "new_number", "novel_x_overlap"]
+)
+_NAME_TOKEN = re.compile(r"(?<!^)(?<![.!?]\s)\b(?:[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
+_NUMBER_TOKEN = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
+
+
+@lru_cache(maxsize=1)
+def _cues() -> dict:
+    return json.loads(CUES_PATH.read_text(encoding="utf-8"))
+
+
+def cue_lexicon() -> dict[str, list[str]]:
+    """Question class ("why", "how", "purpose", "compare") → words a sentence answering it tends to use."""
+    return _cues()["classes"]
+
+
+def negation_words() -> list[str]:
+    """The words that make a yes/no question's evidence a no (core.query.yes_no)."""
+    return _cues()["negation"]
+
+
+def question_class(question: str) -> str:
+    q = question.lower().strip()
+    if q.startswith("why") or " why " in q or "what is the reason" in q or "motivat" in q:
+        return "why"
+    if re.search(r"\b(used for|purpose|aim|goal|in order to)\b", q):
+        return "purpose"
+    if re.search(r"\b(compare|compared|versus|vs\.?|than|differ|difference|better|worse|outperform)\b", q):
+        return "compare"
+    if q.startswith("how") and not re.match(r"how (many|much|long|large|big|often|old)\b", q):
+        return "how"
+    return ""
+
+
+@dataclass
+class QuestionView:
+    """What the features need of the question, computed once per question."""
+
+    text: str
+    kind: str
+    stems: frozenset[str]
+    named: tuple[str, ...]  # its rare named words (core.query.coverage.distinctive)
+    words: frozenset[str]
+    cues: tuple[str, ...]
+    yes_no: bool
+
+    @classmethod
+    def of(cls, question: str, named: list[str]) -> QuestionView:
+        cls_ = question_class(question)
+        return cls(text=question, kind=T.answer_type(question), stems=frozenset(T.stems(question)),
+                   named=tuple(w.lower() for w in named), words=frozenset(T.words(question)),
+                   cues=tuple(cue_lexicon().get(cls_, [])), yes_no=bool(_YES_NO.match(question)))
+
+
+def _section(source: Source | None) -> str:
+    low = (source.section if source else "").lower()
+    return next((name for key, name in _SECTIONS.items() if key in low), "")
+
+
+def _cue(sentence_lower: str, cues: tuple[str, ...]) -> float:
+    if not cues:
+        return 0.0
+    return float(any(re.search(rf"(?<![a-z]){re.escape(c)}", sentence_lower) for c in cues))
+
+
+def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
+    """Fill each candidate's `features` (every name of FEATURES). `source_of(n)` is the context's source [n]."""
+    if not candidates:
+        return
+    lexical = _bm25(candidates, q.stems)
+    best_prior = max(c.prior for c in candidates)
+    best_lexical = max(lexical)
+    q_low = q.text.lower()
+    passages: dict[int, str] = {}
+    for c, lex in zip(candidates, lexical):
+        source = source_of(c.n)
+        if c.n not in passages:
+            passages[c.n] = (f"{source.text} {source.section} {source.doc_title}".lower() if source else "")
+        low = c.text.lower()
+        bag = term_bag(c.text, set(q.stems))
+        overlap = len(q.stems & bag.keys()) / len(q.stems) if q.stems else 0.0
+        passage_bag = set(T.stems(passages[c.n])) | bag.keys()
+        words = set(T.words(c.text))
+        f = dict.fromkeys(FEATURES, 0.0)
+        f.update(
+            prior=c.prior, prior_gap=c.prior - best_prior, lexical=lex, overlap=overlap,
+            overlap_passage=len(q.stems & passage_bag) / len(q.stems) if q.stems else 0.0,
+            named=(sum(T.mentions(low, w) for w in q.named) / len(q.named)) if q.named else 1.0,
+            named_passage=(sum(T.mentions(passages[c.n] + " " + low, w) for w in q.named) / len(q.named))
+            if q.named else 1.0,
+            novel=min(len(words - q.words) / 8.0, 1.0),
+            typed=float(c.typed > 0), typed_fit=min(c.typed, 2.0) / 2 if c.typed > 0 else 0.0,
+            cue=_cue(low, q.cues), length=min(math.log1p(len(c.text)) / math.log1p(600), 1.0),
+            rank=1.0 / c.n, first_source=float(c.n == 1),
+            position=c.position / max(c.of - 1, 1), first_in_passage=float(c.position == 0),
+            row=float(c.role == ROW), row_about=float(c.role == ROW and row_about(c.text, q.text)),
+            caption=float(c.role == CAPTION), note=float(c.role == NOTE),
+            yes_no=float(q.yes_no), overlap_x_prior=overlap * c.prior, lexical_gap=lex - best_lexical,
+            # An answer adds a name or a number the question does not say ("a Samsung Nexus S", "30 nm").
+            new_name=float(any(m.group().lower() not in q_low for m in _NAME_TOKEN.finditer(c.text))),
+            new_number=float(any(m.group() not in q.text for m in _NUMBER_TOKEN.finditer(c.text))))
+        f["novel_x_overlap"] = f["novel"] * overlap
+        f[f"kind_{q.kind}"] = 1.0
+        f[f"typed_{q.kind}"] = float(c.typed > 0)
+        if section := _section(source):
+            f[f"section_{section}"] = 1.0
+        c.features = f
+    best_overlap = max(c.features["overlap"] for c in candidates)
+    for c in candidates:
+        c.features["overlap_gap"] = c.features["overlap"] - best_overlap
+
+
+def _bm25(candidates: list[Candidate], terms: frozenset[str]) -> list[float]:
+    """BM25 over the candidate pool (its own document frequencies) of stemmed words, scaled to 0..1 by the
+    question's weight."""
+    if not terms:
+        return [0.0] * len(candidates)
+    bags = [term_bag(c.text, set(terms)) for c in candidates]
+    avg = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
+    n = len(bags)
+    df = {t: sum(t in b for b in bags) for t in terms}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    total = sum(idf.values()) or 1.0
+    out = []
+    for bag in bags:
+        length = sum(bag.values()) or 1
+        s = sum(idf[t] * bag[t] * 2.2 / (bag[t] + 1.2 * (0.25 + 0.75 * length / avg)) for t in terms if bag[t])
+        out.append(min(s / total, 1.0))
+    return out

