@@ -185,7 +185,7 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         }""") == "none"
         page.get_by_label("Question").fill("What does the purple walrus hypothesis predict?")
         page.get_by_role("button", name="Ask").click()
-        expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Answered without an LLM").first).to_be_visible(timeout=60_000)
         # The cited source is open under Sources; its page region is drawn on demand (a dialog), not with every answer.
         expect(page.get_by_text("Show the passage on its page").first).to_be_visible()
         check_citation_opens_in_place(page, tmp_path / "citation-dialog.png")
