@@ -30,7 +30,7 @@ judge_reason = ev.judge_reason(lib)
 if llm is None:
     st.info("No LLM is set: answers are extractive, and the answer, retrieval and RAGAS non-LLM metrics run "
             "without an LLM. RAGAS's judged metrics, the pairwise judge and question generation need one "
-            "(Settings page).", icon=":material/info:")
+            + ("(Settings page)." if auth.is_editor() else "(an editor sets one)."), icon=":material/info:")
 else:
     st.caption(f"Answers by {md_escape(llm.name)}. "
                + (f"RAGAS judged metrics: {md_escape(judge_reason)}." if judge_reason else
@@ -140,9 +140,8 @@ if editor:
                                           ragas=ragas_on, ragas_judge=judge_on and not judge_reason, rerank=rerank,
                                           limit=int(limit), answer_style=style)
                     try:
+                        # The Results tab's picker opens on it (a new run is a new picker: ev.results_picker_key).
                         st.session_state["eval_run_id"] = jobs.start(qset, options, label=label)
-                        # The Results tab's picker keeps its own selection; drop it so it opens on the new run.
-                        st.session_state.pop("eval_results_run", None)
                         st.session_state.pop("eval_finished", None)  # the last run's "finished" note
                     except RuntimeError as exc:
                         st.error(md_escape(str(exc)))
@@ -152,16 +151,16 @@ if editor:
 with results_tab:
     runs = store.runs()
     if not runs:
-        st.info("No run yet: start one on the Run tab (or `python -m core eval QA.jsonl`).")
+        st.info("No run yet: start one on the Run tab (or `python -m core eval QA.jsonl`)." if editor else
+                "No run yet: runs an editor starts show here.")
     else:
         wanted = st.session_state.get("eval_run_id")
         index = next((i for i, r in enumerate(runs) if r.id == wanted), 0)
-        run = st.selectbox("Run", runs, index=index, format_func=ev.run_label, key="eval_results_run")
+        run = st.selectbox("Run", runs, index=index, format_func=ev.run_label, key=ev.results_picker_key(runs))
+        st.session_state["eval_run_id"] = run.id  # kept when the picker is drawn anew
         results, summary = ev.run_results(store, run)
         status = run.shown_status
-        st.caption(f"{run.done} of {run.total} answers scored · {status}"
-                   + (f" · {md_escape(run.message)}" if run.message else "")
-                   + f" · options: {md_escape(ev.options_text(run.options))}")
+        ev.run_status(store, run)  # follows a running run and reruns the page once it ends
         if editor and status != RUNNING and run.done < run.total:
             if st.button("Resume this run", key="eval_resume"):
                 auth.require_editor()

@@ -172,9 +172,9 @@ if view.nodes:
     shown_papers = sum(n.is_paper for n in view.nodes)
     st.caption(f"Colours: {'community' if filters.color_by == 'community' else 'entity type'} (key above the "
                f"graph); {'squares are papers, ' if shown_papers else ''}node size: relations; edge width: weight"
-               f"{'; dashed: mentioned in a paper' if shown_papers else ''}. Labelled: the "
-               f"{len(major_nodes(view))} most connected; hover a node for its name and details, zoom in for "
-               "every label. Click a node or an edge for its details below.")
+               f"{'; dashed: mentioned in a paper' if shown_papers else ''}. Labelled: up to the "
+               f"{len(major_nodes(view))} most connected, none covering another; hover a node for its name and "
+               "details, zoom in for every label. Click a node or an edge for its details below.")
 
 # --------------------------------------------------------------------------------- entity and edge panels
 in_view = [n.key for n in view.nodes if not n.key.startswith(PAPER_PREFIX)]

@@ -65,7 +65,11 @@ if files or zips:
     st.session_state["upload_round"] = round_ + 1
     st.rerun()
 
-for _kind, name, result, error in st.session_state.get("upload_results", []):
+docs = present.newest_first(lib.documents.list())
+# "Added and queued" lasts while the document waits or is parsed: the live progress below reruns the page when a
+# status changes, and once the document is ready (or failed, with its own message) the notice is gone.
+st.session_state["upload_results"] = present.upload_notices_to_keep(st.session_state.get("upload_results", []), docs)
+for _kind, name, result, error in st.session_state["upload_results"]:
     if error:
         st.error(f"**{md_escape(name)}**: not imported — {md_escape(error)}")
     elif result.outcome == "added":
@@ -75,8 +79,6 @@ for _kind, name, result, error in st.session_state.get("upload_results", []):
 if st.session_state.get("upload_results") and st.button("Dismiss", key="dismiss_uploads"):
     st.session_state["upload_results"] = []
     st.rerun()
-
-docs = lib.documents.list()
 
 
 # ------------------------------------------------------------------------------------------------ progress
@@ -126,7 +128,9 @@ if not docs:
     st.info("The library is empty: add PDFs above." if editor else "The library is empty: an editor adds the papers.")
     st.stop()
 
-table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}"
+# Newest first (an upload shows on top). The key names the rows in their order: a selection is row positions, so
+# a table whose rows changed (an upload or a deletion, from any session) starts with none rather than a shifted one.
+table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}_{present.table_identity(docs)}"
 papers = lib.graph_sources.papers()
 rows = present.document_rows(docs, papers)
 event = st.dataframe(
@@ -143,6 +147,8 @@ event = st.dataframe(
         "relations": st.column_config.NumberColumn("relations", format="%d", width="small"),
         "extractor": st.column_config.TextColumn("extractor", help="What built this paper's part of the graph."),
         "message": st.column_config.TextColumn("message", width=340),
+        "added": st.column_config.DatetimeColumn("added", format="YYYY-MM-DD HH:mm", width="small",
+                                                 help="When the file was added; the newest are on top."),
     })
 csv_download(rows, "library.csv", key="library_csv")  # titles come from papers: escaped (widgets/table_export)
 nodes, edges = lib.graph.counts()
@@ -152,10 +158,12 @@ if nodes:
 built_by = {p.extractor for p in papers.values()}
 if "spacy" in built_by:
     st.caption(":material/info: Papers whose extractor says *LLM-free (spaCy)* got their part of the graph "
-               "without an LLM: noun phrases and names, linked when they share a sentence. Configure an LLM in "
-               "Settings and use *Rebuild graph* for LightRAG-style entities and relations.")
+               "without an LLM: noun phrases and names, linked when they share a sentence."
+               + (" Configure an LLM in Settings and use *Rebuild graph* for LightRAG-style entities and relations."
+                  if editor else ""))  # a viewer can do neither: no hint at what they cannot do
 selected = [docs[i] for i in event.selection.rows if i < len(docs)]
-st.caption("Select rows to open, retry or delete documents.")
+st.caption("Select rows to open, retry or delete documents." if editor else
+           "Select a row to open it in the Document view.")
 
 if selected:
     ready = [d for d in selected if d.status == DocStatus.READY]

@@ -1,7 +1,8 @@
-"""Settings: every knob of core.settings.config.Settings, one form section per pipeline stage, saved to the workspace.
+"""Settings: every knob of core.settings.config.Settings, saved to the workspace. Named presets
+(core.settings.presets) first; then one form whose tabs group the sections by stage, the LLM first
+(core.presentation.display.SETTINGS_TABS); then the LLM connection test.
 
-Each widget is drawn from its field's metadata (label, help, choices, bounds: core.settings.fields); a named preset
-(core.settings.presets) can be applied below the form.
+Each widget is drawn from its field's metadata (label, help, choices, bounds: core.settings.fields).
 
 The LLM section has its own widgets: the API key is written to the credentials file outside the workspace (never
 to settings.json) and never shown back, and "Test connection" checks the endpoint the form describes.
@@ -75,8 +76,35 @@ def llm_section(config) -> dict:
     return {"provider": provider, "base_url": base_url.strip(), "model": model.strip()}
 
 
+def section_fields(name: str, config, values: dict[str, dict], titled: bool, workers: int) -> None:
+    """One section's widgets in two columns (the LLM's own widgets first), under its title when its tab holds
+    more than one section."""
+    if titled:
+        st.markdown(f"#### {type(config).TITLE}")
+    values[name] = llm_section(config) if name == "llm" else {}
+    generic = [spec for spec in specs(config) if not (name == "llm" and spec.name in LLM_CUSTOM)]
+    columns = st.columns(2)
+    for n, spec in enumerate(generic):
+        with columns[n % 2]:
+            values[name][spec.name] = generic_widget(spec, getattr(config, spec.name), f"setting_{name}_{spec.name}")
+    if name == "vlm":
+        st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
+                      placeholder="paste a key to save it for the VLM's endpoint",
+                      help=f"Kept in {secrets.credentials_path()} for the VLM base URL above and sent only there, "
+                           "never in the workspace. Not needed when the VLM shares the LLM's base URL: the key "
+                           "saved for that URL serves both.")
+        if config.provider == "openai":
+            st.caption("VLM: " + secrets.key_notice(config.base_url))
+    if name == "parsing":
+        st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
+                   "already on disk.")
+        # The cap each MinerU child gets and the deadline formula, as the saved settings make them.
+        st.caption("Now: " + describe_parse_budget(config, workers) +
+                   ". A document MinerU was stopped on can be retried with a larger budget on the Library page.")
+
+
 def preset_panel(settings) -> None:
-    """Below the form (a form holds no plain buttons): a named preset, what it would change, and Apply."""
+    """Above the form (a form holds no plain buttons): a named preset, what it would change, and Apply."""
     st.subheader("Presets")
     presets = {p.name: p for p in list_presets()}
     name = st.selectbox("Preset", list(presets), key="settings_preset",
@@ -191,32 +219,21 @@ current = lib.workspace.settings(apply_environment=False)
 if lib.settings.store.chroma_host and lib.settings.store.chroma_host != current.store.chroma_host:
     st.info(f"CHROMA_HOST is set in the environment: this run uses the Chroma server at "
             f"{lib.settings.store.chroma_host}:{lib.settings.store.chroma_port}, whatever is saved below.")
+with st.container(border=True):
+    preset_panel(current)
+
 values: dict[str, dict] = {}
+sections = {section.name for section in fields(current)}
 with st.form("settings_form"):
-    for section in fields(current):
-        config = getattr(current, section.name)
-        st.subheader(type(config).TITLE)
-        values[section.name] = llm_section(config) if section.name == "llm" else {}
-        generic = [spec for spec in specs(config) if not (section.name == "llm" and spec.name in LLM_CUSTOM)]
-        columns = st.columns(2)
-        for n, spec in enumerate(generic):
-            with columns[n % 2]:
-                values[section.name][spec.name] = generic_widget(spec, getattr(config, spec.name),
-                                                                 f"setting_{section.name}_{spec.name}")
-        if section.name == "vlm":
-            st.text_input("VLM API key", type="password", key=VLM_KEY_WIDGET,
-                          placeholder="paste a key to save it for the VLM's endpoint",
-                          help=f"Kept in {secrets.credentials_path()} for the VLM base URL above and sent only there, "
-                               "never in the workspace. Not needed when the VLM shares the LLM's base URL: the key "
-                               "saved for that URL serves both.")
-            if config.provider == "openai":
-                st.caption("VLM: " + secrets.key_notice(config.base_url))
-        if section.name == "parsing":
-            st.caption("Only the flash tier works without model weights; the others need MinerU's weights "
-                       "already on disk.")
-            # The cap each MinerU child gets and the deadline formula, as the saved settings make them.
-            st.caption("Now: " + describe_parse_budget(config, current.compute.workers or os.cpu_count() or 1) +
-                       ". A document MinerU was stopped on can be retried with a larger budget on the Library page.")
+    st.subheader("By pipeline stage")
+    tabs = present.settings_tabs()
+    for tab, (_label, names) in zip(st.tabs([label for label, _ in tabs]), tabs):
+        with tab:  # a form's tabs all run: every field is submitted whichever tab is open
+            for name in names:
+                if name in sections:
+                    section_fields(name, getattr(current, name), values, titled=len(names) > 1,
+                                   workers=current.compute.workers or os.cpu_count() or 1)
+    st.caption("Save settings saves every tab.")
     submitted = st.form_submit_button("Save settings", type="primary")
 
 if submitted:
@@ -248,5 +265,4 @@ if submitted:
     st.session_state["settings_notices"] = notices
     st.rerun()
 
-preset_panel(current)
 connection_panel(current)

@@ -34,7 +34,36 @@ def graph_busy(doc: Document) -> bool:
 
 
 def status_snapshot(docs: list[Document]) -> tuple[tuple[str, str, str], ...]:
-    return tuple((d.id, d.status.value, d.graph_status.value) for d in docs)
+    """What the Library's live progress compares to know a status changed: the same whatever the list's order
+    (the page shows the newest first, the store lists the oldest first; compared in order, they always differed
+    and the page reran without pause)."""
+    return tuple(sorted((d.id, d.status.value, d.graph_status.value) for d in docs))
+
+
+def newest_first(docs: list[Document]) -> list[Document]:
+    """The Library table's order: the latest added on top, where an upload is seen without scrolling."""
+    return sorted(docs, key=lambda d: (-d.created_at, d.id))
+
+
+def table_identity(docs: list[Document]) -> str:
+    """Names the table's rows in their order: the Library keys its table by it, so a selection (row positions)
+    never outlives the rows it was made on — an upload from another session lands on top and would shift it."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(d.id for d in docs).encode()).hexdigest()[:12]
+
+
+def upload_notices_to_keep(notices: list[tuple], docs: list[Document]) -> list[tuple]:
+    """The upload outcomes still worth showing: an "added and queued" one only while its document is queued or
+    being parsed or indexed (once it is ready the table says so; a failure has its own message). Refusals and
+    "already in the library" stay until dismissed. A notice is (kind, name, AddResult | None, error)."""
+    by_id = {d.id: d for d in docs}
+
+    def waiting(result) -> bool:
+        doc = by_id.get(result.doc_id)
+        return doc is not None and doc.status.in_progress
+
+    return [n for n in notices if n[3] or n[2] is None or n[2].outcome != "added" or waiting(n[2])]
 
 
 def extractor_label(extractor: str) -> str:
@@ -65,8 +94,10 @@ def format_timings(timings: dict[str, float]) -> str:
 
 
 def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict]:
-    """One row per document for the Library table (plain values: st.dataframe renders no HTML). `papers` are
-    the graph's PaperRecords by document id."""
+    """One row per document for the Library table, in the order given (plain values: st.dataframe renders no
+    HTML). `papers` are the graph's PaperRecords by document id."""
+    import datetime as dt
+
     papers = papers or {}
 
     def graph_cell(d: Document) -> str:
@@ -84,6 +115,7 @@ def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict
         "relations": papers[d.id].relation_count if d.id in papers else None,
         "extractor": extractor_label(papers[d.id].extractor) if d.id in papers else "",
         "message": d.message,
+        "added": dt.datetime.fromtimestamp(d.created_at) if d.created_at else None,
         "graph message": d.graph_message,
         "items": format_items(d.item_counts),
         "file": d.filename,
@@ -134,6 +166,29 @@ def document_label(doc: Document) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- settings form
+
+# The Settings page's tabs: the most used first (the LLM), then the pipeline's stages in order. Every section of
+# Settings is on exactly one tab (tests/presentation/test_settings_layout.py).
+SETTINGS_TABS: list[tuple[str, tuple[str, ...]]] = [
+    ("LLM", ("llm",)),
+    ("Parsing & chunking", ("parsing", "chunking")),
+    ("Embedding & store", ("embedding", "store")),
+    ("Graph", ("graph", "explorer")),
+    ("Asking", ("query",)),
+    ("VLM", ("vlm",)),
+    ("Workers", ("compute",)),
+]
+
+
+def settings_tabs() -> list[tuple[str, tuple[str, ...]]]:
+    """(tab label, Settings section names) in the page's order; a section the list forgets gets a tab of its own
+    at the end, so a new stage never goes missing from the page."""
+    from dataclasses import fields
+
+    placed = {name for _, names in SETTINGS_TABS for name in names}
+    extra = [(getattr(Settings(), f.name).TITLE, (f.name,)) for f in fields(Settings) if f.name not in placed]
+    return SETTINGS_TABS + extra
+
 
 def settings_from_values(values: dict[str, dict]) -> Settings:
     """The form's values as Settings; validation is core.settings.config's (save_settings runs it)."""

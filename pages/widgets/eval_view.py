@@ -14,6 +14,7 @@ from core.eval.questions import reference_free
 from core.eval.report import paragraph_answers, results_csv, run_json, run_name
 from core.eval.runner import MetricSummary, metric_order, summarise
 from core.library import Library
+from core.presentation.compare import side_by_side
 from core.schema.eval import RUNNING, EvalQuestion, QuestionResult
 from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
 from core.text.safe_markdown import md_escape
@@ -68,6 +69,15 @@ def reference_free_notes(questions: list[EvalQuestion]) -> None:
 
 def run_label(run: RunRecord) -> str:
     return f"{run_name(run)} — {run.set_name}, {', '.join(run.modes)} · {run.shown_status}"
+
+
+def results_picker_key(runs: list[RunRecord]) -> str:
+    """The Results tab's run picker's key, named after its labels: a label that changes under a mounted selectbox
+    (a run's status, "running" → "done") stays drawn as it was until a reload, since Streamlit keeps a keyed widget
+    as it is. A new run or a new status mounts a fresh picker, which opens on the run in `eval_run_id`."""
+    import hashlib
+
+    return "eval_results_run_" + hashlib.sha256("\n".join(map(run_label, runs)).encode()).hexdigest()[:12]
 
 
 def _when(ts: float) -> str:
@@ -127,7 +137,6 @@ def active_runs(store: EvalStore, jobs) -> None:
         # A run just ended: the Run tab says where its scores are, and the Results tab opens on it.
         st.session_state["eval_finished"] = sorted(was_running - now_running)
         st.session_state["eval_run_id"] = sorted(was_running - now_running)[-1]
-        st.session_state.pop("eval_results_run", None)
         st.rerun(scope="app")  # refresh its results and the leaderboard
     st.session_state["eval_was_running"] = now_running
     for run in running:
@@ -147,6 +156,28 @@ def active_runs(store: EvalStore, jobs) -> None:
         elif st.button("Cancel", key=f"eval_cancel_{run.id}"):
             jobs.cancel(run.id)
             st.rerun(scope="fragment")
+
+
+def run_status(store: EvalStore, run: RunRecord) -> None:
+    """The Results tab's line about the run it shows: answers scored, status, message, options. While the run is
+    running it is redrawn every POLL_SECONDS (its count moves), and once the run has ended — here, in the CLI or in
+    another session — the page reruns, so its scores, buttons and the leaderboard follow without a reload. It polls
+    for every reader, viewers included (the Run tab's progress, which also reruns the page, is an editor's)."""
+    running = run.shown_status == RUNNING
+    st.fragment(_run_status_line, run_every=state.POLL_SECONDS if running else None)(store, run.id, running)
+
+
+def _run_status_line(store: EvalStore, run_id: str, was_running: bool) -> None:
+    run = store.get_run(run_id)
+    if run is None:
+        st.caption("This run was deleted.")
+        return
+    if was_running and run.shown_status != RUNNING:
+        st.session_state["eval_run_id"] = run.id  # the picker, drawn anew with the run's new label, opens on it
+        st.rerun(scope="app")
+    st.caption(f"{run.done} of {run.total} answers scored · {run.shown_status}"
+               + (f" · {md_escape(run.message)}" if run.message else "")
+               + f" · options: {md_escape(options_text(run.options))}")
 
 
 def _eta_from_row(run: RunRecord) -> float | None:
@@ -255,7 +286,10 @@ def drill_down(qset: QuestionSet | None, run: RunRecord, results: list[QuestionR
                 for passage in question.evidence:
                     st.markdown(f"> {md_escape(passage)}")
     per_mode = [r for r in results if r.question_id == chosen]
-    for column, result in zip(st.columns(len(per_mode)), per_mode):
+    # As on the Compare page: side by side for a few modes, a tab each beyond (seven columns wrap words mid-way).
+    places = (st.columns(len(per_mode)) if side_by_side(len(per_mode)) else
+              st.tabs([r.mode for r in per_mode]))
+    for column, result in zip(places, per_mode):
         with column:
             st.markdown(f"#### {md_escape(result.mode)}")
             if result.error:

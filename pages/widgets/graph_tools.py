@@ -78,6 +78,8 @@ def explain_connection_panel(lib: Library, index: GraphIndex, key: str, name_of:
 
 
 def duplicates_panel(lib: Library, index: GraphIndex, editor: bool) -> None:
+    if not editor:  # suggestions are for merging, an editor's work (the Library hides them from viewers too)
+        return
     with st.expander("Suggested duplicates"):
         st.caption("Pairs of entities whose names and descriptions embed close together, with each side's evidence. "
                    "Nothing is merged on its own.")
@@ -102,7 +104,7 @@ def duplicates_panel(lib: Library, index: GraphIndex, editor: bool) -> None:
                         st.caption(md_escape(side.node.description[:300]))
                         if side.passages:
                             st.caption(md_escape(side.passages[0].text))
-                if editor and all(sides) and st.button(f"Merge {s['merge_name']} into {s['keep_name']}",
+                if all(sides) and st.button(f"Merge {s['merge_name']} into {s['keep_name']}",
                                                        key=f"g_dup_merge_{n}"):
                     st.session_state["g_duplicates"] = [d for d in found_dups
                                                         if s["merge"] not in (d["keep"], d["merge"])]
@@ -111,6 +113,8 @@ def duplicates_panel(lib: Library, index: GraphIndex, editor: bool) -> None:
 
 
 def edits_panel(lib: Library, editor: bool) -> None:
+    if not editor:  # a viewer makes no edits and can undo none: "Your edits (0)" only said what they cannot do
+        return
     made = edits.list_edits(lib)
     with st.expander(f"Your edits ({len(made)})"):
         if not made:
@@ -118,7 +122,7 @@ def edits_panel(lib: Library, editor: bool) -> None:
         for n, record in enumerate(made):
             text_col, undo_col = st.columns([5, 1])
             text_col.markdown(md_escape(record.summary))
-            if editor and undo_col.button("Undo", key=f"g_undo_{n}"):
+            if undo_col.button("Undo", key=f"g_undo_{n}"):
                 run_edit(lambda record=record: edits.undo_edit(lib, record.override), f"Undone: {record.summary}.")
 
 

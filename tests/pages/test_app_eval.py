@@ -55,10 +55,15 @@ def _wait(store: EvalStore, run_id: str, status: str = "done", timeout: float = 
     raise AssertionError(f"run {run_id} is {store.get_run(run_id).status}, not {status}, after {timeout} s")
 
 
+def results_picker(at):
+    """The Results tab's run picker (its key names its labels: pages/widgets/eval_view.results_picker_key)."""
+    return next(s for s in at.selectbox if str(s.key).startswith("eval_results_run_"))
+
+
 def _show(at, store: EvalStore, run_id: str):
     """Pick the run on the Results tab, as a user comparing runs would."""
     at.run()
-    at.selectbox(key="eval_results_run").set_value(store.get_run(run_id))
+    results_picker(at).set_value(store.get_run(run_id))
     at.run()
     assert not at.exception, [e.value for e in at.exception]
 
@@ -136,7 +141,7 @@ def test_cancel_from_the_page_keeps_what_was_scored_and_resume_finishes(monkeypa
     assert 0 < kept < 100 and run.done == kept
 
     at.run()
-    at.selectbox(key="eval_results_run").set_value(run)
+    results_picker(at).set_value(run)
     at.run()
     next(b for b in at.button if b.label == "Resume this run").click()
     at.run()
@@ -154,12 +159,12 @@ def test_a_run_started_on_the_page_is_the_one_its_results_tab_shows(monkeypatch,
     qset = store.save_set("one question", QUESTIONS[1:2], source="test")
     earlier = run_eval(lib, qset, EvalOptions(modes=["naive"], ragas=False, ragas_judge=False), store=store).run
     at = run_app(monkeypatch, root, "pages/evaluate.py")
-    assert at.selectbox(key="eval_results_run").value.id == earlier.id  # the newest run, shown first
+    assert results_picker(at).value.id == earlier.id  # the newest run, shown first
     run_id = _start(at, ["naive"], qset)
     _wait(store, run_id)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = at.selectbox(key="eval_results_run").value.id
+    shown = results_picker(at).value.id
     assert shown == run_id, f"the Results tab still shows run {shown}, not the run {run_id} just started"
 
 

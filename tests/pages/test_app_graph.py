@@ -58,7 +58,7 @@ def test_filters_and_search_change_the_view_and_its_note(monkeypatch, graph_ws):
     captions = plain(at.caption)
     # The default view is the overview: each paper with its most connected entities, the main ones labelled.
     assert "Overview: 2 paper(s) and the 8 most connected entities of each" in captions, captions
-    assert f"of {entities} entities" in captions and "Labelled: the " in captions
+    assert f"of {entities} entities" in captions and "Labelled: up to the " in captions
     assert "built by LLM-free (spaCy)" in captions and "No LLM is configured" in captions
     assert at.toggle(key="g_include_papers").disabled  # the overview always shows the papers
 

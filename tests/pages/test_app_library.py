@@ -8,12 +8,22 @@ import time
 import pytest
 
 from core.library import open_library
-from core.pipeline.documents import add_pdf, delete_document
+from core.pipeline.documents import add_mineru_output, add_pdf, delete_document
+from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
+from core.presentation import display as present
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from tests import pdfs
+from tests.graph_papers import BERT_SECTIONS, BERT_TITLE, fast_workspace
 from tests.pages.app_helpers import open_tab, run_app, texts
+from tests.pipeline.test_delete_races import mineru_output
+
+
+def select_rows(at, lib, rows: list[int]) -> None:
+    """Select rows of the Library table as a click would (its key names its rows, newest first)."""
+    key = f"library_table_0_{present.table_identity(present.newest_first(lib.documents.list()))}"
+    at.session_state[key] = {"selection": {"rows": rows, "columns": [], "cells": []}}
 
 
 @pytest.fixture
@@ -67,6 +77,24 @@ def test_library_upload_of_a_known_paper_says_it_is_already_in_the_library(monke
     assert at.file_uploader[0].value in (None, [])  # the uploader was emptied after the batch
 
 
+def _wait_until_done(at, title: str) -> dict:
+    """Full reruns (as the page's live progress makes them) until the uploaded paper is ready and graphed, or
+    failed; returns its row of the table and whether a progress bar was seen on the way."""
+    seen_progress = bool(at.get("progress"))
+    deadline = time.monotonic() + 120
+    row = {}
+    while time.monotonic() < deadline:
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        seen_progress = seen_progress or bool(at.get("progress"))
+        table = at.dataframe[0].value
+        row = table[table["file"] == title].iloc[0].to_dict()
+        if "failed" in row["status"] or ("ready" in row["status"] and row["graph"] in ("done", "failed")):
+            break
+        time.sleep(1)
+    return {**row, "seen_progress": seen_progress}
+
+
 @pytest.mark.slow
 def test_library_upload_is_parsed_in_the_background_with_live_progress(monkeypatch, tmp_path):
     pdf = pdfs.make_text_pdf(tmp_path / "notes.pdf", 1, "Basalt columns cool into hexagons because of "
@@ -77,22 +105,53 @@ def test_library_upload_is_parsed_in_the_background_with_live_progress(monkeypat
     at.file_uploader[0].set_value(("notes.pdf", pdf.read_bytes(), "application/pdf"))
     at.run()
     assert "notes.pdf**: added and queued" in texts(at.success).replace("\\", "")
-    seen_progress = bool(at.get("progress"))
-    deadline = time.monotonic() + 120
-    status = ""
-    while time.monotonic() < deadline:
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        seen_progress = seen_progress or bool(at.get("progress"))
-        row = at.dataframe[0].value.iloc[0]
-        status = row["status"]
-        if "failed" in status or ("ready" in status and row["graph"] in ("done", "failed")):
-            break
-        time.sleep(1)
-    assert "ready" in status, at.dataframe[0].value.iloc[0]["message"]
-    assert at.dataframe[0].value.iloc[0]["graph"] == "done", at.dataframe[0].value.iloc[0]["graph message"]
-    assert seen_progress, "no progress bar was shown while the document was in progress"
+    row = _wait_until_done(at, "notes.pdf")
+    assert "ready" in row["status"], row["message"]
+    assert row["graph"] == "done", row["graph message"]
+    assert row["seen_progress"], "no progress bar was shown while the document was in progress"
     assert not at.get("progress")  # polling stopped once nothing is in progress
+
+
+@pytest.mark.slow
+def test_a_new_upload_shows_on_top_and_its_queued_notice_goes_once_it_is_ready(monkeypatch, tmp_path):
+    first = pdfs.make_text_pdf(tmp_path / "older.pdf", 1, "Basalt columns cool into hexagons.")
+    second = pdfs.make_text_pdf(tmp_path / "newer.pdf", 1, "Glaciers carve U-shaped valleys over millennia.")
+    root = tmp_path / "ws"
+    at = run_app(monkeypatch, root)
+    for pdf in (first, second):
+        at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf"))
+        at.run()
+        # The newest upload is the table's first row, where it is seen without scrolling ...
+        assert at.dataframe[0].value.iloc[0]["file"] == pdf.name
+        if pdf is first:  # (the second, with the model loaded, may be ready before the page's next run)
+            assert f"{pdf.stem}.pdf**: added and queued" in texts(at.success).replace("\\", "")
+        row = _wait_until_done(at, pdf.name)
+        assert "ready" in row["status"], row["message"]
+        # ... and its "added and queued" notice is gone once it is ready, without a Dismiss click.
+        assert "added and queued" not in texts(at.success)
+        assert "Dismiss" not in [b.label for b in at.button]
+    assert list(at.dataframe[0].value["file"]) == ["newer.pdf", "older.pdf"]
+
+
+def test_a_selection_does_not_move_to_another_paper_when_a_new_one_lands_on_top(monkeypatch, tmp_path):
+    root = tmp_path / "ws"
+    lib = open_library(fast_workspace(root))
+    doc_id = add_mineru_output(lib, mineru_output(tmp_path / "in", BERT_TITLE, BERT_SECTIONS)).doc_id
+    process_queue(lib)
+    process_graph_queue(lib)  # nothing left for the app's own worker
+    at = run_app(monkeypatch, root)
+    select_rows(at, lib, [0])
+    at.run()
+    assert at.button(key="delete_selected").label == "Delete 1 selected"
+    # Another session (or the CLI) adds a paper: it lands on row 0, where the selection pointed. The selection is
+    # dropped rather than moved onto it.
+    other = add_mineru_output(lib, mineru_output(tmp_path / "in2", "Another Paper", BERT_SECTIONS[:1])).doc_id
+    process_queue(lib)
+    process_graph_queue(lib)
+    at.run(timeout=120)
+    assert [d.id for d in present.newest_first(lib.documents.list())][0] == other
+    assert not [b for b in at.button if b.key == "delete_selected"]
+    assert lib.documents.get(doc_id) is not None
 
 
 def test_library_retry_and_delete_selected_documents(monkeypatch, tmp_path):
@@ -104,7 +163,7 @@ def test_library_retry_and_delete_selected_documents(monkeypatch, tmp_path):
     assert doc.status == DocStatus.FAILED
 
     at = run_app(monkeypatch, root)
-    at.session_state["library_table_0"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    select_rows(at, lib, [0])
     at.run()
     assert at.button(key="retry_selected").label == "Retry 1 failed"
     at.button(key="retry_selected").click().run()

@@ -10,6 +10,7 @@ import pytest
 
 from tests.openai_server import OpenAIReplayServer
 from tests.pages.app_helpers import run_app, texts
+from tests.pages.test_app_settings import save_button
 
 MODEL = "replay-model"
 SECRET = "sk-page-test-5b7e0c2a9d14f3e6a8b1c0d9e2f4a6b8"
@@ -28,7 +29,7 @@ def save_endpoint(at, url: str, model: str, key: str | None = None):
     at.text_input(key="setting_llm_model").input(model)
     if key:
         at.text_input(key=KEY_WIDGET).input(key)
-    at.button[0].click()  # the form's Save settings
+    save_button(at).click()  # the form's Save settings
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -103,13 +104,13 @@ def test_entity_types_are_edited_as_a_comma_separated_list(monkeypatch, tmp_path
     at = run_app(monkeypatch, root, "pages/settings.py")
     assert at.text_input(key="setting_graph_entity_types").value.startswith("method, task, dataset")
     at.text_input(key="setting_graph_entity_types").input("method,  dataset , metric,")
-    at.button[0].click()
+    save_button(at).click()
     at.run()
     assert "Settings saved" in texts(at.success)
     assert json.loads((root / "settings.json").read_text())["graph"]["entity_types"] == ["method", "dataset",
                                                                                          "metric"]
     at.text_input(key="setting_graph_entity_types").input(" , ")
-    at.button[0].click()
+    save_button(at).click()
     at.run()
     assert "Not saved: name at least one entity type" in texts(at.error)
     assert json.loads((root / "settings.json").read_text())["graph"]["entity_types"] == ["method", "dataset",
@@ -126,7 +127,7 @@ def test_choosing_openai_without_a_url_is_refused_and_the_provider_choices_expla
         "embedded: Qwen2.5-Coder-1.5B inside the app, on the CPU (no server, but slow)"]
     assert "35–50 s per chunk" in texts(at.caption)
     provider.set_value("openai")
-    at.button[0].click()
+    save_button(at).click()
     at.run()
     assert "Not saved: an OpenAI-compatible LLM needs a base URL and a model name" in texts(at.error)
     at.button(key="test_llm_connection").click().run()

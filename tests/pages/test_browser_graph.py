@@ -184,11 +184,22 @@ def test_default_view_is_labelled_and_clicks_update_the_panel_without_reloading(
         assert sum(k.startswith("paper:") for k in shown) == 2 and len(shown) < len(index.nodes)
         majors = frame.evaluate("""() => { const s = network.getScale();
             return nodes.get({filter: n => n.major}).map(n => [n.id, n.label, n.font.size * s]); }""")
-        assert len(majors) >= 10, majors
+        crowded = frame.evaluate("() => nodes.get({filter: n => n.crowded}).map(n => n.id)")
+        assert len(majors) + len(crowded) >= 10 and len(majors) >= 5, (majors, crowded)
         assert all(label and on_screen >= 13 for _, label, on_screen in majors), majors
         entities = [k for k in shown if not k.startswith("paper:")]
         hub = max(entities, key=lambda k: (index.degree(k), k))
-        assert hub in {k for k, _, _ in majors}
+        assert hub in {k for k, _, _ in majors} | set(crowded)
+        # No two labels drawn at the opening zoom cover each other (a crowded one waits for a zoom) ...
+        boxes = frame.evaluate("() => nodes.get({filter: n => n.major}).map(n => network.getBoundingBox(n.id))")
+        overlaps = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                    if a["left"] < b["right"] and a["right"] > b["left"] and a["top"] < b["bottom"]
+                    and a["bottom"] > b["top"]]
+        assert not overlaps, overlaps
+        # ... and the key of the colours is above the graph, as the page's caption says.
+        assert frame.evaluate("""() => document.getElementById('pg-legend').getBoundingClientRect().bottom
+            <= document.getElementById('mynetwork').getBoundingClientRect().top""")
+        expect(page.get_by_text("(key above the graph)", exact=False)).to_be_visible()
         # The rest, if any (the two papers' cleaned graph is small enough that its overview may be all main
         # entities), are drawn smaller.
         minor = frame.evaluate("() => nodes.get({filter: n => !n.major}).map(n => n.font.size * network.getScale())")

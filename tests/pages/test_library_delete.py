@@ -14,6 +14,7 @@ from core.pipeline.status import worker_id
 from core.schema.records import DocStatus
 from tests.graph_papers import BERT_SECTIONS, BERT_TITLE, fast_workspace
 from tests.pages.app_helpers import run_app, texts
+from tests.pages.test_app_library import select_rows
 from tests.pipeline.test_delete_races import mineru_output
 
 
@@ -25,7 +26,7 @@ def test_yes_delete_rechecks_a_paper_that_became_busy_and_its_worker_leaves_noth
     process_graph_queue(lib)  # nothing left for the app's own worker, which then goes idle
 
     at = run_app(monkeypatch, root)
-    at.session_state["library_table_0"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    select_rows(at, lib, [0])
     at.run()
     at.button(key="delete_selected").click().run()
     assert "Delete 1 document(s)" in texts(at.warning) and "being parsed" not in texts(at.caption)

@@ -10,6 +10,10 @@ HTML from a paper either way.
 Labels: the most connected nodes (LABELLED_PAPERS papers, LABELLED_ENTITIES entities) are "major": once the view
 is fitted, the page sizes their font so it reads at that zoom (vis-network's `maxVisible` caps it when zooming
 in); the other labels are small and only drawn (`drawThreshold`) once zoomed in, and every node has its tooltip.
+A major label that would cover one placed before it (papers first, then by relations) is drawn small like the
+others ("crowded": it shows once zoomed in), so the labels at the opening zoom never overlap.
+
+The legend (and a standalone file's title and note) sits above the graph.
 
 Clicking a node or an edge posts {papergraph: "click", kind, id | source, target} to the parent frame (the
 component, which hands it to the app without reloading it); nothing else is sent.
@@ -79,18 +83,19 @@ def legend(view: GraphView, options: RenderOptions) -> list[tuple[str, str]]:
     return [(label, colors[label]) for label in sorted(counts, key=lambda k: (-counts[k], k))]
 
 
-def major_nodes(view: GraphView) -> set[str]:
-    """The nodes labelled at the opening zoom: the papers and entities with the most relations (ties by name)."""
+def major_nodes(view: GraphView) -> dict[str, int]:
+    """The nodes labelled at the opening zoom — the papers and entities with the most relations (ties by name) —
+    with the order their labels are placed in (papers first), which decides who keeps a label where two collide."""
     rank = lambda n: (-n.degree, n.name.casefold(), n.key)  # noqa: E731
     papers = sorted((n for n in view.nodes if n.is_paper), key=rank)[:LABELLED_PAPERS]
     entities = [n for n in view.nodes if not n.is_paper]
     low, high = LABELLED_ENTITIES
     top = sorted(entities, key=rank)[:max(low, min(high, len(entities) // 3))]
-    return {n.key for n in papers + top}
+    return {n.key: place for place, n in enumerate(papers + top)}
 
 
 def _label(node) -> str:
-    limit = 28 if node.is_paper else 40  # titles are long: the full one is in the tooltip
+    limit = 24 if node.is_paper else 40  # titles are long: the full one is in the tooltip
     return node.name if len(node.name) <= limit else node.name[:limit - 2] + "…"
 
 
@@ -122,7 +127,7 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
     for node in view.nodes:
         item = {"id": node.key, "label": _label(node), "shape": "square" if node.is_paper else "dot",
                 "color": color_of(node, options), "tip": _node_tip(node, details),
-                "major": node.key in major, "font": {"size": MINOR_FONT}}
+                "major": node.key in major, "rank": major.get(node.key, len(major)), "font": {"size": MINOR_FONT}}
         if node.is_paper:  # a paper mentions hundreds of entities: sized by that, it would cover its neighbours
             item["size"] = 14
         else:
@@ -153,9 +158,11 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
         "interaction": {"hover": True, "tooltipDelay": 150, "hideEdgesOnDrag": len(view.nodes) > 300,
                         "navigationButtons": False},
         # forceAtlas2 with strong damping settles a few hundred nodes in well under a second of simulation.
+        # Papers are hubs and gather in the centre: a longer spring and a stronger repulsion than vis-network's
+        # defaults leave room for their labels.
         "physics": {"enabled": not view.static_layout, "solver": "forceAtlas2Based",
-                    "forceAtlas2Based": {"gravitationalConstant": -110, "springLength": 110, "damping": 0.6,
-                                         "avoidOverlap": 0.5},
+                    "forceAtlas2Based": {"gravitationalConstant": -160, "springLength": 150, "damping": 0.6,
+                                         "avoidOverlap": 0.8},
                     "stabilization": {"enabled": True, "iterations": config.stabilization_iterations,
                                       "updateInterval": 25, "fit": True},
                     "minVelocity": 1.5},
@@ -163,7 +170,8 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
     }
     page = net.generate_html()
     page = _EXTERNAL.sub("\n", page)  # pyvis always links Bootstrap from a CDN; the page needs none of it
-    return page.replace("</body>", _header(view, options) + _script(view, options) + "\n</body>", 1)
+    page = page.replace("<body>", "<body>\n" + _header(view, options), 1)  # the key above the graph
+    return page.replace("</body>", _script(view, options) + "\n</body>", 1)
 
 
 def _header(view: GraphView, options: RenderOptions) -> str:
@@ -203,7 +211,27 @@ def _script(view: GraphView, options: RenderOptions) -> str:
     nodes.update(nodes.get({filter: function (n) { return n.major; }}).map(function (n) {
       return {id: n.id, font: {size: size, strokeWidth: 3 / Math.min(scale, 1)}};
     }));
+    declutter(scale);
     document.body.setAttribute("data-graph-label-scale", String(scale));
+  }
+  function declutter(scale) {
+    // A major label that would cover one placed before it (rank: papers first, then by relations) is drawn small
+    // like the others: it shows once zoomed in. Boxes are the nodes' with their labels, measured by a draw.
+    network.redraw();
+    var pad = 3 / scale, kept = [], crowded = [];
+    nodes.get({filter: function (n) { return n.major; }}).sort(function (a, b) { return a.rank - b.rank; })
+      .forEach(function (n) {
+        var b = network.getBoundingBox(n.id);
+        if (!b) { return; }
+        var hit = kept.some(function (k) {
+          return b.left < k.right + pad && b.right > k.left - pad && b.top < k.bottom + pad && b.bottom > k.top - pad;
+        });
+        if (hit) { crowded.push(n.id); } else { kept.push(b); }
+      });
+    nodes.update(crowded.map(function (id) {
+      return {id: id, major: false, crowded: true, font: {size: S.minorFont, strokeWidth: 3}};
+    }));
+    document.body.setAttribute("data-graph-crowded", String(crowded.length));
   }
   function settled() {
     if (!document.body.hasAttribute("data-graph-stable")) {
