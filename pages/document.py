@@ -65,7 +65,8 @@ try:
     items = load_items(lib, doc.id)
 except MalformedContentList as exc:
     st.error(f"The parsed content list of this document cannot be read: {safe_md.md_escape(str(exc))}. "
-             "Retry the document on the Library page to parse it again.")
+             + ("Retry the document on the Library page to parse it again." if auth.is_editor()
+                else "An editor can parse it again."))
     st.stop()
 if not items and not (parsed / "markdown.md").exists():
     st.info("Nothing has been parsed for this document yet.")

@@ -70,7 +70,8 @@ def show(entry) -> None:
         st.markdown("**Generated description**")
         current = entry.current
         if current is None:
-            st.caption("Not described yet: the paper is indexed with an older version; retry it on the Library page.")
+            st.caption("Not described yet: the paper is indexed with an older version"
+                       + ("; retry it on the Library page." if auth.is_editor() else "."))
         else:
             st.caption(md_escape(current.note))
             st.markdown("  \n".join(md_escape(line) for line in current.text.splitlines()))
