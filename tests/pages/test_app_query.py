@@ -34,8 +34,11 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     assert "Extractive answer" in captions
     result = at.session_state["ask_result"]
     answer = next(m.value for m in at.markdown if "**\\[1\\]**" in m.value)
-    if result.answer.short_answer:  # shown bold, first, in the answer's one block
+    first = result.answer.sentences[0].text.rsplit(" [", 1)[0]
+    if result.answer.short_answer and result.answer.short_answer != first:  # bold, first, in the one block
         assert answer.startswith(f"**{md_escape(result.answer.short_answer)}**\n\n"), answer
+    else:  # the short answer is the whole first sentence: shown once
+        assert not answer.startswith("**"), answer
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
     assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
@@ -209,3 +212,13 @@ def test_an_uncited_source_shows_its_page_on_demand_in_a_dialog_titled_for_it(mo
     # Not "Cited passage": the answer does not cite it.
     assert dialog.proto.dialog.title == "The passage on its page"
     assert [c for i in dialog.image for c in i.captions][0] == f"Page {uncited[0].page + 1}: the passage highlighted"
+
+
+def test_an_off_topic_question_states_nothing_and_offers_no_passage_as_evidence(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), "What is the population of Paris?")
+    result = at.session_state["ask_result"]
+    assert result.answer.abstained and result.answer.short_answer == ""
+    markdown = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "The papers do not seem to discuss this." in markdown and "**[1]**" not in markdown
+    assert "Passages retrieved (none is about the question)" in [e.label for e in at.expander]
+    assert "nothing is stated" in texts(at.caption)
