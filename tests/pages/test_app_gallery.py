@@ -11,6 +11,7 @@ from core.settings.workspace import Workspace
 from core.text.safe_markdown import md_escape
 from tests import pdfs
 from tests.pages.app_helpers import run_app, texts
+from tests.pages.test_app_settings import save_button
 
 
 def shown(at) -> str:
@@ -69,7 +70,7 @@ def test_the_vlm_has_its_own_settings_and_key(monkeypatch, tmp_path):
     at.text_input(key="setting_vlm_base_url").input("http://127.0.0.1:9/v1")
     at.text_input(key="setting_vlm_model").input("llava")
     at.text_input(key="setting_vlm_api_key").input("sk-vision-secret")
-    at.button[0].click().run()
+    save_button(at).click().run()
     assert not at.exception, [e.value for e in at.exception]
     saved = Workspace(root).settings()
     assert (saved.vlm.provider, saved.vlm.model, saved.llm.provider) == ("openai", "llava", "none")
@@ -78,6 +79,6 @@ def test_the_vlm_has_its_own_settings_and_key(monkeypatch, tmp_path):
     assert at.text_input(key="setting_vlm_api_key").value == ""
 
     at.text_input(key="setting_vlm_base_url").input("")
-    at.button[0].click().run()
+    save_button(at).click().run()
     assert "VLM needs a base URL" in texts(at.error)
     assert json.loads((root / "settings.json").read_text())["vlm"]["base_url"] == "http://127.0.0.1:9/v1"

@@ -260,7 +260,7 @@ def test_a_document_mineru_was_stopped_on_says_why_and_an_editor_retries_it_with
     assert doc.status == DocStatus.READY and reason in doc.message
 
     at = run_app(monkeypatch, ws.root)
-    at.session_state["library_table_0"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    select_rows(at, lib, [0])
     at.run()
     assert "MinerU stopped at 1 GB on page 1 of 1" in texts(at.caption)
     assert at.number_input(key="retry_memory_gb").value == 2.0  # twice the child's share

@@ -69,7 +69,7 @@ def test_settings_show_the_parse_memory_budget_and_the_deadline_formula_with_hel
     caption = texts(at.caption)
     assert "Now: parse memory budget" in caption and "20 s per page, at most 1800 s" in caption
     memory.set_value(3.0)
-    at.button[0].click()
+    save_button(at).click()
     at.run()
     assert json.loads((root / "settings.json").read_text())["parsing"]["memory_gb"] == 3.0
     assert "parse memory budget 3 GB (set in Settings)" in texts(at.caption)
