@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from core.eval.metrics import contains_reference, token_f1  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query import reader  # noqa: E402
-from core.query.engine import Embeddings, ask  # noqa: E402
+from core.query.engine import EXTRACTIVE_TOKENS, Embeddings, ask  # noqa: E402
 from core.query.reader_features import FEATURES  # noqa: E402
 from core.query.reader_model import (  # noqa: E402
     CONFIDENCE_FEATURES,
@@ -70,8 +70,10 @@ def retrieve(lib, questions: list[dict], modes: list[str], cache: Path | None, p
     embeddings = Embeddings(lib)
     todo = [(q, m) for q in questions for m in modes if (q["id"], m) not in held]
     for k, (q, mode) in enumerate(todo, 1):
+        # The context an extractive answer reads (engine.EXTRACTIVE_TOKENS), without answering.
         params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=False, context_only=True,
-                                         max_passage_tokens=passage_tokens)
+                                         max_passage_tokens=passage_tokens,
+                                         max_chunk_tokens=max(lib.settings.query.max_chunk_tokens, EXTRACTIVE_TOKENS))
         result = ask(lib, q["question"], params, embeddings=embeddings, save=False)
         held[(q["id"], mode)] = (result.context, result.retrieval, embeddings(q["question"]))
         if k % 25 == 0:

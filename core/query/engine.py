@@ -109,7 +109,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
 
     tokenizer = lib.tokenizer()
     # The token budget is a model's: an extractive answer is read by no model, so it reads every passage kept, whole.
-    extractive = llm is None and not (params.vlm_images and params.use_llm)
+    extractive = llm is None and not params.context_only and not (params.vlm_images and params.use_llm)
     budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if extractive else params
     context = build_context(retrieval, budget, tokenizer, routed.sections)
     result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,

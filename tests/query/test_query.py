@@ -127,7 +127,9 @@ def test_the_paper_filter_keeps_other_papers_out(lib, workspace):
 
 
 def test_context_respects_each_token_budget_and_puts_the_strongest_at_both_ends(lib):
-    params = QueryParams(mode="mix", max_entity_tokens=60, max_relation_tokens=50, max_chunk_tokens=150)
+    # What a model would read (context only): every section within its budget.
+    params = QueryParams(mode="mix", max_entity_tokens=60, max_relation_tokens=50, max_chunk_tokens=150,
+                         context_only=True)
     result = ask(lib, QUESTION, params)
     tokens, dropped = result.context.tokens, result.context.dropped
     assert 0 < tokens["entities"] <= 60 and 0 < tokens["relations"] <= 50 and 0 < tokens["chunks"] <= 150
@@ -138,6 +140,10 @@ def test_context_respects_each_token_budget_and_puts_the_strongest_at_both_ends(
     assert ends_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
     entity_section = text.split("-----Knowledge graph entities-----\n")[1].split("-----")[0]
     assert count_tokens(lib.tokenizer(), [entity_section.strip()])[0] <= 60 + 5
+    # An extractive answer is read by no model: it reads every passage retrieval kept, whole.
+    answered = ask(lib, QUESTION, QueryParams(mode="mix", max_chunk_tokens=150, use_llm=False), save=False)
+    assert len(answered.context.sources) == len(answered.retrieval.chunks) > len(result.context.sources)
+    assert all(s.text == c.hit.chunk.text for s, c in zip(answered.context.sources, answered.retrieval.chunks))
 
 
 def test_context_only_assembles_without_answering_and_no_rerank_keeps_mode_order(lib):
