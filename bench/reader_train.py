@@ -205,6 +205,8 @@ def main() -> int:
     ap.add_argument("--C", default="0.03,0.1,0.3,1,3")
     ap.add_argument("--hotpot", help="a workspace of ../shared/corpus/hotpotqa (bench/answers.py hotpot builds one): "
                     "its first 50 questions join the dev split")
+    ap.add_argument("--also", action="append", default=[], metavar="QUESTIONS=WORKSPACE",
+                    help="another question set whose dev split joins the fit, over the workspace that holds its papers")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
 
@@ -215,6 +217,14 @@ def main() -> int:
     print(f"{len(dev)} dev questions ({sum(1 for q in dev if q['answers'])} answerable) × modes {', '.join(modes)}")
     held = retrieve(lib, dev, modes, Path(args.cache) if args.cache else None, args.passage_tokens)
     groups = candidate_rows(lib, dev, held, modes)
+    for extra in args.also:  # another set's dev split, over its own workspace (e.g. bench/papers_qa.jsonl)
+        file, _, workspace = extra.partition("=")
+        more = [dict(q, id=f"{Path(file).stem}-{q['id']}") for q in load(Path(file), "dev")]
+        more_lib = open_library(Workspace(Path(workspace)))
+        cache = Path(args.cache).with_suffix(f".{Path(file).stem}.pkl") if args.cache else None
+        groups += candidate_rows(more_lib, more, retrieve(more_lib, more, modes, cache), modes)
+        dev += more
+        print(f"+ {len(more)} dev questions of {Path(file).name}")
     if args.hotpot:  # HotpotQA's first half (its dev half; bench/answers.py hotpot reports the second as test)
         rows = [json.loads(line) for line in HOTPOT.read_text(encoding="utf-8").splitlines() if line.strip()]
         hotpot = [{"id": f"hotpot-{n}", "question": r["question"], "answers": r["answers"],
@@ -267,7 +277,8 @@ def main() -> int:
         payload = {
             "about": "Written by bench/reader_train.py; do not edit by hand. Fitted on the dev split only.",
             "fitted_on": {"questions": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-                          "dev_questions": len(dev), "hotpot_dev": bool(args.hotpot), "modes": modes, "C": C,
+                          "dev_questions": len(dev), "hotpot_dev": bool(args.hotpot),
+                          "also": [Path(a.partition("=")[0]).name for a in args.also], "modes": modes, "C": C,
                           "precision_target": args.precision, "abstain_target": args.abstain},
             "dev_cv": {"top1_right": round(float(acc), 4), "coverage_at_threshold": round(at[0][1], 4) if at else 0,
                        "precision_at_threshold": round(at[0][2], 4) if at else 0},
