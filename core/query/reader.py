@@ -134,14 +134,14 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib,
     if composed is not None:
         return composed
     if q.yes_no and two_sided(question):  # both sides' facts were not found: one side's sentence cannot answer
-        return _abstain(context, ranked, q.kind, confidence, related=ranked[0].p >= model.related)
+        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model))
     chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
     # A chain is its own evidence (the first hop says the question's words, the second is about the bridge it
     # names): the single-sentence confidence measures neither hop, so only the floor of relatedness applies.
-    if chain is not None and ranked[0].p >= model.related:
+    if chain is not None and _related(q, ranked, model):
         return _chained(chain, ranked, q.kind, question, confidence)
     if confidence < model.threshold:
-        return _abstain(context, ranked, q.kind, confidence, related=ranked[0].p >= model.related)
+        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model))
     best = ranked[0]
     picked: list[Candidate] = []
     per: Counter = Counter()
@@ -163,6 +163,14 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib,
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                   short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=q.kind,
                   score=round(best.p, 4), confidence=round(confidence, 4))
+
+
+def _related(q: QuestionView, ranked: list[Candidate], model: ReaderModel) -> bool:
+    """Whether the passages are about the question at all: the best sentence is at least plausible, or a passage
+    names the question's rare names (papers that name MapReduce do discuss it, whatever a sentence scores)."""
+    if ranked[0].p >= model.related:
+        return True
+    return bool(q.named) and any(c.features.get("named_passage", 0.0) > 0.0 for c in ranked[:SHOWN])
 
 
 def _chained(chain: Chain, ranked: list[Candidate], kind: str, question: str, confidence: float) -> Answer:

@@ -172,3 +172,16 @@ def test_a_two_sided_yes_no_question_with_one_side_found_abstains_instead_of_ans
         ("Mira Holt is an American film director.", "Mira Holt"), ("Tomas Varga is a Hungarian film director.",
                                                                    "Tomas Varga")))
     assert both is not None and both.short_answer == "yes"
+
+
+def test_passages_that_name_the_questions_rare_names_are_never_called_unrelated():
+    from dataclasses import replace as with_
+
+    context = _context(("MapReduce is a programming model for processing large data sets on clusters.", "MapReduce"),
+                       ("TraceMonkey records hot loops as traces and compiles them.", "TraceMonkey"))
+    unsure = with_(load_model(), threshold=1.0, related=1.0)  # every sentence below the relatedness floor
+    answer = read("Which came out first, MapReduce or TraceMonkey?", context, None, None, None, np.zeros(2),
+                  model=unsure)
+    assert answer.abstained and answer.sentences[1].text.startswith(RELATED)
+    off_topic = read("What is the population of Paris?", context, None, None, None, np.zeros(2), model=unsure)
+    assert [s.text for s in off_topic.sentences] == [NO_ANSWER, NOT_DISCUSSED]
