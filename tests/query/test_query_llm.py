@@ -73,6 +73,8 @@ def test_llm_answer_streams_cites_sources_and_marks_what_it_cannot_back(llm_work
     assert [s.text for s in answer.uncited] == ["This sentence cites nothing.",
                                                 "Another claim points nowhere [42]."]
     assert answer.unknown_citations == [42]
+    # Checked against the passages: the cited sentence is supported, the two claims no passage makes are flagged.
+    assert [s.support for s in answer.sentences] == ["cited", "unsupported", "unsupported"]
     assert result.llm_free == [] and result.tokens["prompt"] > 0
 
     again = ask(lib, QUESTION, QueryParams(mode="mix"))
