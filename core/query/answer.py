@@ -8,7 +8,7 @@ UI can mark a sentence that cites nothing and a marker that points nowhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -114,16 +114,15 @@ def stream_llm_answer(llm: ChatModel, question: str, context: Context, max_token
 NO_CONTEXT = "Nothing in the papers matched the question, so there is nothing to answer from."
 
 
-def extractive_answer(question: str, context: Context, embed_many: Callable[[list[str]], np.ndarray],
-                      qvec: np.ndarray, sentences: int = 4, per_source: int = 2, *, lib=None,
-                      retrieval: Retrieval | None = None) -> Answer:
+def extractive_answer(question: str, context: Context, qvec: np.ndarray, sentences: int = 4, per_source: int = 2,
+                      *, lib=None, retrieval: Retrieval | None = None) -> Answer:
     """The LLM-free answer (core.query.reader): the body sentence that answers, with its short answer and
     citation, then the next strongest ones; or "No passage answers this directly." and the closest passages.
     `lib` lets the reader see what each passage's items are (title, authors, headings, references) and reuse
     the stored window vectors; without it every passage sentence counts as body text."""
     if not context.sources:
         return Answer(text=NO_CONTEXT, sentences=[AnswerSentence(NO_CONTEXT, [])], extractive=True, abstained=True)
-    return read(question, context, retrieval, lib, embed_many, qvec, sentences=sentences, per_source=per_source)
+    return read(question, context, retrieval, lib, qvec, sentences=sentences, per_source=per_source)
 
 
 _SHORT_LINE = re.compile(r"^\s*(?:[*_#>\-]\s*)*short answer\s*[*_]*\s*:\s*[*_]*\s*(?P<answer>.+?)\s*$",

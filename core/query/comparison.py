@@ -78,7 +78,7 @@ def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | Non
 
 # ---------------------------------------------------------------------------------------------- sides
 def _last_name(text: str) -> str:
-    names = [n for n in _names(text)]
+    names = _names(text)
     return names[-1] if names else _LEAD.sub("", text.strip())
 
 

@@ -67,9 +67,6 @@ class Embeddings:
             with self._lock:
                 self._cache.update(zip(group, vectors))
 
-    def many(self, texts: list[str]) -> np.ndarray:
-        return self.lib.embedder().embed(texts)
-
 
 def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_token: TokenFn | None = None,
         keywords: Keywords | None = None, embeddings: Embeddings | None = None, save: bool = True) -> QueryResult:
@@ -192,7 +189,7 @@ def _answer(lib: Library, question: str, context, params: QueryParams, llm, embe
         except LLMError as exc:
             result.error = f"the LLM could not answer ({exc}); showing the extractive answer instead"
         context = full
-    answer = extractive_answer(question, context, embeddings.many, embeddings(question),
+    answer = extractive_answer(question, context, embeddings(question),
                                sentences=q.extractive_sentences, lib=lib, retrieval=result.retrieval)
     if on_token:
         on_token(answer.text)

@@ -14,7 +14,6 @@ stored embedding window it sits in (no passage is embedded at query time).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 
 import numpy as np
 
@@ -122,8 +121,7 @@ def short_answer(sentence: str, kind: str, question: str) -> tuple[str, tuple[in
 
 
 # ---------------------------------------------------------------------------------------------- the answer
-def read(question: str, context: Context, retrieval: Retrieval | None, lib,
-         embed_many: Callable[[list[str]], np.ndarray] | None, qvec: np.ndarray, sentences: int = 4,
+def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec: np.ndarray, sentences: int = 4,
          per_source: int = 2, model: ReaderModel | None = None) -> Answer:
     model = model or load_model()
     q, ranked = rank(question, context, retrieval, lib, qvec, model)

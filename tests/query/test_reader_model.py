@@ -76,7 +76,7 @@ def test_a_comparison_with_a_side_not_found_is_not_composed():
 def test_an_off_topic_question_says_the_papers_do_not_discuss_it_and_lists_nothing_as_related():
     context = _context(("We remove duplicate papers based on string similarity, resulting in 37M unique paper "
                         "nodes.", "Literature graphs"))
-    answer = read("What is the population of Paris?", context, None, None, None, np.zeros(2))
+    answer = read("What is the population of Paris?", context, None, None, np.zeros(2))
     assert answer.abstained and answer.short_answer == ""
     assert [s.text for s in answer.sentences] == [NO_ANSWER, NOT_DISCUSSED]
     assert 0.0 <= answer.confidence < load_model().threshold
@@ -87,7 +87,7 @@ def test_an_abstention_with_related_passages_shows_them_without_stating_them():
                         "nodes.", "Literature graphs"))
     model = load_model()
     strict = type(model)(model.sentence, model.confidence, threshold=1.0, related=0.0)
-    answer = read("How many unique paper nodes does the graph contain?", context, None, None, None, np.zeros(2),
+    answer = read("How many unique paper nodes does the graph contain?", context, None, None, np.zeros(2),
                   model=strict)
     assert answer.abstained and answer.sentences[0].text == NO_ANSWER
     assert answer.sentences[1].text.startswith(RELATED) and answer.sentences[1].citations == [1]
@@ -125,7 +125,7 @@ def test_a_yes_no_question_states_its_verdict_before_the_evidence():
     context = _context(("These errors are due to the fact that REVERB only models binary relations.", "REVERB"),
                        ("REVERB extracts relation phrases from sentences with lexical constraints.", "REVERB"))
     lenient = with_(load_model(), threshold=0.0, related=0.0)
-    answer = read("Does REVERB model n-ary relations?", context, None, None, None, np.zeros(2), model=lenient)
+    answer = read("Does REVERB model n-ary relations?", context, None, None, np.zeros(2), model=lenient)
     assert answer.short_answer == "no" and answer.sentences[0].text.startswith("No: These errors")
     assert answer.sentences[0].citations == [1]
     # A negation the question says itself ("without") is not the sentence's: the verdict stays yes.
@@ -165,7 +165,7 @@ def test_a_two_sided_yes_no_question_with_one_side_found_abstains_instead_of_ans
     context = _context(("Mira Holt is an American film director and screenwriter.", "Mira Holt"),
                        ("The Okapi Graph is a citation index, founded in 1997 in Lyon.", "Okapi Graph"))
     lenient = with_(load_model(), threshold=0.0, related=0.0)
-    answer = read("Are Mira Holt and Tomas Varga both film directors?", context, None, None, None, np.zeros(2),
+    answer = read("Are Mira Holt and Tomas Varga both film directors?", context, None, None, np.zeros(2),
                   model=lenient)
     assert answer.abstained and answer.short_answer == "" and answer.sentences[0].text == NO_ANSWER
     both = _compose("Are both people, Mira Holt and Tomas Varga, film directors?", _context(
@@ -180,8 +180,8 @@ def test_passages_that_name_the_questions_rare_names_are_never_called_unrelated(
     context = _context(("MapReduce is a programming model for processing large data sets on clusters.", "MapReduce"),
                        ("TraceMonkey records hot loops as traces and compiles them.", "TraceMonkey"))
     unsure = with_(load_model(), threshold=1.0, related=1.0)  # every sentence below the relatedness floor
-    answer = read("Which came out first, MapReduce or TraceMonkey?", context, None, None, None, np.zeros(2),
+    answer = read("Which came out first, MapReduce or TraceMonkey?", context, None, None, np.zeros(2),
                   model=unsure)
     assert answer.abstained and answer.sentences[1].text.startswith(RELATED)
-    off_topic = read("What is the population of Paris?", context, None, None, None, np.zeros(2), model=unsure)
+    off_topic = read("What is the population of Paris?", context, None, None, np.zeros(2), model=unsure)
     assert [s.text for s in off_topic.sentences] == [NO_ANSWER, NOT_DISCUSSED]
