@@ -238,8 +238,9 @@ def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
 
 @pytest.mark.slow
 def test_parse_progress_moves_while_mineru_runs(lib, tmp_path):
-    # Long enough that MinerU runs for several of the ticker's one-second steps even on an idle machine.
-    add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=24).read_bytes())
+    # Long enough that MinerU runs for several of the ticker's steps even on an idle machine with a warm, kept
+    # MinerU child (24 pages once finished between two ticks there).
+    add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=80).read_bytes())
     seen = []
     process_queue(lib, on_progress=lambda doc_id, detail, fraction: seen.append((detail, fraction)))
     parsing = [f for d, f in seen if d.startswith("parsing")]
