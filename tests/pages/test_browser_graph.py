@@ -146,6 +146,25 @@ def hover_until_tooltip(page, key: str, attempts: int = 4):
                 raise
 
 
+def open_expander(summary, inside, attempts: int = 5) -> None:
+    """Open an expander until what it holds shows. A click landing while a rerun redraws the page can be lost,
+    or can wait on a summary being replaced (CI clone 7 timed out after 30 s there), so each click has a short
+    timeout, and an expander found open is never clicked again (that would close it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    for attempt in range(attempts):
+        if inside.is_visible():
+            return
+        try:
+            summary.click(timeout=10_000)
+            expect(inside).to_be_visible(timeout=8_000)
+            return
+        except (AssertionError, PlaywrightTimeout):
+            if attempt == attempts - 1:
+                raise
+
+
 def click_node(page, key: str) -> None:
     handle, frame = graph_frame(page)
     page.mouse.click(*node_point(handle, frame, key))
@@ -210,13 +229,7 @@ def test_default_view_is_labelled_and_clicks_update_the_panel_without_reloading(
         expect(page.get_by_text("Colours: community", exact=False)).to_be_visible(timeout=30_000)
         box = page.get_by_label("From: search")
         summary = page.locator("summary", has_text="Explain a connection")
-        for _ in range(3):  # a click landing while the colour change still reruns can be lost: open it again
-            summary.click()
-            try:
-                expect(box).to_be_visible(timeout=5_000)
-                break
-            except AssertionError:
-                continue
+        open_expander(summary, box)
         box.fill("RoBERTa")
         box.press("Enter")
         expect(page.get_by_label("From", exact=True)).to_be_visible(timeout=30_000)

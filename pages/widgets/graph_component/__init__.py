@@ -7,11 +7,28 @@ a CDN, nothing fetched at run time (vis-network comes inlined in the pyvis page 
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit.components.v1 as components
 
-_component = components.declare_component("graph_view", path=str(Path(__file__).parent / "frontend"))
+
+
+def _declare():
+    """Declare the component, again if need be. Streamlit names a component after its caller's module through
+    `inspect.getmodule`, whose module cache CPython fills without a lock: while another session's thread is filling
+    it, the lookup can miss and Streamlit raises "module is None" (seen once in a browser test). The cache is
+    complete once that thread is done, so asking again a moment later finds the module."""
+    for attempt in range(6):
+        try:
+            return components.declare_component("graph_view", path=str(Path(__file__).parent / "frontend"))
+        except RuntimeError as error:
+            if "module is None" not in str(error) or attempt == 5:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+_component = _declare()
 
 
 def graph_view(page_html: str, height: int, key: str) -> dict | None:
