@@ -35,10 +35,10 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     result = at.session_state["ask_result"]
     answer = next(m.value for m in at.markdown if "**\\[1\\]**" in m.value)
     first = result.answer.sentences[0].text.rsplit(" [", 1)[0]
-    if result.answer.short_answer and result.answer.short_answer != first:  # bold, first, in the one block
-        assert answer.startswith(f"**{md_escape(result.answer.short_answer)}**\n\n"), answer
-    else:  # the short answer is the whole first sentence: shown once
-        assert not answer.startswith("**"), answer
+    # A what-does-it-predict question has no typed span: its short answer is the whole first sentence, shown once
+    # (not repeated in bold above it; test_a_typed_short_answer_is_bold_above_its_sentence covers the other case).
+    assert result.answer.short_answer == first
+    assert not answer.startswith("**"), answer
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
     assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
@@ -49,6 +49,15 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     assert at.button(key="ask_source_page_1")
     page_link = at.get("page_link")[0]
     assert f"doc={ready_workspace.doc_id}" in page_link.proto.query_string
+
+
+def test_a_typed_short_answer_is_bold_above_its_sentence(monkeypatch, ready_workspace):
+    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"),
+              "What accuracy does the marigold baseline reach?")
+    result = at.session_state["ask_result"]
+    assert not result.answer.abstained and "88.2" in result.answer.short_answer
+    answer = next(m.value for m in at.markdown if md_escape(result.answer.short_answer) in m.value)
+    assert answer.startswith(f"**{md_escape(result.answer.short_answer)}**\n\n"), answer
 
 
 def test_a_citation_opens_its_page_in_a_dialog_and_the_answer_stays(monkeypatch, ready_workspace):

@@ -26,11 +26,8 @@ _neo4j_checked: dict[str, str | None] = {}  # the skip reason, decided once per 
 
 
 def _sqlite_store(tmp_path):
-    try:
-        from core.store.sqlite_graph import SQLiteGraphStore
-    except ImportError as exc:
-        pytest.skip(f"core/store/sqlite_graph.py has not landed yet ({exc})")
     from core.store.sqlite_db import Database
+    from core.store.sqlite_graph import SQLiteGraphStore
 
     return SQLiteGraphStore(Database(tmp_path / "graph.db"))
 
