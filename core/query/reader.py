@@ -136,7 +136,7 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec
     chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
     # A chain is its own evidence (the first hop says the question's words, the second is about the bridge it
     # names): the single-sentence confidence measures neither hop, so only the floor of relatedness applies.
-    if chain is not None and _related(q, ranked, model):
+    if chain is not None and (_related(q, ranked, model) or _names_all(question, chain.first.text)):
         return _chained(chain, ranked, q.kind, question, confidence)
     if confidence < model.threshold:
         return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model))
@@ -169,6 +169,15 @@ def _related(q: QuestionView, ranked: list[Candidate], model: ReaderModel) -> bo
     if ranked[0].p >= model.related:
         return True
     return bool(q.named) and any(c.features.get("named_passage", 0.0) > 0.0 for c in ranked[:SHOWN])
+
+
+def _names_all(question: str, sentence: str) -> bool:
+    """The sentence says every name of the question (however common in the collection): a chain's first hop that
+    does is about the question even when no single sentence is a likely answer (the hop holds the bridge, not the
+    answer, so its own probability is low by design)."""
+    names = T.named_words(question)
+    low = sentence.lower()
+    return bool(names) and all(T.mentions(low, w) for w in names)
 
 
 def _chained(chain: Chain, ranked: list[Candidate], kind: str, question: str, confidence: float) -> Answer:

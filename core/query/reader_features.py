@@ -7,10 +7,13 @@ the only vectors used are the stored embedding windows' similarities retrieval a
 Groups:
 - relevance: the stored window's similarity (absolute and against the best candidate), BM25 over the pool, the
   share of the question's content stems in the sentence and in its passage (with section and paper title), the
-  question's rare named words likewise;
+  question's rare named words likewise, the share of the question's words weighted by how rare they are in
+  general English (wordfreq), and the same overlaps of the sentences either side (an answer often follows the
+  sentence that sets the question's scene);
 - answer shape: the expected answer type (core.query.answer_types) and whether the sentence holds a span of it,
   how much it says that the question does not (an answer adds something), cue words of the question's class
-  (core/query/data/reader_cues.json: "because" for a why-question), length;
+  (core/query/data/reader_cues.json: "because" for a why-question), whether it (or a neighbour) says the noun
+  the question asks for ("What format …": format), length;
 - place: the passage's rank, the sentence's position in it, its role (body / table row / caption / footnote),
   whether a table row is a row of something the question names, the section it sits in.
 """
@@ -44,7 +47,17 @@ FEATURES = (
     + [f"kind_{k}" for k in KINDS] + [f"typed_{k}" for k in KINDS]
     + [f"section_{s}" for s in SECTION_NAMES]
     + ["yes_no", "overlap_x_prior", "lexical_gap", "overlap_gap", "new_name", "new_number", "novel_x_overlap"]
+    + ["rare_overlap", "rare_gap", "focus", "focus_near", "neighbour_overlap", "neighbour_rare"]
 )
+# The noun a what/which/how-many question asks for ("What format …" → format, "How many layers …" → layers): a
+# sentence that answers tends to say it, or its neighbour does ("… released in JSON. This format …").
+_FOCUS_Q = re.compile(r"^\W*(?:(?:in|on|for|from|to|with|by|at|of|under|between)\s+)?(?:what|which)\s+"
+                      r"(?:(?:is|are|was|were)\s+(?:the|a|an)\s+)?(?:(?:kind|type|sort|form|version)s?\s+of\s+)?"
+                      r"(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
+_FOCUS_HOW = re.compile(r"^\W*how\s+(?:many|much)\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
+_NOT_FOCUS = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "has", "have", "had", "will",
+              "would", "should", "the", "a", "an", "of", "in", "on", "for", "to", "by", "with", "from", "at", "and",
+              "or", "it", "its", "they", "their", "this", "these", "that", "authors", "paper", "main"}
 _NAME_TOKEN = re.compile(r"(?<!^)(?<![.!?]\s)\b(?:[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*|[A-Z][a-z]+)\b")
 _NUMBER_TOKEN = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
 
@@ -62,6 +75,31 @@ def cue_lexicon() -> dict[str, list[str]]:
 def negation_words() -> list[str]:
     """The words that make a yes/no question's evidence a no (core.query.yes_no)."""
     return _cues()["negation"]
+
+
+def question_focus(question: str) -> tuple[str, ...]:
+    """The stems of the noun a question asks for (at most two words, up to the first function word); none for
+    questions of other shapes."""
+    m = _FOCUS_Q.match(question) or _FOCUS_HOW.match(question)
+    if not m:
+        return ()
+    out: list[str] = []
+    for w in m.group("np").lower().split():
+        if w in _NOT_FOCUS:
+            if out or w not in {"main", "authors", "paper"}:
+                break
+            continue
+        out.append(T.stem(w))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def _rarity(word: str) -> float:
+    """How much a question word says, from its frequency in general English (wordfreq's Zipf scale, 0..8: "the"
+    7.7, "format" 4.5, "json" 2.8): rare words decide which sentence is meant, common ones barely."""
+    from wordfreq import zipf_frequency
+
+    return max(8.0 - zipf_frequency(word, "en"), 0.5)
 
 
 def question_class(question: str) -> str:
@@ -88,13 +126,25 @@ class QuestionView:
     words: frozenset[str]
     cues: tuple[str, ...]
     yes_no: bool
+    focus: tuple[str, ...] = ()
+    weights: tuple[tuple[str, float], ...] = ()  # content stem → rarity (its rarest surface word)
 
     @classmethod
     def of(cls, question: str, named: list[str]) -> QuestionView:
         cls_ = question_class(question)
         return cls(text=question, kind=T.answer_type(question), stems=frozenset(T.stems(question)),
                    named=tuple(w.lower() for w in named), words=frozenset(T.words(question)),
-                   cues=tuple(cue_lexicon().get(cls_, [])), yes_no=bool(_YES_NO.match(question)))
+                   cues=tuple(cue_lexicon().get(cls_, [])), yes_no=bool(_YES_NO.match(question)),
+                   focus=question_focus(question), weights=tuple(_stem_weights(question).items()))
+
+
+def _stem_weights(question: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for w in _WORD.findall(question.lower()):
+        st = T.stems(w)
+        if st:
+            out[st[0]] = max(out.get(st[0], 0.0), _rarity(w))
+    return out
 
 
 def _section(source: Source | None) -> str:
@@ -145,14 +195,27 @@ def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
             new_name=float(any(m.group().lower() not in q_low for m in _NAME_TOKEN.finditer(c.text))),
             new_number=float(any(m.group() not in q.text for m in _NUMBER_TOKEN.finditer(c.text))))
         f["novel_x_overlap"] = f["novel"] * overlap
+        weight_total = sum(w for _, w in q.weights)
+        f["rare_overlap"] = (sum(w for st, w in q.weights if st in bag) / weight_total) if weight_total else 0.0
+        f["focus"] = (sum(st in bag for st in q.focus) / len(q.focus)) if q.focus else 0.0
         f[f"kind_{q.kind}"] = 1.0
         f[f"typed_{q.kind}"] = float(c.typed > 0)
         if section := _section(source):
             f[f"section_{section}"] = 1.0
         c.features = f
     best_overlap = max(c.features["overlap"] for c in candidates)
+    best_rare = max(c.features["rare_overlap"] for c in candidates)
+    at = {(c.n, c.position): c.features for c in candidates}
     for c in candidates:
-        c.features["overlap_gap"] = c.features["overlap"] - best_overlap
+        f = c.features
+        f["overlap_gap"] = f["overlap"] - best_overlap
+        f["rare_gap"] = f["rare_overlap"] - best_rare
+        # The sentences either side in the same passage: an answer often follows the sentence that sets the
+        # question's scene ("S2ORC is a corpus of … papers. Full text is released in JSON").
+        around = [at[(c.n, c.position + d)] for d in (-1, 1) if (c.n, c.position + d) in at]
+        f["neighbour_overlap"] = max((a["overlap"] for a in around), default=0.0)
+        f["neighbour_rare"] = max((a["rare_overlap"] for a in around), default=0.0)
+        f["focus_near"] = max([f["focus"]] + [a["focus"] for a in around])
 
 
 def _bm25(candidates: list[Candidate], terms: frozenset[str]) -> list[float]:

@@ -1,8 +1,10 @@
 """The LLM-free reader's learned weights: which candidate sentence holds the answer, and how sure to be of it.
 
-Two logistic regressions, fitted by bench/reader_train.py on the dev split of the question set and stored as
+Two linear models, fitted by bench/reader_train.py on the dev split of the question set and stored as
 data (core/query/data/reader_model.json, with what they were fitted on and their dev figures):
-- the sentence model: P(this sentence holds a reference answer) from its features (core.query.reader_features);
+- the sentence model: P(this sentence holds a reference answer) from its features (core.query.reader_features),
+  fitted listwise (a softmax over each question's candidates, which is what picking one sentence needs) and then
+  calibrated to a probability, so at query time it is still one logistic function of the features;
 - the confidence model: P(the best sentence is right) from the ranking as a whole (the best probability, its
   margin over the runner-up, …), fitted on cross-validated sentence probabilities so it is calibrated, not
   flattered by the data the sentence model saw.
