@@ -37,6 +37,8 @@ def body(code: str, message: str) -> dict:
 
 
 def response(code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    if code == service.TOO_LARGE:  # hang up: the server would otherwise read (and drop) the rest of the body
+        headers = {**(headers or {}), "Connection": "close"}
     return JSONResponse(body(code, message), status_code=STATUS.get(code, 400), headers=headers)
 
 
