@@ -89,7 +89,7 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
     def get_passage(paper_id: str, page: int | None = None, box: list[float] | None = None,
                     chunk_id: str | None = None) -> CallToolResult:
         found = _run(lambda: passages.get_passage(lib, paper_id, page=page, box=box, chunk_id=chunk_id))
-        return result(f"{found.text}\n\nCitation:\n{citation_lines([found.citation])}", found)
+        return result(f"{found.text}\n\nCitation:\n{citation_lines(found.citations)}", found)
 
     @server.tool(description="A paper's metadata: title, file name, pages, status (ready papers are searchable), "
                              "year when the paper states it. paper_id: the id or its first 6+ characters.",
@@ -121,7 +121,9 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         infos = [_run(lambda p=p: papers.get_paper(lib, p)) for p in paper_ids]
         cites = [Citation(n=i, paper_id=p.id, paper=p.title, page=None, box=None, quote=p.title)
                  for i, p in enumerate(infos, 1)]
-        return result(bibtex, {"bibtex": bibtex, "citations": [c.to_dict() for c in cites]})
+        # BibTeX ignores lines outside entries: the citations follow as comments, so the text stays valid BibTeX.
+        comments = "\n".join(f"% {line}" for line in citation_lines(cites).splitlines())
+        return result(f"{bibtex}\n\n{comments}", {"bibtex": bibtex, "citations": [c.to_dict() for c in cites]})
 
     @server.resource("papergraph://papers", name="papers", mime_type="application/json",
                      description="Every paper of the workspace with its id, title, file, pages and status")

@@ -47,7 +47,7 @@ def get_passage(lib: Library, paper_id: str, page: int | None = None, box: list[
             raise not_found(f"no passage {str(chunk_id)[:80]!r} in paper {doc.id[:12]}")
         cite = citations.from_chunk(lib, chunk, 1, doc.display_title)
         return Passage(paper_id=doc.id, paper=doc.display_title, page=cite.page or 0,
-                       text=chunk.text[:MAX_PASSAGE_CHARS], items=[], citation=cite)
+                       text=chunk.text[:MAX_PASSAGE_CHARS], items=[], citations=[cite])
     if page is None:
         raise invalid("give a page (from 1) or a chunk id")
     bounded(page, "page", 1, max(doc.pages, 1))
@@ -67,4 +67,4 @@ def get_passage(lib: Library, paper_id: str, page: int | None = None, box: list[
                      max(b[3] for b in boxes)] if boxes else None)
     cite = Citation(n=1, paper_id=doc.id, paper=doc.display_title, page=page, box=union,
                     quote=citations.quote_of(text))
-    return Passage(paper_id=doc.id, paper=doc.display_title, page=page, text=text, items=found, citation=cite)
+    return Passage(paper_id=doc.id, paper=doc.display_title, page=page, text=text, items=found, citations=[cite])

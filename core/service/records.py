@@ -79,7 +79,7 @@ class Passage(Record):
     page: int  # 1-based
     text: str
     items: list[PassageItem]
-    citation: Citation
+    citations: list[Citation]  # one: the passage itself, as every result carries its citations
 
 
 @dataclass

@@ -90,12 +90,12 @@ def test_passage_of_a_page_a_box_and_a_chunk(served):
     _, ids, client = served
     cited = client.post("/api/ask", json={"question": QUESTION, "mode": "naive"}).json()["citations"][0]
     page = client.get(f"/api/papers/{cited['paper_id']}/passage", params={"page": 1}).json()
-    assert ANSWER_WORD in page["text"] and page["items"] and page["citation"]["page"] == 1
+    assert ANSWER_WORD in page["text"] and page["items"] and page["citations"][0]["page"] == 1
     box = ",".join(str(v) for v in cited["box"])
     inside = client.get(f"/api/papers/{cited['paper_id']}/passage", params={"page": 1, "box": box}).json()
     assert ANSWER_WORD in inside["text"] and len(inside["items"]) < len(page["items"])
     chunk = client.get(f"/api/papers/{cited['paper_id']}/passage", params={"chunk": cited["chunk_id"]}).json()
-    assert ANSWER_WORD in chunk["text"] and chunk["citation"]["chunk_id"] == cited["chunk_id"]
+    assert ANSWER_WORD in chunk["text"] and chunk["citations"][0]["chunk_id"] == cited["chunk_id"]
     _error(client.get(f"/api/papers/{ids[0]}/passage", params={"page": 9}), 400, "invalid_input")
     _error(client.get(f"/api/papers/{ids[0]}/passage", params={"page": 1, "box": "1,2,3"}), 400, "invalid_input")
     _error(client.get(f"/api/papers/{ids[0]}/passage", params={"chunk": f"{ids[1]}:0"}), 404, "not_found")
