@@ -37,7 +37,8 @@ Choose the mode by the question:
 - ppr: two-hop questions whose answer goes through a bridge entity ("Which dataset was used by the model that
   introduced X?").
 - community: an overview of the whole collection (needs the graph's community reports).
-Modes the workspace cannot run are refused with the reason."""
+Modes the workspace cannot run are refused with the reason. `papers` restricts to paper ids; use_llm=false asks for
+the extractive answer even when the server has an LLM (faster; quotes only)."""
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
@@ -77,8 +78,9 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         return result(text, found)
 
     @server.tool(description=ASK_DESCRIPTION, annotations=READ_ONLY)
-    def ask(question: str, mode: str | None = None, papers: list[str] | None = None) -> CallToolResult:
-        answer = _run(lambda: ask_service.ask(lib, question, mode, papers=papers, save=save_history))
+    def ask(question: str, mode: str | None = None, papers: list[str] | None = None,
+            use_llm: bool = True) -> CallToolResult:
+        answer = _run(lambda: ask_service.ask(lib, question, mode, papers=papers, use_llm=use_llm, save=save_history))
         text = f"{answer.answer}\n\nCitations ({answer.mode} mode):\n{citation_lines(answer.citations)}"
         return result(text, answer)
 
