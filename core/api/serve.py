@@ -57,7 +57,11 @@ def serve(lib, config: ApiConfig) -> int:
           f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}", file=sys.stderr)
     uvicorn.run(create_app(lib, config), host=config.host, port=config.port, log_level="warning",
                 proxy_headers=False, server_header=False, timeout_graceful_shutdown=10)
-    return 0
+    # Served and shut down: end here. Interpreter finalisation with the ingest's daemon threads and Chroma's runtime
+    # threads still alive once hung a stopped server (twice in a dozen SIGTERMs); the ingest survives any stop.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def serve_stdio(lib) -> int:
