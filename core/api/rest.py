@@ -56,7 +56,8 @@ class AskRequest(BaseModel):
     top_k: int | None = Field(None, description="entities / relations taken from the graph")
     chunk_top_k: int | None = Field(None, description="passages kept")
     papers: list[str] = Field(default_factory=list, description="restrict to these paper ids (or id prefixes)")
-    stream: bool = Field(False, description="true: server-sent events (`token` as the answer grows, then `result`)")
+    stream: bool = Field(False, description="true: server-sent events (`token` with each `delta` of the answer as it "
+                                            "is written, then `result`)")
 
 
 def _ask_kwargs(request: Request, req: AskRequest) -> dict:
@@ -186,9 +187,15 @@ def run_streaming(work):
 
 
 def ask_events(work):
+    """`token` events carry what the answer grew by (`delta`); `result` the whole AskResult, whose answer may differ
+    from the deltas joined (an LLM answer is checked against the passages once written)."""
+    sent = ""
     for kind, value in run_streaming(work):
         if kind == "token":
-            yield sse("token", {"text": value})
+            delta = value[len(sent):] if value.startswith(sent) else value
+            sent = value
+            if delta:
+                yield sse("token", {"delta": delta})
         elif kind == "result":
             yield sse("result", value.to_dict())
         else:

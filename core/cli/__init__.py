@@ -146,6 +146,8 @@ def _run(argv: list[str] | None) -> int:
         return 2
     if getattr(args, "workspace", None):  # serve, mcp: --workspace instead of $PAPERGRAPH_WORKSPACE
         os.environ[WORKSPACE_ENV] = str(Path(args.workspace).expanduser().resolve())
+    if before_open := getattr(args, "before_open", None):  # serve: refuses to start before creating anything
+        before_open(args)
     if args.command == "users":  # the accounts file only, outside any workspace
         return args.func(args)
     if args.command == "settings":  # settings.json only: no database is opened or created for it

@@ -5,12 +5,19 @@ from __future__ import annotations
 from core.library import Library
 
 
-def cmd_serve(lib: Library, args) -> int:
-    from core.api.serve import api_config, serve
+def check_serve(args) -> None:
+    """Before the workspace is opened (or created): served to a network with nothing to call it with, refuse
+    (SystemExit with the reason), as `core users preflight` does for the app."""
+    from core.api.serve import api_config
 
-    config = api_config(args.host, args.port, insecure=args.insecure, rate_per_minute=args.rate_limit)
-    config.save_history = not args.no_history
-    return serve(lib, config)
+    args.api_config = api_config(args.host, args.port, insecure=args.insecure, rate_per_minute=args.rate_limit)
+    args.api_config.save_history = not args.no_history
+
+
+def cmd_serve(lib: Library, args) -> int:
+    from core.api.serve import serve
+
+    return serve(lib, args.api_config)
 
 
 def cmd_mcp(lib: Library, args) -> int:
@@ -34,7 +41,7 @@ def add_parsers(sub) -> None:
                                                                      "(default 600 and 1200; 0: no limit)")
     p.add_argument("--no-history", action="store_true", dest="no_history",
                    help="do not keep the questions asked in the workspace's history")
-    p.set_defaults(func=cmd_serve)
+    p.set_defaults(func=cmd_serve, before_open=check_serve)
     p = sub.add_parser("mcp", help="the MCP server over stdio, for a desktop assistant (Claude Desktop, Cursor…)")
     p.add_argument("--workspace", help="the workspace folder (default: $PAPERGRAPH_WORKSPACE, else data/)")
     p.set_defaults(func=cmd_mcp)

@@ -256,11 +256,12 @@ def test_nothing_from_another_workspace_is_reachable(local, tmp_path):
         assert "/" not in status["workspace"] and status["papers"] == 2
 
 
-def test_the_command_refuses_to_serve_off_loopback_without_any_account_or_token(workspace, tmp_path):
+def test_the_command_refuses_to_serve_off_loopback_without_any_account_or_token(tmp_path):
     env = {**os.environ, "PAPERGRAPH_CONFIG_DIR": str(tmp_path / "empty-config")}
     env.pop("PAPERGRAPH_INSECURE", None)
+    fresh = tmp_path / "never-created"
     done = subprocess.run([sys.executable, "-m", "core", "serve", "--host", "0.0.0.0", "--port", "1",
-                           "--workspace", str(workspace[0].workspace.root)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+                           "--workspace", str(fresh)], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert "refusing to serve the API on 0.0.0.0" in done.stderr and "users token create" in done.stderr
+    assert not fresh.exists()  # refused before anything was created
