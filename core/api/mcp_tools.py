@@ -22,7 +22,8 @@ from core.service.records import Citation, Record
 
 INSTRUCTIONS = """PaperGraph answers from a collection of scientific papers and cites page-level evidence.
 Use search_papers to find passages, ask for a cited answer, get_passage to read around a citation,
-graph_neighbours to see what an entity is linked to across papers, get_paper and cite for metadata and BibTeX.
+graph_neighbours to see what an entity is linked to across papers, graph_path for how two entities connect,
+get_paper and cite for metadata and BibTeX.
 Quote the citations ([n] paper, page) when you use a result."""
 
 ASK_DESCRIPTION = """Answer a question from the papers, with citations ([n] markers; each citation gives paper, page,
@@ -112,6 +113,18 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         lines += [f"- {n.name} ({n.type}) — {n.relation}, weight {n.weight:g}" for n in found.neighbours]
         if found.more_neighbours:
             lines.append(f"- … and {found.more_neighbours} more")
+        lines += ["", "Citations:", citation_lines(found.citations)]
+        return result("\n".join(lines), found)
+
+    @server.tool(description="How two entities are connected across the papers: up to k shortest paths in the "
+                             "graph, each link with the passage that states it (citations). Use it for 'what links X "
+                             "and Y'; an empty list means the graph does not connect them.", annotations=READ_ONLY)
+    def graph_path(source: str, target: str, k: int = 3) -> CallToolResult:
+        found = _run(lambda: graph.paths(lib, source, target, k))
+        lines = [f"{len(found.paths)} path(s) from {found.source} to {found.target}:"]
+        for path in found.paths:
+            lines.append(" → ".join([path[0].source] + [
+                f"{h.target}{f' [{h.citation}]' if h.citation else ''}" for h in path]) if path else "")
         lines += ["", "Citations:", citation_lines(found.citations)]
         return result("\n".join(lines), found)
 

@@ -21,6 +21,7 @@ from core.service import graph, papers, passages, search, status
 from core.service.errors import TOO_LARGE, ServiceError
 from core.service.records import (
     AskResult,
+    GraphPaths,
     Neighbourhood,
     PaperInfo,
     Passage,
@@ -145,6 +146,12 @@ def search_papers(request: Request, _: Caller, q: str, top_k: int = 5,
             summary="An entity, its neighbours in the graph and the passages it comes from")
 def neighbours(request: Request, _: Caller, entity: str, limit: int = 20):
     return graph.neighbours(request.app.state.lib, entity, limit)
+
+
+@router.get("/graph/path", response_model=GraphPaths,
+            summary="The shortest paths between two entities, each link with the passage that states it")
+def graph_path(request: Request, _: Caller, source: str, target: str, k: int = 3):
+    return graph.paths(request.app.state.lib, source, target, k)
 
 
 @router.post("/ask", response_model=AskResult,

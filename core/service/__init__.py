@@ -7,7 +7,7 @@ question gives the same answer and citations whichever way it comes in.
     search.py    passages matching a query
     ask.py       a question through a mode, answered with citations (streamed or not)
     passages.py  the text of a paper's page, box or chunk
-    graph.py     an entity's neighbourhood, with the passages it comes from
+    graph.py     an entity's neighbourhood and the paths between two, with the passages they come from
     ingest.py    uploads stored and queued, processed in the background, polled
     status.py    the workspace at a glance
     inputs.py    what every operation checks of its arguments (text, ids, numbers)

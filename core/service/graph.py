@@ -1,14 +1,17 @@
-"""An entity's neighbourhood in the graph: the entity, the entities and papers it is linked to, and the passages it
-was extracted from (as citations), so an assistant can say what connects two things and where it is written."""
+"""An entity's neighbourhood in the graph (the entities and papers it is linked to, and the passages it was
+extracted from) and the shortest paths between two entities (each link with the passage that states it), with
+citations, so an assistant can say what connects two things and where it is written."""
 from __future__ import annotations
 
 from core.library import Library
 from core.pipeline.graph.merge import normalize_key
+from core.presentation.graph.graph_index import load_index
+from core.presentation.graph.paths import MAX_PATHS, explain_connection
 from core.schema.graph import PAPER_PREFIX, RELATED, GraphNode
 from core.service import citations
 from core.service.errors import not_found
 from core.service.inputs import bounded, clean_text
-from core.service.records import Neighbour, Neighbourhood
+from core.service.records import Citation, GraphPaths, Hop, Neighbour, Neighbourhood
 
 MAX_NEIGHBOURS = 100
 MAX_CITATIONS = 5
@@ -49,3 +52,27 @@ def neighbours(lib: Library, name: str, limit: int = 20) -> Neighbourhood:
     return Neighbourhood(key=node.key, name=node.name, type=node.type, description=(node.description or "")[:1000],
                          papers=[{"id": d, "title": titles.get(d, d[:12])} for d in node.doc_ids],
                          neighbours=found[:limit], citations=cited, more_neighbours=max(len(found) - limit, 0))
+
+
+def paths(lib: Library, source: str, target: str, k: int = MAX_PATHS) -> GraphPaths:
+    """Up to k shortest paths between two entities (core.presentation.graph.paths.explain_connection)."""
+    bounded(k, "k", 1, 10)
+    a, b = find_entity(lib, source), find_entity(lib, target)
+    found = explain_connection(lib, load_index(lib), a.key, b.key, k=k) if a.key != b.key else []
+    by_chunk: dict[str, Citation] = {}
+    chunks = lib.chunks.get_many([h.passage.chunk_id for p in found for h in p.hops if h.passage])
+    out = []
+    for path in found:
+        hops = []
+        for hop in path.hops:
+            n = None
+            if hop.passage and (chunk := chunks.get(hop.passage.chunk_id)) is not None:
+                if chunk.id not in by_chunk:
+                    cite = citations.from_chunk(lib, chunk, len(by_chunk) + 1, hop.passage.paper)
+                    cite.quote = hop.passage.text[:citations.QUOTE_CHARS]  # the sentence naming both ends
+                    by_chunk[chunk.id] = cite
+                n = by_chunk[chunk.id].n
+            hops.append(Hop(source=hop.source_name, target=hop.target_name,
+                            relation_description=(hop.description or "")[:400], citation=n))
+        out.append(hops)
+    return GraphPaths(source=a.name, target=b.name, paths=out, citations=list(by_chunk.values()))

@@ -105,6 +105,22 @@ class Neighbourhood(Record):
 
 
 @dataclass
+class Hop(Record):
+    source: str
+    target: str
+    relation_description: str
+    citation: int | None  # n of the citation (in GraphPaths.citations) of the passage stating this link
+
+
+@dataclass
+class GraphPaths(Record):
+    source: str  # names as the graph spells them
+    target: str
+    paths: list[list[Hop]]  # shortest first; empty when the two are not connected
+    citations: list[Citation]
+
+
+@dataclass
 class UploadResult(Record):
     paper_id: str
     file: str

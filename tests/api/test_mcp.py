@@ -19,7 +19,7 @@ from core.settings.tokens import create_token
 from tests.api.helpers import ANSWER_WORD, QUESTION, LiveServer, build_workspace
 from tests.paths import REPO
 
-TOOLS = {"search_papers", "ask", "get_passage", "get_paper", "graph_neighbours", "cite"}
+TOOLS = {"search_papers", "ask", "get_passage", "get_paper", "graph_neighbours", "graph_path", "cite"}
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +38,7 @@ async def every_tool(client: Client, ids: list[str]) -> dict:
         "get_passage": await client.call_tool("get_passage", {"paper_id": ids[0], "page": 1}),
         "get_paper": await client.call_tool("get_paper", {"paper_id": ids[0][:8]}),
         "graph_neighbours": await client.call_tool("graph_neighbours", {"entity": "RoBERTa", "limit": 5}),
+        "graph_path": await client.call_tool("graph_path", {"source": "MultiNLI", "target": "CC-News"}),
         "cite": await client.call_tool("cite", {"paper_ids": ids}),
     }
     resources = await client.list_resources()

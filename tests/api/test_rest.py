@@ -110,6 +110,18 @@ def test_graph_neighbours_of_an_entity_with_the_passages_it_comes_from(served):
     _error(client.get("/api/graph/neighbours", params={"entity": "Quantum Gravity"}), 404, "not_found")
 
 
+def test_graph_path_between_two_entities_cites_each_link(served):
+    _, _, client = served
+    found = client.get("/api/graph/path", params={"source": "multinli", "target": "cc-news"}).json()
+    assert (found["source"], found["target"]) == ("MultiNLI", "CC-News") and found["paths"]
+    numbers = {c["n"] for c in found["citations"]}
+    for path in found["paths"]:
+        assert path[0]["source"] == "MultiNLI" and path[-1]["target"] == "CC-News"
+        assert all(hop["citation"] in numbers for hop in path)
+    assert all(c["page"] == 1 and c["quote"] for c in found["citations"])
+    _error(client.get("/api/graph/path", params={"source": "BERT", "target": "Quantum Gravity"}), 404, "not_found")
+
+
 def test_cite_gives_minimal_bibtex(served):
     _, ids, client = served
     bibtex = client.get("/api/cite", params={"paper": [ids[0][:8], ids[1]]}).json()["bibtex"]
@@ -162,7 +174,7 @@ def test_the_openapi_description_lists_every_route(served):
     _, _, client = served
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/api/status", "/api/papers", "/api/papers/{paper_id}", "/api/papers/{paper_id}/passage",
-                 "/api/search", "/api/ask", "/api/graph/neighbours", "/api/cite", "/v1/models",
+                 "/api/search", "/api/ask", "/api/graph/neighbours", "/api/graph/path", "/api/cite", "/v1/models",
                  "/v1/chat/completions"):
         assert path in paths
     assert client.get("/docs").status_code == 200 and client.get("/health").json() == {"ok": True}
