@@ -18,6 +18,7 @@ from core.api.rest import Caller, run_streaming
 from core.query.routes import available_modes
 from core.service import ask as ask_service
 from core.service.errors import invalid
+from core.service.inputs import clean_question
 from core.service.records import AskResult
 
 router = APIRouter(prefix="/v1")
@@ -82,7 +83,7 @@ def models(request: Request, _: Caller):
 def completions(request: Request, req: ChatRequest, _: Caller):
     lib, save = request.app.state.lib, request.app.state.config.save_history
     mode = model_mode(req.model)
-    question = ask_service.clean_question(last_question(req.messages))
+    question = clean_question(last_question(req.messages))
     ask_service.check_mode(lib, mode)
     created, ident = int(time.time()), f"chatcmpl-{uuid.uuid4().hex[:24]}"
     if not req.stream:

@@ -4,6 +4,7 @@ HTTP status follows from it."""
 from __future__ import annotations
 
 import json
+import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -80,7 +81,5 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _internal(_: Request, exc: Exception):
-        import logging
-
         logging.getLogger("papergraph.api").exception("unexpected error")
         return response(INTERNAL, "the server failed on this request; its log says why")

@@ -13,12 +13,15 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
 
 from core.api.errors import FORBIDDEN, ApiError, body
 from core.api.guard import Principal
 from core.service import ask as ask_service
 from core.service import graph, papers, passages, search, status
-from core.service.errors import TOO_LARGE, ServiceError
+from core.service.errors import INVALID_INPUT, TOO_LARGE, ServiceError
+from core.service.ingest import check_upload_name
+from core.service.inputs import clean_question
 from core.service.records import (
     AskResult,
     GraphPaths,
@@ -95,8 +98,6 @@ def delete_paper(request: Request, paper_id: str, who: Editor):
                  "schema": {"type": "string", "format": "binary"}}}, "required": True}})
 async def upload(request: Request, who: Editor, filename: Annotated[str, Query(max_length=1000)]):
     lib, ingest, limit = request.app.state.lib, request.app.state.ingest, request.app.state.config.max_upload_bytes
-    from core.service.ingest import check_upload_name
-
     check_upload_name(filename)  # before a byte of the body is read
     lib.workspace.staging_dir.mkdir(parents=True, exist_ok=True)
     path = lib.workspace.staging_dir / f"api-upload-{uuid.uuid4().hex}"
@@ -109,6 +110,8 @@ async def upload(request: Request, who: Editor, filename: Annotated[str, Query(m
                     raise ServiceError(TOO_LARGE, f"the file is over the limit of {limit:,} bytes")
                 out.write(chunk)
         result = await run_in_threadpool(ingest.add_file, filename, path)
+    except ClientDisconnect:
+        raise ServiceError(INVALID_INPUT, "the upload was interrupted before its end; nothing was added") from None
     finally:
         path.unlink(missing_ok=True)
     audit.info("upload %s paper %s (%s, %d bytes) by %s", result.outcome, result.paper_id[:12], result.file,
@@ -162,7 +165,7 @@ def ask(request: Request, req: AskRequest, _: Caller):
     if not req.stream:
         return ask_service.ask(lib, req.question, **_ask_kwargs(request, req))
     # Checked before the stream starts, so a bad question gets a 4xx, not an error event after a 200.
-    ask_service.clean_question(req.question)
+    clean_question(req.question)
     ask_service.check_mode(lib, req.mode)
     return StreamingResponse(ask_events(lambda on_token: ask_service.ask(lib, req.question, on_token=on_token,
                                                                           **_ask_kwargs(request, req))),

@@ -48,7 +48,7 @@ class Ingest:
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None and any(t is not None and t.is_alive() for t in self._worker._threads.values())
+        return self._worker is not None and self._worker.running
 
     def stop(self) -> None:
         if self._worker is not None:
