@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.api.errors import body
 from core.api.rest import Caller, run_streaming
-from core.query.routes import available_modes
 from core.service import ask as ask_service
 from core.service.errors import invalid
 from core.service.inputs import clean_question
@@ -76,7 +75,7 @@ def _citations(result: AskResult) -> list[dict]:
 @router.get("/models", summary="The query modes this workspace can run, as models")
 def models(request: Request, _: Caller):
     return {"object": "list", "data": [{"id": f"{PREFIX}{m}", "object": "model", "created": 0,
-                                        "owned_by": "papergraph"} for m in available_modes(request.app.state.lib)]}
+                                        "owned_by": "papergraph"} for m in ask_service.modes(request.app.state.lib)]}
 
 
 @router.post("/chat/completions", summary="Chat with the collection (OpenAI protocol; stream or not)")

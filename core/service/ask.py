@@ -11,7 +11,7 @@ from core.library import Library
 from core.query.engine import QueryError
 from core.query.engine import ask as engine_ask
 from core.query.records import QueryParams, QueryResult
-from core.query.routes import unavailable_reason
+from core.query.routes import available_modes, unavailable_reason
 from core.schema.modes import Mode
 from core.service import citations
 from core.service.errors import CONFLICT, MODE_UNAVAILABLE, ServiceError, invalid
@@ -20,6 +20,11 @@ from core.service.records import AskResult, Citation
 
 MAX_TOP_K = 200
 UNCITED_FALLBACK = 3  # passages shown with an answer that cites none
+
+
+def modes(lib: Library) -> list[str]:
+    """The modes this workspace can run now (those whose graph or reports exist), in Mode's order."""
+    return [str(m) for m in available_modes(lib)]
 
 
 def check_mode(lib: Library, mode: str | None) -> Mode:
