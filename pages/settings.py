@@ -23,6 +23,7 @@ from core.settings.config import LLMConfig, SettingsError
 from core.settings.fields import FieldSpec, field_spec, specs
 from core.settings.presets import apply_preset, list_presets, preset_changes
 from pages.widgets import auth, state
+from pages.widgets.api_tokens import api_tokens_panel
 
 KEY_WIDGET = "setting_llm_api_key"
 VLM_KEY_WIDGET = "setting_vlm_api_key"
@@ -266,3 +267,5 @@ if submitted:
     st.rerun()
 
 connection_panel(current)
+with st.container(border=True):
+    api_tokens_panel()

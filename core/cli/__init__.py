@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
+from core.cli.api import add_parsers as add_api_parsers
 from core.cli.arguments import undecodable_argument
 from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
@@ -22,7 +24,8 @@ from core.settings.config import COMPUTE_BACKENDS
 from core.settings.workspace import WORKSPACE_ENV, Workspace, workspace_root
 
 BROKEN_PIPE_EXIT = 128 + 13  # what a shell reports for a program ended by SIGPIPE (`yes | head`)
-CREATES_WORKSPACE = {"ingest"}  # every other command reads or changes what an ingest made
+CREATES_WORKSPACE = {"ingest", "serve"}  # every other command reads or changes what an ingest made (serve takes
+# uploads)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="preset: the preset to apply")
     p.set_defaults(func=cmd_settings)
     add_users_parser(sub)
+    add_api_parsers(sub)
     return parser
 
 
@@ -140,6 +144,10 @@ def _run(argv: list[str] | None) -> int:
     if problem := undecodable_argument(args):
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if getattr(args, "workspace", None):  # serve, mcp: --workspace instead of $PAPERGRAPH_WORKSPACE
+        os.environ[WORKSPACE_ENV] = str(Path(args.workspace).expanduser().resolve())
+    if before_open := getattr(args, "before_open", None):  # serve: refuses to start before creating anything
+        before_open(args)
     if args.command == "users":  # the accounts file only, outside any workspace
         return args.func(args)
     if args.command == "settings":  # settings.json only: no database is opened or created for it

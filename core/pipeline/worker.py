@@ -66,6 +66,11 @@ class BackgroundIngestor:
                     thread.start()
 
     @property
+    def running(self) -> bool:
+        """Either thread is at work (an upload being processed, a graph being built)."""
+        return any(t is not None and t.is_alive() for t in self._threads.values())
+
+    @property
     def busy(self) -> bool:
         """Both threads are running: a kick() could start nothing more."""
         return all(t is not None and t.is_alive() for t in self._threads.values())

@@ -50,12 +50,12 @@ class Account:
         return self.role == EDITOR
 
 
-def accounts_path() -> Path:
-    return config_dir() / ACCOUNTS_FILE
+def accounts_path(folder: Path | None = None) -> Path:
+    return (folder or config_dir()) / ACCOUNTS_FILE
 
 
-def _read() -> dict[str, dict]:
-    data = read_private_json(accounts_path(), "accounts file", AccountError)
+def _read(folder: Path | None = None) -> dict[str, dict]:
+    data = read_private_json(accounts_path(folder), "accounts file", AccountError)
     users = data.get("users") if isinstance(data, dict) else None
     return {name: row for name, row in (users or {}).items()
             if isinstance(row, dict) and row.get("role") in ROLES and isinstance(row.get("hash"), str)}
@@ -118,9 +118,10 @@ def has_accounts() -> bool:
         return True  # an unreadable file means someone meant to configure sign-in: never fall back to open
 
 
-def find_account(name: str) -> Account | None:
-    """The account as the file says now (its role may have changed since sign-in; it may be gone)."""
-    row = _read().get(name)
+def find_account(name: str, folder: Path | None = None) -> Account | None:
+    """The account as the file says now (its role may have changed since sign-in; it may be gone). `folder`: the
+    config folder a server fixed at its start (default: config_dir() now)."""
+    row = _read(folder).get(name)
     return Account(name, row["role"]) if row else None
 
 

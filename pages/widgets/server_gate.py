@@ -20,12 +20,8 @@ The middleware, before Streamlit sees a request:
 from __future__ import annotations
 
 import asyncio
-import functools
 import html
-import ipaddress
 import logging
-import os
-import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
@@ -33,13 +29,13 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from streamlit import config
 
-from core.settings import accounts, sessions
+from core.settings import accounts, hosts, sessions
 from core.settings.accounts import Access, Account
 
 log = logging.getLogger("papergraph.auth")
 
 SIGN_IN_PATH = "/sign-in"
-HOSTS_ENV = "PAPERGRAPH_HOSTS"  # extra names the app is reached under (a reverse proxy's), comma-separated
+HOSTS_ENV = hosts.HOSTS_ENV  # extra names the app is reached under (a reverse proxy's), comma-separated
 MAX_FORM_BYTES = 8 * 1024  # a sign-in form is a name, a password and a path
 # Routes anyone may load: the sign-in form, the static bundle (JavaScript, CSS, fonts: the same for everyone),
 # the health check, and Streamlit's OpenID Connect hand-off.
@@ -125,21 +121,9 @@ def visitor(scope: Scope) -> Visitor:
 
 # ------------------------------------------------------------------------------------------------ host names
 def _configured_names() -> set[str]:
-    names = {"localhost"}
-    names |= {n.strip().lower().rstrip(".") for n in os.environ.get(HOSTS_ENV, "").split(",") if n.strip()}
-    names |= {str(n).strip().lower().rstrip(".") for n in config.get_option("server.allowedHosts") or []}
-    address = (config.get_option("server.address") or "").strip().strip("[]").lower()
-    if address and not _is_address(address):
-        names.add(address)
-    if not accounts.is_loopback(address):  # served to a network: the machine's own names too
-        names |= _machine_names()
-    return names
-
-
-@functools.cache
-def _machine_names() -> frozenset[str]:
-    """Asked once: getfqdn() may wait on DNS, and every request checks its Host."""
-    return frozenset({socket.gethostname().lower(), socket.getfqdn().lower()})
+    """The names of core.settings.hosts.served_names, with Streamlit's server.allowedHosts and address."""
+    return hosts.served_names(config.get_option("server.address") or "",
+                              config.get_option("server.allowedHosts") or [])
 
 
 def base_path() -> str:
@@ -149,34 +133,11 @@ def base_path() -> str:
     return f"/{base}" if base else ""
 
 
-def _is_address(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-        return True
-    except ValueError:
-        return False
-
-
 def host_allowed(host_header: str | None) -> bool:
     """An IP address (a rebinding page can only bring its own name, never an address, into the Host header),
     localhost, or a configured name ($PAPERGRAPH_HOSTS, server.allowedHosts, the server address, and the
     machine's names when served to a network). `*` in server.allowedHosts accepts any host."""
-    if not host_header:
-        return False
-    try:
-        parts = urlsplit(f"//{host_header}")
-        hostname, _ = parts.hostname, parts.port
-    except ValueError:
-        return False
-    if not hostname or parts.username or parts.password or parts.path or parts.query:
-        return False
-    hostname = hostname.lower().rstrip(".")
-    if _is_address(hostname):
-        return True
-    for name in _configured_names():
-        if name == "*" or name == hostname or (name.startswith("*.") and hostname.endswith(name[1:])):
-            return True
-    return False
+    return hosts.host_allowed(host_header, _configured_names())
 
 
 # ------------------------------------------------------------------------------------------------ middleware

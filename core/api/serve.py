@@ -1,0 +1,71 @@
+"""`python -m core serve`: the API on one workspace, and `python -m core mcp`: the MCP server over stdio.
+
+Who may call mirrors the app (core.settings.accounts.access_policy, what `core users preflight` asks for
+`make run`): on loopback anyone on this machine (a token, when sent, is still checked); served to a network every
+call needs a token, and with no account or token to make one from the server refuses to start, unless
+--insecure (PAPERGRAPH_INSECURE=1) says to serve everyone as an editor."""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from core.api.config import ApiConfig
+from core.settings.accounts import INSECURE_ENV, Access, access_policy, has_accounts, is_loopback
+from core.settings.tokens import has_tokens
+from core.settings.workspace import config_dir
+
+log = logging.getLogger("papergraph.api")
+
+REFUSAL = ("refusing to serve the API on {host}: it is reachable from the network and no account or API token "
+           "exists to call it with. Create one: `python -m core users add NAME --role editor`, then "
+           "`python -m core users token create NAME`. To serve this machine only: --host 127.0.0.1 (the default). "
+           "To serve the network without tokens anyway: --insecure (PAPERGRAPH_INSECURE=1).")
+
+
+def access_for(host: str, insecure: bool, folder: Path | None = None) -> Access:
+    env = dict(os.environ)
+    if insecure:
+        env[INSECURE_ENV] = "1"
+    configured = has_accounts() or has_tokens(folder)
+    return access_policy(is_loopback(host), configured, env)
+
+
+def api_config(host: str, port: int, insecure: bool = False, rate_per_minute: int | None = None) -> ApiConfig:
+    """The server's configuration, or SystemExit with the refusal."""
+    folder = config_dir()
+    access = access_for(host, insecure, folder)
+    if access == Access.REFUSED:
+        raise SystemExit(REFUSAL.format(host=host or "every interface"))
+    config = ApiConfig(host=host, port=port, require_tokens=access == Access.SIGN_IN,
+                       insecure=access == Access.INSECURE, config_dir=folder)
+    if rate_per_minute is not None:
+        config.token_rate_per_minute = config.address_rate_per_minute = rate_per_minute
+    return config
+
+
+def serve(lib, config: ApiConfig) -> int:
+    import uvicorn
+
+    from core.api.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if config.insecure:
+        log.warning("serving %s without tokens (insecure): anyone who reaches it can upload and delete", config.host)
+    print(f"PaperGraph API on http://{config.host}:{config.port} (docs /docs, MCP /mcp, chat /v1) for workspace "
+          f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}", file=sys.stderr)
+    uvicorn.run(create_app(lib, config), host=config.host, port=config.port, log_level="warning",
+                proxy_headers=False, server_header=False, timeout_graceful_shutdown=10)
+    # Served and shut down: end here. Interpreter finalisation with the ingest's daemon threads and Chroma's runtime
+    # threads still alive once hung a stopped server (twice in a dozen SIGTERMs); the ingest survives any stop.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def serve_stdio(lib) -> int:
+    from core.api.mcp_tools import build_mcp
+
+    build_mcp(lib).run("stdio")
+    return 0

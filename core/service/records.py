@@ -1,0 +1,141 @@
+"""What the service layer returns: plain dataclasses of JSON values (`to_dict`), the same for every face.
+
+Pages are 1-based here, as a person and a citation count them; boxes are the parser's 0-1000 page coordinates
+(x0, y0, x1, y1)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Record:
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+
+@dataclass
+class Citation(Record):
+    """One citable passage: the paper, its page, the region on the page and a short quote."""
+    n: int  # the [n] marker in an answer; the rank in a search
+    paper_id: str
+    paper: str  # title
+    page: int | None  # 1-based; None for a chunk without a page
+    box: list[float] | None
+    quote: str
+    chunk_id: str = ""
+    kind: str = "text"
+    section: str = ""
+
+
+@dataclass
+class PaperInfo(Record):
+    id: str
+    title: str
+    file: str
+    pages: int
+    status: str  # queued / parsing / indexing / ready / failed
+    message: str = ""
+    graph_status: str = ""
+    year: int | None = None
+    chunks: int = 0
+    size_bytes: int = 0
+    stage: str = ""  # while queued or being processed: what is being done ("parsing page 3/12")
+    fraction: float | None = None  # of that work done, 0-1
+
+
+@dataclass
+class SearchResult(Record):
+    query: str
+    citations: list[Citation]
+    scores: list[float] = field(default_factory=list)  # one per citation, cosine similarity
+
+
+@dataclass
+class AskResult(Record):
+    question: str
+    mode: str
+    answer: str  # the answer's text with its [n] markers
+    citations: list[Citation]  # the passages the answer cites ([n] → citations with that n)
+    short_answer: str = ""
+    abstained: bool = False
+    extractive: bool = True  # True: sentences picked from the passages, no LLM wrote it
+    confidence: float | None = None
+    model: str = ""
+    sources: int = 0  # passages in the context (the cited ones are in `citations`)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PassageItem(Record):
+    type: str
+    text: str
+    box: list[float] | None
+
+
+@dataclass
+class Passage(Record):
+    paper_id: str
+    paper: str
+    page: int  # 1-based
+    text: str
+    items: list[PassageItem]
+    citations: list[Citation]  # one: the passage itself, as every result carries its citations
+
+
+@dataclass
+class Neighbour(Record):
+    key: str
+    name: str
+    type: str
+    relation: str
+    weight: float
+    description: str = ""
+
+
+@dataclass
+class Neighbourhood(Record):
+    key: str
+    name: str
+    type: str
+    description: str
+    papers: list[dict[str, str]]  # {"id", "title"}
+    neighbours: list[Neighbour]
+    citations: list[Citation]
+    more_neighbours: int = 0
+
+
+@dataclass
+class Hop(Record):
+    source: str
+    target: str
+    relation_description: str
+    citation: int | None  # n of the citation (in GraphPaths.citations) of the passage stating this link
+
+
+@dataclass
+class GraphPaths(Record):
+    source: str  # names as the graph spells them
+    target: str
+    paths: list[list[Hop]]  # shortest first; empty when the two are not connected
+    citations: list[Citation]
+
+
+@dataclass
+class UploadResult(Record):
+    paper_id: str
+    file: str
+    outcome: str  # added | duplicate
+    message: str
+    status: str
+
+
+@dataclass
+class Status(Record):
+    workspace: str  # the folder's name only: a client learns nothing of the server's paths
+    papers: int
+    by_status: dict[str, int]
+    graph: dict[str, int]  # nodes, edges
+    modes: list[str]
+    default_mode: str
+    llm: str  # "" when none is configured
+    ingesting: bool
