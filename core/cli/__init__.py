@@ -11,6 +11,7 @@ from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
 from core.cli.gc import cmd_gc
 from core.cli.graph import cmd_graph
+from core.cli.papers import add_parsers as add_papers_parsers
 from core.cli.reembed import cmd_reembed
 from core.cli.settings import cmd_settings
 from core.cli.users import add_parser as add_users_parser
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["show", "presets", "preset"])
     p.add_argument("name", nargs="?", help="preset: the preset to apply")
     p.set_defaults(func=cmd_settings)
+    add_papers_parsers(sub)
     add_users_parser(sub)
     return parser
 

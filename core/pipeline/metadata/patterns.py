@@ -1,0 +1,75 @@
+"""Identifiers and dates in a paper's own text: DOI, arXiv id, the year it appeared, the venue line."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import date
+
+from core.pipeline.metadata.rules import rules
+
+DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}|\\^`]+)", re.I)
+# The paper's own arXiv id: "arXiv:2304.02623v1 [cs.CL] 5 Apr 2023" (the margin stamp), arxiv.org/abs/…, or the
+# old scheme ("arXiv:hep-th/9901001").
+ARXIV = re.compile(r"(?:arXiv\s*:\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}|[a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
+                   r"(?:v\d+)?", re.I)
+YEAR = re.compile(r"(?<![\d.])(19[5-9]\d|20\d\d)(?!\d|\.\d)")
+
+
+def plausible_year(year: int) -> bool:
+    return 1950 <= year <= date.today().year + 1
+
+
+def find_doi(text: str) -> str:
+    m = DOI.search(text)
+    if not m:
+        return ""
+    doi = m.group(1).rstrip(".,;:)]}'\"")
+    if doi.count("(") < doi.count(")"):
+        doi = doi.rstrip(")")
+    return doi.lower()[:200]
+
+
+def find_arxiv(lines: list[str]) -> str:
+    for line in lines:
+        m = ARXIV.search(line)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def arxiv_year(arxiv_id: str) -> int | None:
+    m = re.match(r"(\d{2})(\d{2})\.\d{4,5}$", arxiv_id) or re.search(r"/(\d{2})(\d{2})\d{3}$", arxiv_id)
+    if not m or not 1 <= int(m.group(2)) <= 12:
+        return None
+    yy = int(m.group(1))
+    year = (2000 if yy < 91 else 1900) + yy
+    return year if plausible_year(year) else None
+
+
+def stated_year(lines: list[str]) -> int | None:
+    """The most frequent year in the lines that read like a venue, copyright or date line; None rather than a year
+    of a cited work."""
+    votes: Counter[int] = Counter()
+    for line in lines:
+        for part in re.split(r"[\n;]", line):
+            if rules().year_context.search(part):
+                votes.update(int(y) for y in YEAR.findall(part) if plausible_year(int(y)))
+    if not votes:
+        return None
+    best = max(votes.values())
+    return max(y for y, n in votes.items() if n == best)  # a tie: the later year (received 2012, published 2013)
+
+
+def pdf_date_year(value: str) -> int | None:
+    m = re.match(r"(?:D:)?(\d{4})", value or "")
+    return int(m.group(1)) if m and plausible_year(int(m.group(1))) else None
+
+
+def find_venue(lines: list[str]) -> str:
+    for line in lines:
+        text = " ".join(line.split())
+        for pattern in rules().venue_patterns:
+            m = pattern.search(text)
+            if m:
+                return m.group(0).strip(" ,.:")[:300]
+    return ""
