@@ -42,7 +42,7 @@ def extract_metadata(items: list[ContentItem], pdf: Path | None, filename: str =
     _title_and_authors(meta, page, items, filename)
     _identifiers(meta, page, lines)
     _year(meta, page, lines)
-    venue = find_venue(lines)
+    venue = find_venue([i.text for i in head_items] + lines)  # paragraphs first: a venue line is not broken there
     if venue:
         _set(meta, "venue", venue, FIRST_PAGE)
     abstract = abstract_of(items)

@@ -71,5 +71,6 @@ def find_venue(lines: list[str]) -> str:
         for pattern in rules().venue_patterns:
             m = pattern.search(text)
             if m:
-                return m.group(0).strip(" ,.:")[:300]
+                venue = re.split(r",?\s*(?:doi\s*:|https?://)", m.group(0), flags=re.I)[0]
+                return venue.strip(" ,.:")[:300]
     return ""
