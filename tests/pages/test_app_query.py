@@ -42,7 +42,10 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
     assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
-    assert any(label.startswith("\\[1\\] ") and "page 1" in label and "cited" in label for label in labels), labels
+    # The paper's byline names its authors: the source reads "Lovelace and Turing, p. 1 — <title>".
+    cited = "\\[1\\] Lovelace and Turing, p. 1 — "
+    assert any(label.startswith(cited) and "cited" in label for label in labels), labels
+    assert at.get("download_button")[0].label == "Export BibTeX of the 1 cited paper"
     # The cited passage is open under its label, with a link to its page; its page region is a click away
     # (the [1] button or the source's own), not drawn with every answer.
     assert not at.image
