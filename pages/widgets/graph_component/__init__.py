@@ -13,7 +13,6 @@ from pathlib import Path
 import streamlit.components.v1 as components
 
 
-
 def _declare():
     """Declare the component, again if need be. Streamlit names a component after its caller's module through
     `inspect.getmodule`, whose module cache CPython fills without a lock: while another session's thread is filling
