@@ -57,32 +57,36 @@ def extract(pdf: Path) -> dict:
 
 
 def accuracy(rows: list[dict], judged_path: Path) -> None:
-    judged: dict[tuple[str, str], dict] = {}
-    for line in judged_path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            j = json.loads(line)
-            judged[(j["sha256"], j["field"])] = j
+    """Per field: correct / judged, on the QA corpus's dev and test halves and on the layout fixtures apart. A
+    judgment whose extracted value differs from what the extractor gives now is stale and left out (said)."""
+    now = {(r["sha256"], f): r[f] for r in rows for f in JUDGED_FIELDS}
     table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     stale = 0
-    for row in rows:
-        for name in JUDGED_FIELDS:
-            j = judged.get((row["sha256"], name))
-            if j is None or j.get("applicable") is False:
-                continue
-            extracted = row[name] if name != "year" else row["year"]
-            if str(j["extracted"] or "") != str(extracted or ""):
-                stale += 1  # the extractor changed since it was judged: judge again
-                continue
-            for split in (split_of(row["sha256"]), "all"):
-                table[(name, split)][0] += bool(j["correct"])
-                table[(name, split)][1] += 1
-    print("\n| field | dev | test | all |\n|---|---|---|---|")
+    for line in judged_path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        j = json.loads(line)
+        key = (j["sha256"], j["field"])
+        if key not in now:
+            continue  # a paper not in the folders given
+        if str(j["extracted"] or "") != str(now[key] or ""):
+            stale += 1
+            continue
+        columns = [j["group"]] if j["group"] != "qa_corpus" else [split_of(j["sha256"]), "qa_corpus"]
+        for column in columns:
+            table[(j["field"], column)][0] += bool(j["correct"])
+            table[(j["field"], column)][1] += 1
+    columns = ("dev", "test", "qa_corpus", "layouts")
+    print("\n| field | QA corpus dev | QA corpus test | QA corpus all | layout fixtures |\n|---|---|---|---|---|")
     for name in JUDGED_FIELDS:
         cells = []
-        for split in ("dev", "test", "all"):
-            ok, n = table[(name, split)]
+        for column in columns:
+            ok, n = table[(name, column)]
             cells.append(f"{ok}/{n} = {ok / n:.0%}" if n else "–")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    stems = [r for r in rows if r["title"] and r["title"] == Path(r["file"]).stem]
+    print(f"\ntitles equal to the file name: {len(stems)}; papers without a title: "
+          f"{sum(1 for r in rows if not r['title'])}")
     if stale:
         print(f"\n{stale} judgments no longer match what the extractor gives: judge those fields again")
 

@@ -3,14 +3,15 @@
 Each field says where it came from: "pdf metadata" (the file's own title/author fields, used only when the first
 page confirms them), "first page" (the largest type near the top, the byline under it, a venue or copyright
 line), "arxiv pattern" / "doi pattern" (identifiers in the first page's text, the arXiv margin stamp included),
-"content list" (the parsed items: a text document, an import without a PDF, or an abstract)."""
+"content list" (the parsed items: a text document, an import without a PDF, or an abstract), "running header"
+(a page cut from a paper, with no title but its running head)."""
 from __future__ import annotations
 
 import re
 import unicodedata
 from pathlib import Path
 
-from core.pipeline.metadata.layout import FirstPage, read_first_page, title_and_byline, title_text
+from core.pipeline.metadata.layout import FirstPage, read_first_page, running_header, title_and_byline, title_text
 from core.pipeline.metadata.names import names_in, pdf_author_names
 from core.pipeline.metadata.patterns import (
     arxiv_year,
@@ -24,8 +25,8 @@ from core.pipeline.metadata.rules import rules
 from core.schema.metadata import PaperMetadata
 from core.schema.records import ContentItem
 
-FIRST_PAGE, PDF_META, DOI_PATTERN, ARXIV_PATTERN, CONTENT_LIST = (
-    "first page", "pdf metadata", "doi pattern", "arxiv pattern", "content list")
+FIRST_PAGE, PDF_META, DOI_PATTERN, ARXIV_PATTERN, CONTENT_LIST, RUNNING_HEADER = (
+    "first page", "pdf metadata", "doi pattern", "arxiv pattern", "content list", "running header")
 _ABSTRACT = re.compile(r"^\W*(?:abstract|summary|a b s t r a c t)\W*", re.I)
 
 
@@ -41,7 +42,8 @@ def extract_metadata(items: list[ContentItem], pdf: Path | None, filename: str =
     lines = (page.text.splitlines() if page else []) + [i.text for i in head_items]
     _title_and_authors(meta, page, items, filename)
     _identifiers(meta, page, lines)
-    _year(meta, page, lines)
+    # The year from the first page only (its text layer, else its items): page 2 is body text, citing years.
+    _year(meta, page, page.text.splitlines() if page else [i.text for i in head_items if i.page_idx == 0])
     venue = find_venue([i.text for i in head_items] + lines)  # paragraphs first: a venue line is not broken there
     if venue:
         _set(meta, "venue", venue, FIRST_PAGE)
@@ -66,6 +68,8 @@ def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[
             _set(meta, "title", pdf_title, PDF_META)
         elif title:
             _set(meta, "title", title, FIRST_PAGE)
+        elif header := running_header(page):
+            _set(meta, "title", header, RUNNING_HEADER)
         pdf_names = pdf_author_names(page.info.get("author", ""))
         page_text = _norm(page.text)
         if pdf_names and all(_norm(n.split()[-1]) in page_text for n in pdf_names):

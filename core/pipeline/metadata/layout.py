@@ -44,7 +44,7 @@ def read_first_page(pdf: Path) -> FirstPage | None:
             for block in page.get_text("dict").get("blocks", []):
                 for line in block.get("lines", []):
                     spans = _main_spans(line.get("spans", []))
-                    raw = unicodedata.normalize("NFKC", "".join(s["text"] for s in spans))
+                    raw = join_accents("".join(s["text"] for s in spans))
                     text = " ".join(raw.split())
                     spans = [s for s in spans if s["text"].strip()]
                     if not spans:
@@ -56,6 +56,20 @@ def read_first_page(pdf: Path) -> FirstPage | None:
             return FirstPage(lines, page.rect.height, page.get_text(), dict(doc.metadata or {}))
     except Exception:  # a broken file: the items alone speak for it
         return None
+
+
+def join_accents(text: str) -> str:
+    """NFKC text, with TeX's spacing accents put back on their letter: "Zolt´an Gy¨ongyi" → "Zoltán Gyöngyi",
+    "Kru¨ger" → "Krüger" (the accent sits before or after its letter: on the vowel of the two)."""
+    text = unicodedata.normalize("NFKC", text)  # "´" becomes " ́" (a space and a combining accent)
+
+    def place(m: re.Match) -> str:
+        before, accent, after = m.group(1), m.group(2), m.group(3)
+        if before.lower() in "aeiou" and after.lower() not in "aeiou":
+            return unicodedata.normalize("NFC", before + accent) + after
+        return before + unicodedata.normalize("NFC", after + accent)
+
+    return unicodedata.normalize("NFC", re.sub(r"(\w)\s?([\u0300-\u036f])\s?(\w)", place, text))
 
 
 def _main_spans(spans: list[dict]) -> list[dict]:
@@ -162,6 +176,20 @@ def byline_names(page: FirstPage, title: list[Line]) -> list[str]:
             break
         seen_lines += 1
     return names
+
+
+def running_header(page: FirstPage) -> str:
+    """The running head at the top of a page that is not the paper's first ("Optimized Table Tokenization for
+    Table Structure Recognition 9"): on a single page cut from a paper it is the only title printed."""
+    r = rules()
+    top = reading_order([ln for ln in page.lines if ln.horizontal and ln.y0 < page.height * r.header_region])
+    if not top:
+        return ""
+    m = re.match(r"^(?:\d{1,4}\s+)?(.+?)(?:\s+\d{1,4})?$", top[0].text)
+    text = m.group(1).strip() if m else ""
+    if _letters(text) < r.header_min_letters or any(p.search(text) for p in r.not_title) or names_in(text):
+        return ""
+    return text
 
 
 def title_text(lines: list[Line]) -> str:

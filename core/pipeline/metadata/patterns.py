@@ -49,11 +49,25 @@ def arxiv_year(arxiv_id: str) -> int | None:
 def stated_year(lines: list[str]) -> int | None:
     """The most frequent year in the lines that read like a venue, copyright or date line; None rather than a year
     of a cited work."""
-    votes: Counter[int] = Counter()
+    r = rules()
+    votes: Counter[int] = Counter()  # weighted: values may be fractions
+    previous = ""
     for line in lines:
         for part in re.split(r"[\n;]", line):
-            if rules().year_context.search(part):
-                votes.update(int(y) for y in YEAR.findall(part) if plausible_year(int(y)))
+            # A venue line broken in two ("Published in the Proceedings of the … on" / "Lattices 2021, doi…"): the
+            # words that say what the year is may be on the line before it.
+            context, previous = f"{previous} {part}", part
+            # "Downloaded from … on January 8, 2015" says when it was read, "(Smith et al., 2011)" a cited work
+            if r.year_ignore.search(part) or r.year_citation.search(part) or not r.year_context.search(context):
+                continue
+            # an issue line ("Journal (2014), 26:1") names the year the paper is cited by, a copyright line
+            # nearly always does; received / accepted dates come before it
+            weight = r.year_issue_weight if r.year_issue.search(context) else \
+                r.year_strong_weight if r.year_strong.search(context) else \
+                r.year_weak_weight if r.year_weak.search(part) else 1
+            for y in YEAR.findall(part):
+                if plausible_year(int(y)):
+                    votes[int(y)] += weight
     if not votes:
         return None
     best = max(votes.values())

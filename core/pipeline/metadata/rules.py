@@ -19,6 +19,11 @@ class Rules:
         self.name_particles = set(raw["name_particles"])
         self.year_context = re.compile(raw["year_context"], re.I)
         self.affiliation_line = re.compile(raw["affiliation_line"], re.I)
+        self.year_strong = re.compile(raw["year_strong"], re.I)
+        self.year_issue = re.compile(raw["year_issue"], re.I)
+        self.year_ignore = re.compile(raw["year_ignore"], re.I)
+        self.year_weak = re.compile(raw["year_weak"], re.I)
+        self.year_citation = re.compile(raw["year_citation"])  # case matters: "Fountoulakis et al., 2011)"
         self.venue_patterns = [re.compile(p, re.I) for p in raw["venue_patterns"]]
 
     def __getattr__(self, name: str):
