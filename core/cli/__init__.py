@@ -23,7 +23,7 @@ from core.settings.config import COMPUTE_BACKENDS
 from core.settings.workspace import WORKSPACE_ENV, Workspace, workspace_root
 
 BROKEN_PIPE_EXIT = 128 + 13  # what a shell reports for a program ended by SIGPIPE (`yes | head`)
-CREATES_WORKSPACE = {"ingest"}  # every other command reads or changes what an ingest made
+CREATES_WORKSPACE = {"ingest", "import-bib"}  # every other command reads or changes what an ingest made
 
 
 def build_parser() -> argparse.ArgumentParser:

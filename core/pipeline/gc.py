@@ -31,6 +31,7 @@ from core.pipeline.graph.vectors import entity_vector_id, relation_vector_id
 from core.pipeline.ingest import ORPHAN_AGE_S
 from core.pipeline.status import worker_alive
 from core.schema.graph import PAPER_PREFIX, RELATED
+from core.schema.metadata import ENTRY_PREFIX
 from core.store.sqlite_media import DescriptionStore
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,8 @@ def _stray_vectors(lib: Library) -> dict[str, list[str]]:
 def unknown_doc_ids(lib: Library) -> set[str]:
     """Document ids that some store holds something of, and the documents table does not know."""
     seen = set(lib.chunks.doc_counts()) | lib.windows.doc_ids() | lib.graph_sources.doc_ids()
-    seen |= set(DescriptionStore(lib.db).doc_counts()) | set(lib.metadata.doc_counts())
+    seen |= set(DescriptionStore(lib.db).doc_counts())
+    seen |= {d for d in lib.metadata.doc_counts() if not d.startswith(ENTRY_PREFIX)}  # bib: entries have no document
     for store in (lib.entity_vectors, lib.relation_vectors):
         seen |= set(store.doc_counts())
     seen |= {d for n in lib.graph.all_nodes() for d in n.doc_ids}

@@ -1,8 +1,8 @@
 """A library's papers as BibTeX (written with bibtexparser 2) or CSL-JSON: keys like `cohan2020specter`, LaTeX's
 special characters escaped in every field, identifiers kept verbatim.
 
-bibtexparser writes what it is given: the escaping is ours (`latex_escape`), and `latex_unescape` reads it back, so
-a test can check that an export parsed again gives the stored metadata unchanged."""
+bibtexparser writes what it is given: the escaping is ours (core/text/latex.py), and the BibTeX import reads it back
+(core/pipeline/metadata/bib_import.py), so a .bib imported and exported again keeps its metadata."""
 from __future__ import annotations
 
 import json
@@ -14,25 +14,13 @@ import bibtexparser
 from bibtexparser.model import Entry, Field
 
 from core.schema.metadata import PaperMetadata
+from core.text.latex import latex_escape
 
-_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-             "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-_UNESCAPE = re.compile(r"\\textbackslash\{\}|\\textasciitilde\{\}|\\textasciicircum\{\}|\\[{}&%$#_]")
-_BACK = {v: k for k, v in _SPECIALS.items()}
 _STOP = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "towards", "toward", "from", "by", "is",
          "are", "do", "does", "how", "what", "why", "when", "can", "via", "at", "as", "into", "using"}
 _VERBATIM = {"doi", "eprint"}  # identifiers: links break if escaped; braces and backslashes are dropped instead
 _PROCEEDINGS = re.compile(r"proceedings|conference|workshop|symposium|\b(acl|naacl|eacl|emnlp|neurips|nips|icml|"
                           r"iclr|cvpr|iccv|eccv|aaai|ijcai|kdd|sigir|osdi|sosp|pldi|vldb|sigmod|www)\b", re.I)
-
-
-def latex_escape(text: str) -> str:
-    text = "".join(c for c in text if c.isprintable())  # no control characters in a .bib
-    return "".join(_SPECIALS.get(c, c) for c in text)
-
-
-def latex_unescape(text: str) -> str:
-    return _UNESCAPE.sub(lambda m: _BACK[m.group(0)], text)
 
 
 def _ascii_word(text: str) -> str:

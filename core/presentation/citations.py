@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.schema.metadata import PaperMetadata
+from core.schema.metadata import ENTRY_PREFIX, PaperMetadata
 
 
 def _family(name: str) -> str:
@@ -48,13 +48,18 @@ def authors_short(meta: PaperMetadata | None, limit: int = 3) -> str:
 
 
 def papers_metadata(lib, doc_ids: Sequence[str] | None = None) -> list[PaperMetadata]:
-    """The metadata of these papers (default: every registered one, oldest first), in that order; a paper with
-    nothing stored (ingested before metadata existed) is named by its display title."""
+    """The metadata of these papers (default: every registered one, oldest first, then the metadata-only entries of
+    BibTeX imports), in that order; a paper with nothing stored (ingested before metadata existed) is named by its
+    display title."""
     docs = {d.id: d for d in lib.documents.list()}
-    ids = list(doc_ids) if doc_ids is not None else list(docs)
-    stored = lib.metadata.get_many(ids)
+    stored = lib.metadata.get_many(doc_ids)
+    ids = list(doc_ids) if doc_ids is not None else \
+        list(docs) + sorted(d for d in stored if d.startswith(ENTRY_PREFIX))
     out = []
     for doc_id in ids:
+        if doc_id.startswith(ENTRY_PREFIX) and doc_id in stored:
+            out.append(stored[doc_id])
+            continue
         if doc_id not in docs:
             continue
         meta = stored.get(doc_id) or PaperMetadata(doc_id=doc_id)

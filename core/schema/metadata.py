@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 FIELDS = ("title", "authors", "year", "venue", "doi", "arxiv", "abstract")
 # What a person or an import said: an extractor never replaces these.
 MANUAL, BIBTEX = "manual", "bibtex"
+# A library entry without a PDF (a BibTeX import's entry whose file is missing or refused): metadata under an id of
+# its own, never a document.
+ENTRY_PREFIX = "bib:"
 KEPT_SOURCES = (MANUAL, BIBTEX)
 # Longest value kept per field (characters; authors: per name, and at most MAX_AUTHORS names). A 100k-character
 # "title" from a hostile .bib or a broken PDF is cut, and the caller says so.

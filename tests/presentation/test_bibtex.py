@@ -10,12 +10,13 @@ import pytest
 from core.cli import main as cli_main
 from core.library import open_library
 from core.pipeline.metadata.fields import clean_field
-from core.presentation.bibtex import citation_key, latex_unescape, to_bibtex, to_csl, unique_keys
+from core.presentation.bibtex import citation_key, to_bibtex, to_csl, unique_keys
 from core.presentation.citations import source_label
 from core.schema.metadata import PaperMetadata
 from core.schema.records import Document
 from core.settings.workspace import Workspace
 from core.store.sqlite_metadata import SQLiteMetadataStore
+from core.text.latex import latex_to_text, latex_unescape
 
 SPECTER = PaperMetadata(doc_id="a" * 64, title="SPECTER: Document-level Representation Learning",
                         authors=["Arman Cohan", "Sergey Feldman", "Iz Beltagy"], year=2020,
@@ -45,6 +46,12 @@ def test_bibtex_round_trips_through_bibtexparser_with_latex_specials_escaped():
     assert latex_unescape(hostile["title"]) == HOSTILE.title
     assert latex_unescape(hostile["journal"]) == HOSTILE.venue and hostile["eprint"] == "2101.00001"
     assert hostile["author"].split(" and ") == HOSTILE.authors
+    assert latex_to_text(hostile["title"]) == HOSTILE.title  # what the BibTeX import reads
+
+
+def test_bib_fields_from_elsewhere_read_as_text():
+    assert latex_to_text(r"Gy{\"o}ngyi and {SPECTER}: {D}ocument-level \emph{models} --- 100\% of \$x\_i\$") == \
+        "Gyöngyi and SPECTER: Document-level models — 100% of $x_i$"
 
 
 def test_keys_are_family_year_word_and_stay_unique():
