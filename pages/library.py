@@ -134,7 +134,9 @@ metas = lib.metadata.get_many()
 span = present.year_range(metas)
 if span is not None:  # a filter by the year each paper states (its metadata; Document page to correct one)
     left, right = st.columns([3, 2])
-    first, last = left.slider("Published", min_value=span[0], max_value=span[1], value=span, key="year_filter")
+    # Keyed by the range: a kept value outside a range that shrank (a paper deleted) would not fit the slider.
+    first, last = left.slider("Published", min_value=span[0], max_value=span[1], value=span,
+                              key=f"year_filter_{span[0]}_{span[1]}")
     unknown = right.checkbox("and papers without a year", value=True, key="year_filter_unknown")
     if (first, last) != span or not unknown:
         shown = present.filter_by_year(docs, metas, first, last, unknown)

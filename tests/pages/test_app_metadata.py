@@ -46,7 +46,7 @@ def test_library_shows_authors_year_venue_filters_by_year_and_exports_bibtex(mon
     assert "Ada Lovelace, Alan Turing" in set(table["authors"]) and "Grace Hopper" in set(table["authors"])
     export = next(b for b in at.get("download_button") if b.label.startswith("Export BibTeX"))
     assert export.label == "Export BibTeX (2 listed)"
-    at.slider(key="year_filter").set_value((2021, 2021)).run()
+    at.slider(key="year_filter_2019_2021").set_value((2021, 2021)).run()
     at.checkbox(key="year_filter_unknown").uncheck().run()
     assert not at.exception, [e.value for e in at.exception]
     assert list(at.dataframe[0].value["year"]) == [2021]
