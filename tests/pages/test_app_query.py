@@ -140,6 +140,8 @@ def test_compare_runs_modes_side_by_side_and_marks_what_only_one_found(monkeypat
     assert ":green-badge[only here]" in md and "**Entities**" in md and "**Passages**" in md
     notes = [c.value for c in at.caption if c.value.startswith("retrieval ")]
     assert len(notes) == 3 and all("LLM calls 0" in n for n in notes)
+    exports = [b.label for b in at.get("download_button") if b.label.startswith("Export BibTeX")]
+    assert exports and all(label == "Export BibTeX of the 1 cited paper" for label in exports)  # under each answer
 
 
 def test_compare_context_only_shows_each_modes_context(monkeypatch, ready_workspace):
