@@ -196,7 +196,8 @@ def bibtex_of_cited(lib: Library, result: QueryResult, key: str) -> None:
                                  if (s := result.context.source(n)) is not None))
     if doc_ids:
         st.download_button(f"Export BibTeX of the {len(doc_ids)} cited paper{'s' if len(doc_ids) > 1 else ''}",
-                           to_bibtex(papers_metadata(lib, doc_ids)), file_name="cited.bib", mime="application/x-bibtex",
+                           lambda: to_bibtex(papers_metadata(lib, doc_ids)), file_name="cited.bib",
+                           mime="application/x-bibtex",
                            key=f"{key}_bibtex", icon=":material/format_quote:", on_click="ignore")
 
 
