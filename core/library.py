@@ -18,6 +18,7 @@ from core.store.base import (
     GraphStore,
     HistoryStore,
     LLMCacheStore,
+    MetadataStore,
     VectorStore,
 )
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
@@ -29,6 +30,7 @@ from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
 from core.store.sqlite_history import QueryHistoryStore
 from core.store.sqlite_llm_cache import SQLiteLLMCache
+from core.store.sqlite_metadata import SQLiteMetadataStore
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"
@@ -74,6 +76,11 @@ class Library:
     def llm_cache(self) -> LLMCacheStore:
         """The replies the LLM and VLM wrappers cached (core.models.llm.cache), for callers that must drop one."""
         return SQLiteLLMCache(self.db)
+
+    @cached_property
+    def metadata(self) -> MetadataStore:
+        """Each paper's title, authors, year, venue, DOI, arXiv id and abstract, with their sources."""
+        return SQLiteMetadataStore(self.db)
 
     @cached_property
     def graph(self) -> GraphStore:

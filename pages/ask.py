@@ -76,6 +76,7 @@ def show_result(lib: Library, result: QueryResult, run: str) -> None:
     if result.error:
         st.warning(result.error)
     qv.show_answer(lib, result)
+    qv.bibtex_of_cited(lib, result, run)
     if not result.context.sources:
         st.warning("Nothing matched. Loosen the paper filter, try another mode, or check that the graph is built.")
     unrelated = result.answer is not None and any(s.text == NOT_DISCUSSED for s in result.answer.sentences)

@@ -81,6 +81,7 @@ def show_mode(lib: Library, mode: str, result: QueryResult, unique: dict, run: s
     if result.error:
         st.warning(result.error)
     qv.show_answer(lib, result, key=f"compare_{mode}")
+    qv.bibtex_of_cited(lib, result, f"{run}_{mode}")
     # Sources run only while open (a click reruns this fragment); inside, plain expanders.
     sources = qv.lazy_expander("Sources", f"{run}_{mode}_sources")
     if sources.open:

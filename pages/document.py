@@ -4,10 +4,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.pipeline.metadata.refresh import correct_field
 from core.pipeline.pages import PageImageUnavailable, load_items
 from core.pipeline.parsing.content_list import MalformedContentList
 from core.presentation import display as present
 from core.presentation import page_view as pv
+from core.presentation.citations import author_year
+from core.schema.metadata import FIELDS, MANUAL
 from core.schema.records import DocStatus
 from core.text import safe_markdown as safe_md
 from core.text import tables
@@ -53,6 +56,53 @@ if doc.backend:
 if doc.status == DocStatus.READY:
     meta.append(f"{doc.chunk_count} chunks")
 st.caption(" · ".join(meta))
+
+
+def show_metadata() -> None:
+    """The paper's bibliographic fields with where each came from; an editor corrects them here (kept through a
+    re-parse: core/pipeline/metadata/refresh.py)."""
+    paper = lib.metadata.get(doc.id)
+    label = author_year(paper)
+    with st.expander(f"Bibliographic metadata{' · ' + safe_md.md_escape(label) if label else ''}",
+                     key=f"metadata_{doc.id[:16]}"):
+        for note in st.session_state.pop("metadata_notes", []):
+            st.warning(safe_md.md_escape(note))
+        if paper is None:
+            st.caption("Nothing extracted yet (`python -m core meta refresh` reads it for papers ingested before).")
+        rows = [{"field": name, "value": "; ".join(v) if isinstance(v := paper.get(name), list) else
+                 ("" if v is None else str(v)), "source": paper.sources.get(name, "")}
+                for name in FIELDS] if paper is not None else []
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                         column_config={"value": st.column_config.TextColumn("value", width=560)})
+        if not auth.is_editor():
+            return
+        with st.form(f"metadata_form_{doc.id[:16]}"):
+            st.caption("Correct a field; an emptied field goes back to what was extracted. Authors: one per line "
+                       "or separated by ';'.")
+            typed = {}
+            for name in FIELDS:
+                value = paper.get(name) if paper is not None else None
+                shown = "\n".join(value) if isinstance(value, list) else "" if value is None else str(value)
+                box = st.text_area if name in ("authors", "abstract") else st.text_input
+                typed[name] = (box(name, shown, key=f"meta_{name}_{doc.id[:16]}"), shown)
+            if st.form_submit_button("Save corrections"):
+                auth.require_editor()
+                notes = []
+                for name, (new, old) in typed.items():
+                    if new == old:
+                        continue
+                    value = [a for a in new.replace(";", "\n").splitlines() if a.strip()] if name == "authors" else new
+                    try:
+                        _, cut = correct_field(lib, doc.id, name, value, MANUAL)
+                        notes += cut
+                    except ValueError as exc:
+                        notes.append(str(exc))
+                st.session_state["metadata_notes"] = notes
+                st.rerun()
+
+
+show_metadata()
 for warning in doc.warnings:
     st.warning(safe_md.md_escape(warning))
 if doc.status == DocStatus.FAILED:

@@ -28,6 +28,7 @@ from core.library import Library
 from core.pipeline.chunking import window_metadata
 from core.pipeline.compute.task import ComputeResult
 from core.pipeline.graph.build import remove_document
+from core.pipeline.metadata.refresh import store_extracted, title_from
 from core.pipeline.parsing.text_documents import text_format
 from core.pipeline.status import StageReporter
 from core.schema.media import OFFLINE
@@ -203,7 +204,11 @@ def _write_folders(lib: Library, results: list[tuple[Job, ComputeResult]], drop:
 
 def _write_folder(lib: Library, job: Job, result: ComputeResult) -> None:
     doc_id, parsed = job.doc.id, result.parsed
-    lib.documents.set_status(doc_id, DocStatus.INDEXING, title=pick_title(parsed.items, job.doc.filename),
+    # The paper's metadata (title, authors, year, ids) from its items and its PDF's first page: the display title is
+    # the metadata's (a hand correction included) rather than a file name or a running header.
+    meta = store_extracted(lib, doc_id, job.doc.filename, parsed.items)
+    lib.documents.set_status(doc_id, DocStatus.INDEXING, title=title_from(meta, pick_title(parsed.items,
+                                                                                           job.doc.filename)),
                              pages=parsed.pages, backend=parsed.backend,
                              item_counts=dict(Counter(item.type for item in parsed.items)), warnings=parsed.warnings)
     for name, data in (result.parsed_files or {}).items():  # a worker on another machine sent its files

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.library import Library
+from core.presentation.citations import authors_short
 from core.query.warmup import warming
 from core.schema.records import DocStatus, Document, GraphStatus
 from core.settings.config import Settings
@@ -93,12 +94,12 @@ def format_timings(timings: dict[str, float]) -> str:
     return ", ".join(f"{label} {timings[key]:.1f}s" for key, label in labels.items() if key in timings)
 
 
-def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict]:
+def document_rows(docs: list[Document], papers: dict | None = None, metas: dict | None = None) -> list[dict]:
     """One row per document for the Library table, in the order given (plain values: st.dataframe renders no
-    HTML). `papers` are the graph's PaperRecords by document id."""
+    HTML). `papers` are the graph's PaperRecords by document id, `metas` their bibliographic metadata."""
     import datetime as dt
 
-    papers = papers or {}
+    papers, metas = papers or {}, metas or {}
 
     def graph_cell(d: Document) -> str:
         if d.status != DocStatus.READY:
@@ -108,6 +109,9 @@ def document_rows(docs: list[Document], papers: dict | None = None) -> list[dict
     return [{
         "status": d.status.value,
         "title": d.display_title,
+        "authors": authors_short(metas.get(d.id)),
+        "year": metas[d.id].year if d.id in metas else None,
+        "venue": metas[d.id].venue if d.id in metas else "",
         "pages": d.pages or None,
         "chunks": d.chunk_count if d.status == DocStatus.READY else None,
         "graph": graph_cell(d),
@@ -157,6 +161,23 @@ def llm_usage_text(usage: dict) -> str:
     return (f"{usage['calls']:,} LLM calls made ({purposes or 'none'}), {usage['cache_hits']:,} answered from the "
             f"cache, {usage['errors']:,} failed; {usage['prompt_tokens']:,} prompt + "
             f"{usage['completion_tokens']:,} completion tokens, {usage['latency_s']:.0f} s waiting.")
+
+
+def year_range(metas: dict) -> tuple[int, int] | None:
+    """The earliest and latest year the papers state, None when fewer than two years are known (nothing to
+    filter)."""
+    years = {m.year for m in metas.values() if m.year}
+    return (min(years), max(years)) if len(years) >= 2 else None
+
+
+def filter_by_year(docs: list[Document], metas: dict, first: int, last: int, keep_unknown: bool = True
+                   ) -> list[Document]:
+    """The documents whose year is in [first, last]; those with no known year too when `keep_unknown`."""
+    def keep(d: Document) -> bool:
+        year = metas[d.id].year if d.id in metas else None
+        return keep_unknown if year is None else first <= year <= last
+
+    return [d for d in docs if keep(d)]
 
 
 def document_label(doc: Document) -> str:

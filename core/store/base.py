@@ -21,6 +21,7 @@ from core.schema.graph import (
     Reference,
     RelationSource,
 )
+from core.schema.metadata import PaperMetadata
 from core.schema.overrides import Override
 from core.schema.records import Chunk, DocStatus, Document, GraphStatus
 
@@ -165,6 +166,9 @@ class DocumentStore(Protocol):
         """Atomically move the oldest queued document to parsing for this worker."""
 
     def delete(self, doc_id: str) -> None: ...
+
+    def set_title(self, doc_id: str, title: str) -> None:
+        """The display title, whatever the statuses (the paper's metadata changed: a refresh or a correction)."""
 
     def claim_graph_next(self, worker: str) -> Document | None:
         """Atomically take the oldest ready document whose graph stage is pending."""
@@ -316,6 +320,29 @@ class GraphSources(Protocol):
                         edges: Iterable[tuple[str, str]] = ()) -> bool: ...
 
     def overrides(self) -> list[Override]: ...
+
+
+class MetadataStore(Protocol):
+    """Each paper's bibliographic fields with their sources (core.schema.metadata). An extractor's write replaces
+    only what extractors wrote: fields whose source is manual or bibtex (KEPT_SOURCES) stay."""
+
+    def get(self, doc_id: str) -> PaperMetadata | None:
+        """None when nothing is stored for the paper."""
+
+    def get_many(self, doc_ids: Iterable[str] | None = None) -> dict[str, PaperMetadata]:
+        """Every paper's metadata (or these papers'), in one read."""
+
+    def put_extracted(self, meta: PaperMetadata) -> PaperMetadata:
+        """Replace the extracted fields of meta.doc_id, keep the kept ones; returns what is stored now."""
+
+    def set_field(self, doc_id: str, name: str, value: object, source: str) -> PaperMetadata:
+        """One field from a person or an import (a value already checked by the caller); '' / None / [] clears
+        the field's kept value, so the extracted one can return at the next refresh."""
+
+    def delete_doc(self, doc_id: str) -> None: ...
+
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → stored fields, for every document that has any."""
 
 
 class HistoryStore(Protocol):

@@ -215,6 +215,10 @@ class SQLiteDocumentStore:
                          (GraphStatus.EXTRACTING.value, worker, time.time(), row["id"]))
         return self.get(row["id"])
 
+    def set_title(self, doc_id: str, title: str) -> None:
+        with self.db.connect() as conn:
+            conn.execute("UPDATE documents SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), doc_id))
+
     def delete(self, doc_id: str) -> None:
         with self.db.connect() as conn:
             conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))

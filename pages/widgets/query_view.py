@@ -12,6 +12,8 @@ from core.library import Library
 from core.models.embedding import EmbeddingModelError
 from core.models.llm.base import LLMError
 from core.presentation import display as present
+from core.presentation.bibtex import to_bibtex
+from core.presentation.citations import author_year, papers_metadata
 from core.query.engine import QueryError
 from core.query.records import Answer, QueryParams, QueryResult, Source
 from core.schema.modes import Mode
@@ -163,9 +165,14 @@ def show_sources(lib: Library, result: QueryResult, key: str = "ask", lazy_key: 
     for every source (or even every cited one) cost the server and the browser more than the answer did with
     eight researchers asking at once (bench/load_ask.py)."""
     cited = cited_numbers(result)
+    names = source_names(lib, result)
     for source in result.context.sources:
         is_cited = source.n in cited
-        label = (f"\\[{source.n}\\] {md_escape(source.doc_title) or source.doc_id[:12]} — page {source.page + 1} · "
+        title = md_escape(source.doc_title) or source.doc_id[:12]
+        # "Cohan et al. 2020, p. 3 — SPECTER: …" when the paper's metadata names its authors, else title and page.
+        where = (f"{md_escape(names[source.doc_id])}, p. {source.page + 1} — {title}" if names.get(source.doc_id)
+                 else f"{title} — page {source.page + 1}")
+        label = (f"\\[{source.n}\\] {where} · "
                  f"{'cited · ' if is_cited else ''}{md_escape(source.kind)}{bridge_note(source)}")
         if lazy_key is None:
             with st.expander(label):
@@ -175,6 +182,23 @@ def show_sources(lib: Library, result: QueryResult, key: str = "ask", lazy_key: 
         if box.open:
             with box:
                 _source_body(lib, result, source, is_cited, key)
+
+
+def source_names(lib: Library, result: QueryResult) -> dict[str, str]:
+    """doc id → "Cohan et al. 2020" for the sources' papers whose metadata names authors (one read for all)."""
+    metas = lib.metadata.get_many({s.doc_id for s in result.context.sources})
+    return {d: name for d, m in metas.items() if (name := author_year(m))}
+
+
+def bibtex_of_cited(lib: Library, result: QueryResult, key: str) -> None:
+    """"Export BibTeX" of the papers the answer cites, in citation order (nothing when it cites none)."""
+    doc_ids = list(dict.fromkeys(s.doc_id for n in sorted(cited_numbers(result))
+                                 if (s := result.context.source(n)) is not None))
+    if doc_ids:
+        st.download_button(f"Export BibTeX of the {len(doc_ids)} cited paper{'s' if len(doc_ids) > 1 else ''}",
+                           lambda: to_bibtex(papers_metadata(lib, doc_ids)), file_name="cited.bib",
+                           mime="application/x-bibtex",
+                           key=f"{key}_bibtex", icon=":material/format_quote:", on_click="ignore")
 
 
 def _source_body(lib: Library, result: QueryResult, source: Source, cited: bool, key: str) -> None:

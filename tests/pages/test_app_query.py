@@ -42,7 +42,10 @@ def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatc
     assert "purple walrus hypothesis predicts exactly this behaviour" in answer.replace("\\", "")
     assert "](" not in answer  # no link: a link opens a new tab, and a new session
     labels = [e.label for e in at.expander]
-    assert any(label.startswith("\\[1\\] ") and "page 1" in label and "cited" in label for label in labels), labels
+    # The paper's byline names its authors: the source reads "Lovelace and Turing, p. 1 — <title>".
+    cited = "\\[1\\] Lovelace and Turing, p. 1 — "
+    assert any(label.startswith(cited) and "cited" in label for label in labels), labels
+    assert at.get("download_button")[0].label == "Export BibTeX of the 1 cited paper"
     # The cited passage is open under its label, with a link to its page; its page region is a click away
     # (the [1] button or the source's own), not drawn with every answer.
     assert not at.image
@@ -146,6 +149,8 @@ def test_compare_runs_modes_side_by_side_and_marks_what_only_one_found(monkeypat
     assert ":green-badge[only here]" in md and "**Entities**" in md and "**Passages**" in md
     notes = [c.value for c in at.caption if c.value.startswith("retrieval ")]
     assert len(notes) == 3 and all("LLM calls 0" in n for n in notes)
+    exports = [b.label for b in at.get("download_button") if b.label.startswith("Export BibTeX")]
+    assert exports and all(label == "Export BibTeX of the 1 cited paper" for label in exports)  # under each answer
 
 
 def test_compare_context_only_shows_each_modes_context(monkeypatch, ready_workspace):

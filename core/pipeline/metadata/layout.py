@@ -1,0 +1,198 @@
+"""The first page of a PDF as lines with their font size and place: the title is the largest type near the top,
+the byline what follows it before the abstract."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from core.pipeline.metadata.names import names_in
+from core.pipeline.metadata.rules import rules
+
+
+@dataclass
+class Line:
+    text: str
+    size: float
+    y0: float
+    y1: float
+    x0: float
+    horizontal: bool
+    raw: str = ""  # as printed, wide gaps kept: a byline's names are often apart by spaces alone
+
+
+@dataclass
+class FirstPage:
+    lines: list[Line]
+    height: float
+    text: str  # the whole page's text (rotated margin stamps included)
+    info: dict  # the PDF's own metadata (title, author, subject, keywords, creationDate…)
+
+
+def read_first_page(pdf: Path) -> FirstPage | None:
+    """None when the file is not a readable PDF or has no page."""
+    try:
+        with pymupdf.open(pdf) as doc:
+            if doc.page_count == 0 or doc.needs_pass:
+                return None
+            page = doc[0]
+            lines = []
+            for block in page.get_text("dict").get("blocks", []):
+                for line in block.get("lines", []):
+                    spans = _main_spans(line.get("spans", []))
+                    raw = join_accents("".join(s["text"] for s in spans))
+                    text = " ".join(raw.split())
+                    spans = [s for s in spans if s["text"].strip()]
+                    if not spans:
+                        continue
+                    size = Counter({round(s["size"], 1): len(s["text"]) for s in spans}).most_common(1)[0][0]
+                    x0, y0, _, y1 = line["bbox"]
+                    lines.append(Line(text, size, y0, y1, x0, abs(line["dir"][1]) < 0.01 and line["dir"][0] > 0,
+                                      raw))
+            return FirstPage(lines, page.rect.height, page.get_text(), dict(doc.metadata or {}))
+    except Exception:  # a broken file: the items alone speak for it
+        return None
+
+
+def join_accents(text: str) -> str:
+    """NFKC text, with TeX's spacing accents put back on their letter: "Zolt´an Gy¨ongyi" → "Zoltán Gyöngyi",
+    "Kru¨ger" → "Krüger" (the accent sits before or after its letter: on the vowel of the two)."""
+    text = unicodedata.normalize("NFKC", text)  # "´" becomes " ́" (a space and a combining accent)
+
+    def place(m: re.Match) -> str:
+        before, accent, after = m.group(1), m.group(2), m.group(3)
+        if before.lower() in "aeiou" and after.lower() not in "aeiou":
+            return unicodedata.normalize("NFC", before + accent) + after
+        return before + unicodedata.normalize("NFC", after + accent)
+
+    return unicodedata.normalize("NFC", re.sub(r"(\w)\s?([\u0300-\u036f])\s?(\w)", place, text))
+
+
+def _main_spans(spans: list[dict]) -> list[dict]:
+    """A line's spans without superscripts (footnote marks, affiliation indices: "Kyle Lo^α"); space spans kept."""
+    sized = [s["size"] for s in spans if s.get("text", "").strip()]
+    if not sized:
+        return []
+    top = max(sized)
+    return [s for s in spans if not s.get("text", "").strip()
+            or not (s.get("flags", 0) & 1 or s["size"] < top * rules().superscript_ratio)]
+
+
+def reading_order(lines: list[Line]) -> list[Line]:
+    """Rows top to bottom (lines whose tops are within half a line of each other are one row), each left to right."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: ln.y0):
+        if rows and line.y0 - rows[-1][0].y0 <= 0.5 * max(line.size, rows[-1][0].size):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.x0)]
+
+
+def _letters(text: str) -> int:
+    return sum(c.isalpha() for c in text)
+
+
+def body_size(lines: list[Line]) -> float:
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _titleish(line: Line) -> bool:
+    r = rules()
+    return (line.horizontal and _letters(line.text) >= 4
+            and not any(p.search(line.text) for p in r.not_title)
+            and not re.search(r"\S+@\S+|https?://", line.text))
+
+
+def title_candidates(page: FirstPage) -> list[list[Line]]:
+    """Runs of lines in the largest types near the top of the page that read like a title, largest first."""
+    r = rules()
+    top = [ln for ln in page.lines if ln.y0 < page.height * r.title_region and _titleish(ln)]
+    body = body_size(page.lines)
+    out = []
+    for size in sorted({ln.size for ln in top}, reverse=True):
+        if size < body * r.title_min_size_over_body:
+            break
+        group = _group(reading_order([ln for ln in top if abs(ln.size - size) <= r.title_size_tolerance]), size)
+        text = " ".join(ln.text for ln in group)
+        if _letters(text) >= r.title_min_letters and len(text) <= r.title_max_chars:
+            out.append(group)
+    return out
+
+
+def title_and_byline(page: FirstPage) -> tuple[list[Line], list[str]]:
+    """The title's lines and the names under them: the largest type followed by a byline (a journal banner or a
+    figure's large lettering is followed by none), else the largest type alone."""
+    candidates = title_candidates(page)[:rules().title_candidates]
+    for group in candidates:
+        names = byline_names(page, group)
+        if names:
+            return group, names
+    return (candidates[0], []) if candidates else ([], [])
+
+
+def _group(lines: list[Line], size: float) -> list[Line]:
+    """The first run of lines that follow each other closely (a title's lines), not every line of that size."""
+    group: list[Line] = []
+    for line in lines:
+        if group and line.y0 - group[-1].y1 > size * rules().title_line_gap:
+            if _letters(" ".join(g.text for g in group)) >= rules().title_min_letters:
+                break
+            group = []
+        group.append(line)
+    return group
+
+
+def byline_names(page: FirstPage, title: list[Line]) -> list[str]:
+    """The names printed under the title, before the abstract or the first paragraph of body text."""
+    r = rules()
+    if not title:
+        return []
+    below = reading_order([ln for ln in page.lines if ln.horizontal and ln.y0 >= title[-1].y1 - 1
+                           and ln.y0 < page.height * r.front_region])
+    body = body_size(page.lines)
+    names: list[str] = []
+    seen_lines = 0
+    for line in below:
+        if re.match(r"^\W*(abstract|summary|introduction|keywords|a b s t r a c t)\b", line.text, re.I):
+            break
+        if line.size < body * r.author_min_size_ratio and not names:
+            continue
+        if len(line.text) > 60 and line.text.endswith((".", ",")) and not names_in(line.text):
+            break  # prose: the front matter is over
+        if names and r.affiliation_line.search(line.text):
+            break  # the affiliations under the names: "Ecosystem Studies", "San Francisco" are no people
+        found = names_in(line.raw or line.text)
+        if found:
+            names += [n for n in found if n not in names]
+        elif names and seen_lines >= r.max_author_lines:
+            break
+        seen_lines += 1
+    return names
+
+
+def running_header(page: FirstPage) -> str:
+    """The running head at the top of a page that is not the paper's first ("Optimized Table Tokenization for
+    Table Structure Recognition 9"): on a single page cut from a paper it is the only title printed."""
+    r = rules()
+    top = reading_order([ln for ln in page.lines if ln.horizontal and ln.y0 < page.height * r.header_region])
+    if not top:
+        return ""
+    m = re.match(r"^(?:\d{1,4}\s+)?(.+?)(?:\s+\d{1,4})?$", top[0].text)
+    text = m.group(1).strip() if m else ""
+    if _letters(text) < r.header_min_letters or any(p.search(text) for p in r.not_title) or names_in(text):
+        return ""
+    return text
+
+
+def title_text(lines: list[Line]) -> str:
+    text = " ".join(ln.text for ln in lines)
+    text = re.sub(r"(\w)- (\w)", r"\1-\2", text)  # a hyphen that ended a line
+    return re.sub(r"[∗*†‡§¶]+$|(?<=[a-z])\d$", "", text).strip()
