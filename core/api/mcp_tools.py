@@ -128,9 +128,9 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         lines += ["", "Citations:", citation_lines(found.citations)]
         return result("\n".join(lines), found)
 
-    @server.tool(description="BibTeX entries for papers by id. Minimal: title, year when the paper states it, and "
-                             "the file name — PaperGraph does not extract authors or venues, so none are given; "
-                             "complete them from the paper before publishing.", annotations=READ_ONLY)
+    @server.tool(description="BibTeX entries for papers by id: title, authors, year, venue, DOI and arXiv id as "
+                             "read from each paper's first page (or corrected by its owner); check a field before "
+                             "publishing, since what a PDF prints is not always complete.", annotations=READ_ONLY)
     def cite(paper_ids: list[str]) -> CallToolResult:
         bibtex = _run(lambda: papers.cite(lib, paper_ids))
         infos = [_run(lambda p=p: papers.get_paper(lib, p)) for p in paper_ids]

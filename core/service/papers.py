@@ -1,10 +1,11 @@
-"""The papers of the workspace: list, metadata, delete, and a minimal BibTeX entry for citing them."""
+"""The papers of the workspace: list, metadata, delete, and BibTeX for citing them (from each paper's metadata:
+core.presentation.bibtex, the same entries as `core cite` and the pages' Export BibTeX)."""
 from __future__ import annotations
-
-import re
 
 from core.library import Library
 from core.pipeline.documents import delete_document
+from core.presentation.bibtex import to_bibtex
+from core.presentation.citations import papers_metadata
 from core.schema.records import Document
 from core.service.errors import invalid
 from core.service.inputs import find_paper
@@ -14,10 +15,16 @@ MAX_CITE = 50
 
 
 def _years(lib: Library, doc_ids: list[str]) -> dict[str, int | None]:
+    """Each paper's year: its metadata's (read from the paper, or corrected by hand), else the graph's."""
+    years: dict[str, int | None] = {}
     try:
-        return {doc_id: record.year for doc_id, record in lib.graph_sources.papers(doc_ids).items()}
-    except Exception:  # a workspace whose graph tables are not there yet: no years, not an error
-        return {}
+        years = {doc_id: record.year for doc_id, record in lib.graph_sources.papers(doc_ids).items()}
+    except Exception:  # a workspace whose graph tables are not there yet: no years from it, not an error
+        pass
+    for doc_id, meta in lib.metadata.get_many(doc_ids).items():
+        if isinstance(meta.get("year"), int):
+            years[doc_id] = meta.get("year")
+    return years
 
 
 def _info(doc: Document, year: int | None) -> PaperInfo:
@@ -50,24 +57,8 @@ def delete_paper(lib: Library, paper_id: str) -> PaperInfo:
     return info
 
 
-def _bib_escape(text: str) -> str:
-    # BibTeX reads braces and backslashes; a title's own are dropped rather than risk an unbalanced entry.
-    return " ".join(re.sub(r"[{}\\%#&$^_~]", " ", text).split())
-
-
-def bibtex_entry(info: PaperInfo) -> str:
-    """A minimal @misc entry from what the workspace knows: title, file name, year when the paper states one. No
-    authors or venue: PaperGraph does not extract them reliably, so none are invented."""
-    word = re.sub(r"[^a-z0-9]", "", (info.title.split() or ["paper"])[0].lower())[:20] or "paper"
-    key = f"{word}{info.year or ''}_{info.id[:8]}"
-    fields = [f"  title = {{{_bib_escape(info.title)}}}"]
-    if info.year:
-        fields.append(f"  year = {{{info.year}}}")
-    fields.append(f"  note = {{PaperGraph paper {info.id[:12]}, file {_bib_escape(info.file)}}}")
-    return f"@misc{{{key},\n" + ",\n".join(fields) + "\n}"
-
-
 def cite(lib: Library, paper_ids: list[str]) -> str:
+    """BibTeX entries of these papers, in the order given."""
     if not paper_ids or len(paper_ids) > MAX_CITE:
         raise invalid(f"give 1 to {MAX_CITE} paper ids")
-    return "\n\n".join(bibtex_entry(get_paper(lib, p)) for p in paper_ids)
+    return to_bibtex(papers_metadata(lib, [find_paper(lib, p).id for p in paper_ids]))
