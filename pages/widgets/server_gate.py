@@ -4,9 +4,8 @@ cookie, and one ASGI middleware that every request and websocket passes through 
 Why in front, not in the script: a Streamlit script cannot set an HttpOnly cookie, and anything it keeps lives in
 a session that a new websocket can resume by presenting its id. Here the browser gets a signed, HttpOnly,
 SameSite=Strict cookie (core.settings.sessions); each run of app.py reads it again (pages/widgets/auth.py).
-streamlit-authenticator 0.4 was the other candidate: it writes its cookie from JavaScript (a component), so the
-cookie cannot be HttpOnly; it is a self-contained JWT, so sign-out cannot end the other copies; and it limits
-nothing across sessions.
+streamlit-authenticator 0.4 was the other candidate: its cookie is written from JavaScript (so not HttpOnly), is a
+self-contained JWT (sign-out cannot end the other copies), and it limits nothing across sessions.
 
 The middleware, before Streamlit sees a request:
 - refuses a Host header that is neither an address, nor localhost, nor a name the app is served under (DNS
@@ -15,7 +14,8 @@ The middleware, before Streamlit sees a request:
   or upload routes, and sends a page request to /sign-in with the page and its query kept in `next`;
 - refuses an upload from anyone but an editor (or the loopback local user) before reading a byte of its body,
   and one that says it is larger than server.maxUploadSize;
-- drops `clear_cache` commands on the websocket from anyone but an editor: they empty every session's caches.
+- drops `clear_cache` commands on the websocket from anyone but an editor: they empty every session's caches;
+- sends /library, the default page that Streamlit serves at the root only, to the root (no "Page not found").
 """
 from __future__ import annotations
 
@@ -37,14 +37,14 @@ log = logging.getLogger("papergraph.auth")
 SIGN_IN_PATH = "/sign-in"
 HOSTS_ENV = hosts.HOSTS_ENV  # extra names the app is reached under (a reverse proxy's), comma-separated
 MAX_FORM_BYTES = 8 * 1024  # a sign-in form is a name, a password and a path
-# Routes anyone may load: the sign-in form, the static bundle (JavaScript, CSS, fonts: the same for everyone),
-# the health check, and Streamlit's OpenID Connect hand-off.
+# Routes anyone may load: the sign-in form, the static bundle, the health check, the OpenID Connect hand-off.
 _OPEN_PREFIXES = ("/static/", "/_stcore/health", "/_stcore/host-config", "/auth/login", "/auth/logout",
                   "/oauth2callback")
 _OPEN_FILES = ("/favicon.png", "/manifest.json", SIGN_IN_PATH)
 # Routes of the running app itself, never a page: refused outright rather than sent to the sign-in form.
 _APP_PREFIXES = ("/_stcore/", "/media/", "/component/", "/app/static/")
 _UPLOAD_PREFIX = "/_stcore/upload_file/"
+DEFAULT_PAGE_PATH = "/library"  # app.py's default page
 
 Scope = dict
 Receive = Callable[[], Awaitable[dict]]
@@ -166,6 +166,10 @@ class Gate:
             return
         if path in _OPEN_FILES or path.startswith(_OPEN_PREFIXES):
             await self.app(scope, receive, send)
+            return
+        if path.rstrip("/") == DEFAULT_PAGE_PATH and scope["type"] == "http":  # not a "Page not found" dialog
+            query = scope.get("query_string", b"").decode("latin-1")
+            await _redirect(send, f"{base or ''}/" + (f"?{query}" if query else ""))
             return
         who = visitor(scope)
         if not who.may_enter:

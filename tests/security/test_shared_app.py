@@ -76,6 +76,23 @@ def test_a_rebinding_websocket_gets_nothing_from_the_loopback_app(tmp_path, monk
         assert "refused websocket /_stcore/stream for Host 'attacker.example" in server_log(tmp_path)
 
 
+def test_a_typed_library_address_goes_to_the_root_with_its_query(tmp_path, monkeypatch):
+    """/library is the default page's name, which Streamlit serves at the root only: typed or bookmarked, it
+    would open a "Page not found" dialog over the Library. The gate sends it to the root, query kept."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    with server(tmp_path, monkeypatch, sign_in_required=False) as url:
+        for path, expected in (("/library", "/"), ("/library/?status=failed", "/?status=failed")):
+            with pytest.raises(urllib.error.HTTPError) as moved:
+                opener.open(f"{url}{path}", timeout=30)
+            assert moved.value.code == 303 and moved.value.headers["location"] == expected, path
+        with urllib.request.urlopen(f"{url}/ask", timeout=30) as page:  # other pages are served where they are
+            assert page.status == 200
+
+
 def test_app_py_run_without_its_gate_serves_nothing(tmp_path, monkeypatch):
     """`streamlit run app.py` has no host check and no way to set the session cookie: it must not serve."""
     with serve_app(tmp_path / "workspace", tmp_path / "streamlit.log", entry="app.py") as url:
