@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -58,9 +59,13 @@ def result(text: str, record: Record | dict) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
-def _run(work):
+async def _run(work):
+    """`work()` in a worker thread that the call lets go of when it is cancelled (the client cancels, the server
+    stops). A thread cannot be interrupted: the SDK runs a sync tool in one that a cancel must wait for, so an `ask`
+    waiting on a slow LLM held the session manager's shutdown, and `core serve` ignored SIGTERM until it returned.
+    A thread let go of finishes its call unseen; the process may end first."""
     try:
-        return work()
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except ServiceError as exc:
         raise ToolError(f"{exc.code}: {exc.message}") from None
 
@@ -72,16 +77,17 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
                              "that). Returns up to top_k passages, each a citation with paper, page, box and the "
                              "matched text. `papers` restricts to paper ids; `kinds` to text, table, image, "
                              "equation.", annotations=READ_ONLY)
-    def search_papers(query: str, top_k: int = 5, papers: list[str] | None = None,
+    async def search_papers(query: str, top_k: int = 5, papers: list[str] | None = None,
                       kinds: list[str] | None = None) -> CallToolResult:
-        found = _run(lambda: search.search(lib, query, top_k=top_k, papers=papers, kinds=kinds))
+        found = await _run(lambda: search.search(lib, query, top_k=top_k, papers=papers, kinds=kinds))
         text = citation_lines(found.citations) or "No passage matches (is any paper ready? see get_paper)."
         return result(text, found)
 
     @server.tool(description=ASK_DESCRIPTION, annotations=READ_ONLY)
-    def ask(question: str, mode: str | None = None, papers: list[str] | None = None,
+    async def ask(question: str, mode: str | None = None, papers: list[str] | None = None,
             use_llm: bool = True) -> CallToolResult:
-        answer = _run(lambda: ask_service.ask(lib, question, mode, papers=papers, use_llm=use_llm, save=save_history))
+        answer = await _run(lambda: ask_service.ask(lib, question, mode, papers=papers, use_llm=use_llm,
+                                                    save=save_history))
         text = f"{answer.answer}\n\nCitations ({answer.mode} mode):\n{citation_lines(answer.citations)}"
         return result(text, answer)
 
@@ -89,16 +95,16 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
                              "items inside a box on it ([x0, y0, x1, y1], 0-1000 page coordinates, as citations "
                              "give), or a whole passage by its chunk_id. Use it to read around a quote before "
                              "relying on it.", annotations=READ_ONLY)
-    def get_passage(paper_id: str, page: int | None = None, box: list[float] | None = None,
+    async def get_passage(paper_id: str, page: int | None = None, box: list[float] | None = None,
                     chunk_id: str | None = None) -> CallToolResult:
-        found = _run(lambda: passages.get_passage(lib, paper_id, page=page, box=box, chunk_id=chunk_id))
+        found = await _run(lambda: passages.get_passage(lib, paper_id, page=page, box=box, chunk_id=chunk_id))
         return result(f"{found.text}\n\nCitation:\n{citation_lines(found.citations)}", found)
 
     @server.tool(description="A paper's metadata: title, file name, pages, status (ready papers are searchable), "
                              "year when the paper states it. paper_id: the id or its first 6+ characters.",
                  annotations=READ_ONLY)
-    def get_paper(paper_id: str) -> CallToolResult:
-        info = _run(lambda: papers.get_paper(lib, paper_id))
+    async def get_paper(paper_id: str) -> CallToolResult:
+        info = await _run(lambda: papers.get_paper(lib, paper_id))
         citation = Citation(n=1, paper_id=info.id, paper=info.title, page=None, box=None, quote=info.title)
         data = {**info.to_dict(), "citations": [citation.to_dict()]}
         return result(json.dumps(info.to_dict(), indent=1) + f"\n\nCitation:\n{citation_lines([citation])}", data)
@@ -107,8 +113,8 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
                              "it) is linked to in the collection's graph: its neighbours with the relation, the papers "
                              "that mention it, and passages it was extracted from (citations). Use it to explore "
                              "connections; use ask for a direct question.", annotations=READ_ONLY)
-    def graph_neighbours(entity: str, limit: int = 20) -> CallToolResult:
-        found = _run(lambda: graph.neighbours(lib, entity, limit))
+    async def graph_neighbours(entity: str, limit: int = 20) -> CallToolResult:
+        found = await _run(lambda: graph.neighbours(lib, entity, limit))
         lines = [f"{found.name} ({found.type}): {found.description[:300]}", "", "Neighbours:"]
         lines += [f"- {n.name} ({n.type}) — {n.relation}, weight {n.weight:g}" for n in found.neighbours]
         if found.more_neighbours:
@@ -119,8 +125,8 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
     @server.tool(description="How two entities are connected across the papers: up to k shortest paths in the "
                              "graph, each link with the passage that states it (citations). Use it for 'what links X "
                              "and Y'; an empty list means the graph does not connect them.", annotations=READ_ONLY)
-    def graph_path(source: str, target: str, k: int = 3) -> CallToolResult:
-        found = _run(lambda: graph.paths(lib, source, target, k))
+    async def graph_path(source: str, target: str, k: int = 3) -> CallToolResult:
+        found = await _run(lambda: graph.paths(lib, source, target, k))
         lines = [f"{len(found.paths)} path(s) from {found.source} to {found.target}:"]
         for path in found.paths:
             lines.append(" → ".join([path[0].source] + [
@@ -131,9 +137,9 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
     @server.tool(description="BibTeX entries for papers by id. Minimal: title, year when the paper states it, and "
                              "the file name — PaperGraph does not extract authors or venues, so none are given; "
                              "complete them from the paper before publishing.", annotations=READ_ONLY)
-    def cite(paper_ids: list[str]) -> CallToolResult:
-        bibtex = _run(lambda: papers.cite(lib, paper_ids))
-        infos = [_run(lambda p=p: papers.get_paper(lib, p)) for p in paper_ids]
+    async def cite(paper_ids: list[str]) -> CallToolResult:
+        bibtex = await _run(lambda: papers.cite(lib, paper_ids))
+        infos = [await _run(lambda p=p: papers.get_paper(lib, p)) for p in paper_ids]
         cites = [Citation(n=i, paper_id=p.id, paper=p.title, page=None, box=None, quote=p.title)
                  for i, p in enumerate(infos, 1)]
         # BibTeX ignores lines outside entries: the citations follow as comments, so the text stays valid BibTeX.
