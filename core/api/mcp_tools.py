@@ -3,8 +3,9 @@ passages of the collection, and resources for its papers and pages. Served over 
 a desktop assistant) or streamable HTTP under /mcp of `python -m core serve`.
 
 Every tool result carries its citations twice: in the text the model reads ([n] paper, page, box, quote) and in
-the structured content (`citations`), so the assistant can cite page and region. Every tool reads; none changes
-the workspace (uploads and deletions are REST's, for an editor's token)."""
+the structured content (`citations`), so the assistant can cite page and region (list_evaluation_runs, which
+reports scores rather than the papers, has none). Every tool reads; none changes the workspace (uploads and
+deletions are REST's, for an editor's token)."""
 from __future__ import annotations
 
 import json
@@ -17,14 +18,14 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from core.library import Library
 from core.service import ask as ask_service
-from core.service import graph, papers, passages, search
+from core.service import evaluation, graph, papers, passages, search
 from core.service.errors import ServiceError
-from core.service.records import Citation, Record
+from core.service.records import Citation, EvalRunInfo, Record
 
 INSTRUCTIONS = """PaperGraph answers from a collection of scientific papers and cites page-level evidence.
 Use search_papers to find passages, ask for a cited answer, get_passage to read around a citation,
 graph_neighbours to see what an entity is linked to across papers, graph_path for how two entities connect,
-get_paper and cite for metadata and BibTeX.
+get_paper and cite for metadata and BibTeX; list_evaluation_runs for which mode scored best on this collection.
 Quote the citations ([n] paper, page) when you use a result."""
 
 ASK_DESCRIPTION = """Answer a question from the papers, with citations ([n] markers; each citation gives paper, page,
@@ -42,6 +43,14 @@ Choose the mode by the question:
 Modes the workspace cannot run are refused with the reason. `papers` restricts to paper ids; use_llm=false asks for
 the extractive answer even when the server has an LLM (faster; quotes only)."""
 
+EVAL_DESCRIPTION = """Saved evaluation runs of this collection: a question set with reference answers asked through
+several modes, each scored (EM, F1, contains_reference, Recall@k, MRR, NDCG, evidence_in_context, seconds; RAGAS
+when run). Use it when the user asks which mode answers best here, how good retrieval is on this collection, or
+about an evaluation's results; not to answer a question about the papers (use ask). Lists the newest `limit` runs
+with each mode's mean of every metric (n: answers scored, missing: answers it could not be computed for); give
+`run_id` for that run's rows, one per question and mode. Read-only: runs are started from the Evaluate page or
+`python -m core eval`."""
+
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
 
@@ -51,6 +60,19 @@ def citation_lines(citations: list[Citation]) -> str:
         where = f", page {c.page}" if c.page else ""
         box = f", box {[round(v) for v in c.box]}" if c.box else ""
         lines.append(f"[{c.n}] {c.paper} (paper {c.paper_id[:12]}{where}{box}): \"{c.quote}\"")
+    return "\n".join(lines)
+
+
+def _score(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def run_line(run: EvalRunInfo) -> str:
+    """A run for a model to read: what, when, how far, then one line per mode with its metric means."""
+    lines = [f"run {run.id} \"{run.name}\" on question set {run.question_set!r} ({run.created}): {run.status}, "
+             f"{run.done} of {run.total} answers scored" + (f"; {run.message}" if run.message else "")]
+    for mode, metrics in run.summary.items():
+        lines.append(f"  {mode}: " + ", ".join(f"{name} {_score(m.mean)}" for name, m in metrics.items()))
     return "\n".join(lines)
 
 
@@ -145,6 +167,20 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         # BibTeX ignores lines outside entries: the citations follow as comments, so the text stays valid BibTeX.
         comments = "\n".join(f"% {line}" for line in citation_lines(cites).splitlines())
         return result(f"{bibtex}\n\n{comments}", {"bibtex": bibtex, "citations": [c.to_dict() for c in cites]})
+
+    @server.tool(description=EVAL_DESCRIPTION, annotations=READ_ONLY)
+    async def list_evaluation_runs(run_id: str | None = None, limit: int = 10) -> CallToolResult:
+        if run_id is not None:
+            detail = await _run(lambda: evaluation.get_run(lib, run_id))
+            lines = [run_line(detail.run), ""]
+            lines += [f"- {r.question_id} [{r.mode}] {r.question[:120]!r}: "
+                      + ", ".join(f"{k} {_score(v)}" for k, v in r.scores.items())
+                      + (f" (error: {r.error[:120]})" if r.error else "") for r in detail.rows]
+            return result("\n".join(lines), detail)
+        runs = await _run(lambda: evaluation.list_runs(lib, limit))
+        text = "\n\n".join(run_line(r) for r in runs) or ("No evaluation run is saved in this workspace (runs are "
+                                                         "started from the Evaluate page or `python -m core eval`).")
+        return result(text, {"runs": [r.to_dict() for r in runs]})
 
     @server.resource("papergraph://papers", name="papers", mime_type="application/json",
                      description="Every paper of the workspace with its id, title, file, pages and status")
