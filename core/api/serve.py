@@ -60,7 +60,8 @@ def serve(lib, config: ApiConfig) -> int:
     if config.insecure:
         log.warning("serving %s without tokens (insecure): anyone who reaches it can upload and delete", config.host)
     print(f"PaperGraph API on http://{config.host}:{config.port} (docs /docs, MCP /mcp, chat /v1) for workspace "
-          f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}", file=sys.stderr)
+          f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}; CORS "
+          f"{'for ' + ', '.join(config.cors_origins) if config.cors_origins else 'off'}", file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(create_app(lib, config), host=config.host, port=config.port,
                                            log_level="warning", proxy_headers=False, server_header=False,
                                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S))
