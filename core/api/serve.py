@@ -73,6 +73,8 @@ def serve(lib, config: ApiConfig) -> int:
         server.run()
     except KeyboardInterrupt:
         code = 130
+    except SystemExit as exc:  # uvicorn's own: the app's start-up failed
+        code = exc.code if isinstance(exc.code, int) else 1
     # Stopped: end here. Interpreter finalisation would join every non-daemon thread, and a worker thread still in
     # a call (an LLM answer, an embedding) would hold the exit until it returns; the ingest survives any stop.
     sys.stdout.flush()
