@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from mcp.server.transport_security import TransportSecuritySettings
 
 from core.api import chat, errors, rest
-from core.api.config import ApiConfig
+from core.api.config import ApiConfig, cors_origin
 from core.api.guard import Guard
 from core.api.mcp_tools import build_mcp
 from core.library import Library
@@ -49,5 +50,13 @@ def create_app(lib: Library, config: ApiConfig | None = None) -> FastAPI:
     def health():
         return {"ok": True}
 
-    app.add_middleware(Guard, config=config)
+    if config.cors_origins:
+        # Inside the guard, which has already refused any other origin. Tokens travel in the Authorization header,
+        # not cookies: no credentials mode, so a page's script sends the token it was given and nothing ambient.
+        app.add_middleware(CORSMiddleware, allow_origins=sorted({cors_origin(o) for o in config.cors_origins}),
+                           allow_credentials=False, allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Accept", "Last-Event-ID",
+                                          "Mcp-Session-Id", "MCP-Protocol-Version"],
+                           expose_headers=["Mcp-Session-Id", "Retry-After", "WWW-Authenticate"], max_age=600)
+    app.add_middleware(Guard, config=config)  # added last: outermost, before anything reads the request
     return app

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from core.service.ingest import MAX_UPLOAD_BYTES
 
@@ -27,3 +28,31 @@ class ApiConfig:
     max_upload_bytes: int = MAX_UPLOAD_BYTES
     allowed_hosts: list[str] = field(default_factory=list)  # names besides those of core.settings.hosts
     save_history: bool = True  # questions asked through the API go to the workspace's history, as the pages' do
+    # Web pages (exact origins, from cors_origin) whose scripts may call the API (`serve --cors-origin`); none: CORS
+    # is off, and a browser request from any origin but this server's own is refused.
+    cors_origins: list[str] = field(default_factory=list)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def cors_origin(value: str) -> str:
+    """An origin as a browser sends it (scheme://host[:port], lower case, no default port), or ValueError. A wildcard
+    is refused: on loopback no token is needed, so `*` would let every page the user opens read the collection."""
+    text = (value or "").strip()
+    if "*" in text:
+        raise ValueError(f"refusing the CORS origin {text!r}: a wildcard would let any web page the user visits read "
+                         "the collection (on loopback no token is needed). Name each page's origin, e.g. "
+                         "--cors-origin https://notebooks.example.org")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or parts.scheme not in _DEFAULT_PORTS or not parts.hostname or parts.username
+            or parts.password or parts.path not in ("", "/") or parts.query or parts.fragment):
+        raise ValueError(f"{text[:200]!r} is not an origin: give scheme://host[:port], e.g. http://localhost:3000 "
+                         "(no path, no wildcard)")
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != _DEFAULT_PORTS[parts.scheme] else "")

@@ -1,7 +1,9 @@
 """In front of every request of the API, before FastAPI or MCP read a byte of its body (pure ASGI):
 
 1. the Host header names this server (core.settings.hosts, the app gate's rule: DNS rebinding), and an Origin, when
-   a browser sends one, does too — no CORS headers are ever sent, so other sites' scripts cannot read replies;
+   a browser sends one, does too or is one of the origins CORS was configured for (`serve --cors-origin`); only
+   those get CORS headers (core/api/app.py), so other sites' scripts can neither call nor read; a preflight
+   (OPTIONS) from a configured origin carries no token and goes to the CORS middleware without one;
 2. the client address is within its rate (a token bucket per address, counting refused calls too);
 3. who is calling: a valid `Authorization: Bearer` token (core.settings.tokens), or, when tokens are not required
    (loopback), the local user; a PaperGraph token sent is always checked, even where none is required (any other
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from core.api import errors
-from core.api.config import ApiConfig
+from core.api.config import ApiConfig, cors_origin
 from core.service.errors import TOO_LARGE
 from core.settings import hosts
 from core.settings.accounts import EDITOR
@@ -88,6 +90,7 @@ class Guard:
         self.names = hosts.served_names(config.host, config.allowed_hosts)
         self.by_address = RateLimiter(config.address_rate_per_minute)
         self.by_token = RateLimiter(config.token_rate_per_minute)
+        self.cors_origins = {cors_origin(o) for o in config.cors_origins}
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -100,18 +103,23 @@ class Guard:
                         hosts.HOSTS_ENV)
             return await _refuse(send, errors.INVALID_HOST, "this server is not served under that host name")
         origin = _header(scope, b"origin")
-        if origin and origin != "null" and not hosts.host_allowed(urlsplit(origin).netloc, self.names):
-            return await _refuse(send, errors.FORBIDDEN, "cross-origin requests are not served (CORS is off)")
+        listed = origin in self.cors_origins
+        if origin and origin != "null" and not listed and not hosts.host_allowed(urlsplit(origin).netloc, self.names):
+            return await _refuse(send, errors.FORBIDDEN, "cross-origin requests are not served from this origin "
+                                                         "(CORS is off unless `serve --cors-origin` lists it)")
+        # A configured origin's script must be able to read a refusal too (why it is 401, when to retry a 429).
+        cors = {"Access-Control-Allow-Origin": origin, "Vary": "Origin"} if listed else {}
         if wait := self.by_address.take(address):
             return await _refuse(send, errors.RATE_LIMITED, "too many requests from this address; slow down",
-                                 {"Retry-After": str(max(1, round(wait)))})
-        if path not in OPEN_PATHS:
+                                 {"Retry-After": str(max(1, round(wait))), **cors})
+        preflight = listed and scope.get("method") == "OPTIONS" and _header(scope, b"access-control-request-method")
+        if path not in OPEN_PATHS and not preflight:
             principal = self._principal(scope, address)
             if isinstance(principal, str):
-                return await _refuse(send, errors.UNAUTHORIZED, principal, {"WWW-Authenticate": "Bearer"})
+                return await _refuse(send, errors.UNAUTHORIZED, principal, {"WWW-Authenticate": "Bearer", **cors})
             if principal.token_id and (wait := self.by_token.take(principal.token_id)):
                 return await _refuse(send, errors.RATE_LIMITED, "too many requests with this token; slow down",
-                                     {"Retry-After": str(max(1, round(wait)))})
+                                     {"Retry-After": str(max(1, round(wait))), **cors})
             scope.setdefault("state", {})["principal"] = principal
         limit = self.config.max_upload_bytes if path == UPLOAD_PATH else self.config.max_body_bytes
         declared = _header(scope, b"content-length")

@@ -18,12 +18,14 @@ from starlette.requests import ClientDisconnect
 from core.api.errors import FORBIDDEN, ApiError, body
 from core.api.guard import Principal
 from core.service import ask as ask_service
-from core.service import graph, papers, passages, search, status
+from core.service import evaluation, graph, papers, passages, search, status
 from core.service.errors import INVALID_INPUT, TOO_LARGE, ServiceError
 from core.service.ingest import check_upload_name
 from core.service.inputs import clean_question
 from core.service.records import (
     AskResult,
+    EvalRunDetail,
+    EvalRunInfo,
     GraphPaths,
     Neighbourhood,
     PaperInfo,
@@ -155,6 +157,20 @@ def neighbours(request: Request, _: Caller, entity: str, limit: int = 20):
             summary="The shortest paths between two entities, each link with the passage that states it")
 def graph_path(request: Request, _: Caller, source: str, target: str, k: int = 3):
     return graph.paths(request.app.state.lib, source, target, k)
+
+
+@router.get("/eval/runs", response_model=list[EvalRunInfo],
+            summary="Saved evaluation runs, newest first, each with every mode's mean of every metric")
+def eval_runs(request: Request, _: Caller, limit: int = 20,
+              question_set: Annotated[str | None, Query(description="only runs of this set (name or id)")] = None):
+    return evaluation.list_runs(request.app.state.lib, limit, question_set)
+
+
+@router.get("/eval/runs/{run_id}", response_model=EvalRunDetail,
+            summary="One evaluation run and its rows, one per question and mode, with every score")
+def eval_run(request: Request, run_id: str, _: Caller,
+             contexts: Annotated[bool, Query(description="add the passages each answer was given")] = False):
+    return evaluation.get_run(request.app.state.lib, run_id, contexts)
 
 
 @router.post("/ask", response_model=AskResult,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 from core.api.config import ApiConfig
@@ -45,6 +47,10 @@ def api_config(host: str, port: int, insecure: bool = False, rate_per_minute: in
     return config
 
 
+SHUTDOWN_GRACE_S = 5  # calls in flight get this long to end once a stop is asked for; then they are cancelled
+STOP_DEADLINE_S = SHUTDOWN_GRACE_S + 5  # after this long stopping, the process ends whatever is still running
+
+
 def serve(lib, config: ApiConfig) -> int:
     import uvicorn
 
@@ -54,14 +60,44 @@ def serve(lib, config: ApiConfig) -> int:
     if config.insecure:
         log.warning("serving %s without tokens (insecure): anyone who reaches it can upload and delete", config.host)
     print(f"PaperGraph API on http://{config.host}:{config.port} (docs /docs, MCP /mcp, chat /v1) for workspace "
-          f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}", file=sys.stderr)
-    uvicorn.run(create_app(lib, config), host=config.host, port=config.port, log_level="warning",
-                proxy_headers=False, server_header=False, timeout_graceful_shutdown=10)
-    # Served and shut down: end here. Interpreter finalisation with the ingest's daemon threads and Chroma's runtime
-    # threads still alive once hung a stopped server (twice in a dozen SIGTERMs); the ingest survives any stop.
+          f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}; CORS "
+          f"{'for ' + ', '.join(config.cors_origins) if config.cors_origins else 'off'}", file=sys.stderr)
+    server = uvicorn.Server(uvicorn.Config(create_app(lib, config), host=config.host, port=config.port,
+                                           log_level="warning", proxy_headers=False, server_header=False,
+                                           timeout_graceful_shutdown=SHUTDOWN_GRACE_S))
+    threading.Thread(target=_stop_deadline, args=(server,), name="papergraph-api-stop-deadline", daemon=True).start()
+    code = 0
+    try:
+        # On SIGTERM uvicorn stops gracefully, then raises the signal again with its default action: the process
+        # ends there, killed by SIGTERM as a supervisor expects. On SIGINT that raise is a KeyboardInterrupt.
+        server.run()
+    except KeyboardInterrupt:
+        code = 130
+    except SystemExit as exc:  # uvicorn's own: the app's start-up failed
+        code = exc.code if isinstance(exc.code, int) else 1
+    # Stopped: end here. Interpreter finalisation would join every non-daemon thread, and a worker thread still in
+    # a call (an LLM answer, an embedding) would hold the exit until it returns; the ingest survives any stop.
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
+
+
+def _stop_deadline(server) -> None:
+    """Ends the process STOP_DEADLINE_S after a stop was asked for (SIGTERM, SIGINT), if it is still running.
+
+    Why: uvicorn waits SHUTDOWN_GRACE_S for calls in flight, cancels them, then runs the app's shutdown, which has no
+    time limit. A call whose work runs in a worker thread cannot be cancelled: it ends when the thread returns. An
+    MCP tool call of a session on the SDK's legacy transport (the protocol Claude Desktop, Cursor and the inspector
+    speak) runs in the session manager's task group, and leaving that group waits for its tools' threads: one `ask`
+    waiting on a slow LLM held `core serve` for minutes after SIGTERM. The tools now let go of their thread when
+    cancelled (core.api.mcp_tools); this deadline covers whatever else may block a stop. Polling, not a signal
+    handler: a handler starting a thread could deadlock on the lock of a thread the event loop was starting."""
+    while not server.should_exit:
+        time.sleep(0.25)
+    time.sleep(STOP_DEADLINE_S)
+    log.error("still stopping %d s after the signal (a call in progress did not end): exiting now", STOP_DEADLINE_S)
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def serve_stdio(lib) -> int:

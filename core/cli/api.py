@@ -2,6 +2,8 @@
 the command that needs them."""
 from __future__ import annotations
 
+import argparse
+
 from core.library import Library
 
 
@@ -12,6 +14,7 @@ def check_serve(args) -> None:
 
     args.api_config = api_config(args.host, args.port, insecure=args.insecure, rate_per_minute=args.rate_limit)
     args.api_config.save_history = not args.no_history
+    args.api_config.cors_origins = list(dict.fromkeys(args.cors_origins or []))
 
 
 def cmd_serve(lib: Library, args) -> int:
@@ -24,6 +27,15 @@ def cmd_mcp(lib: Library, args) -> int:
     from core.api.serve import serve_stdio
 
     return serve_stdio(lib)
+
+
+def _cors_origin(value: str) -> str:
+    from core.api.config import cors_origin
+
+    try:
+        return cors_origin(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parsers(sub) -> None:
@@ -41,6 +53,9 @@ def add_parsers(sub) -> None:
                                                                      "(default 600 and 1200; 0: no limit)")
     p.add_argument("--no-history", action="store_true", dest="no_history",
                    help="do not keep the questions asked in the workspace's history")
+    p.add_argument("--cors-origin", action="append", dest="cors_origins", type=_cors_origin, metavar="ORIGIN",
+                   help="a web page whose scripts may call the API, as scheme://host[:port] (repeat for more; no "
+                        "wildcard). Without it CORS is off: browsers get 403 from any other origin.")
     p.set_defaults(func=cmd_serve, before_open=check_serve)
     p = sub.add_parser("mcp", help="the MCP server over stdio, for a desktop assistant (Claude Desktop, Cursor…)")
     p.add_argument("--workspace", help="the workspace folder (default: $PAPERGRAPH_WORKSPACE, else data/)")

@@ -10,6 +10,7 @@ question gives the same answer and citations whichever way it comes in.
     graph.py     an entity's neighbourhood and the paths between two, with the passages they come from
     ingest.py    uploads stored and queued, processed in the background, polled
     status.py    the workspace at a glance
+    evaluation.py saved evaluation runs: the list with each mode's metrics, one run's per-question rows
     inputs.py    what every operation checks of its arguments (text, ids, numbers)
     errors.py    ServiceError and its stable codes
 """

@@ -139,3 +139,55 @@ class Status(Record):
     default_mode: str
     llm: str  # "" when none is configured
     ingesting: bool
+
+
+@dataclass
+class MetricMean(Record):
+    """One metric of one mode over a run: the mean where it could be computed, how many that was, how many not."""
+    mean: float | None
+    n: int
+    missing: int  # no reference to score against, a judge reply that could not be read…: left out of the mean
+
+
+@dataclass
+class EvalRunInfo(Record):
+    """A saved evaluation run, as the Evaluate page lists it."""
+    id: str
+    name: str  # what the page calls it: its label and when it started
+    label: str
+    question_set: str  # the set's name (kept with the run: the set itself may have been deleted since)
+    question_set_id: str
+    created: str  # ISO 8601, UTC
+    created_at: float  # the same, in seconds since the epoch
+    status: str  # running / done / cancelled / failed / interrupted (running on paper, nothing moved for minutes)
+    modes: list[str]
+    done: int  # answers scored (questions × modes)
+    total: int
+    message: str
+    options: dict[str, Any]  # as the run was started: k, use_llm, ragas, answer_style…
+    summary: dict[str, dict[str, MetricMean]]  # mode → metric (reading order, `seconds` last) → its mean
+
+
+@dataclass
+class EvalRow(Record):
+    """One question through one mode in a run, as stored."""
+    question_id: str
+    question: str  # "" when the run's question set has been deleted
+    references: list[str]  # the reference answers
+    mode: str
+    answer: str
+    short_answer: str
+    scores: dict[str, float | None]  # None: not computed, `missing` says why
+    missing: dict[str, str]
+    seconds: float
+    llm_calls: int
+    error: str
+    retrieved_chunk_ids: list[str]
+    evidence_matches: list[dict[str, Any]]  # per reference passage: its rank in the retrieval, the rule that found it
+    contexts: list[str] | None = None  # the passages the answer was given; only when asked for (they are long)
+
+
+@dataclass
+class EvalRunDetail(Record):
+    run: EvalRunInfo
+    rows: list[EvalRow]

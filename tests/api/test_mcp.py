@@ -20,7 +20,8 @@ from core.settings.tokens import create_token
 from tests.api.helpers import ANSWER_WORD, QUESTION, LiveServer, build_workspace
 from tests.paths import REPO
 
-TOOLS = {"search_papers", "ask", "get_passage", "get_paper", "graph_neighbours", "graph_path", "cite"}
+TOOLS = {"search_papers", "ask", "get_passage", "get_paper", "graph_neighbours", "graph_path", "cite",
+         "list_evaluation_runs"}  # its test: test_eval_api.py (it reports scores, no citations)
 
 
 @pytest.fixture(scope="module")

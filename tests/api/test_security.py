@@ -265,3 +265,49 @@ def test_the_command_refuses_to_serve_off_loopback_without_any_account_or_token(
     assert done.returncode == 1
     assert "refusing to serve the API on 0.0.0.0" in done.stderr and "users token create" in done.stderr
     assert not fresh.exists()  # refused before anything was created
+
+
+NOTEBOOK = "https://notebooks.example.org"
+
+
+def test_cors_serves_the_listed_origin_only(workspace):
+    """Listed with --cors-origin: its preflight is answered without a token and its replies (refusals included)
+    carry its origin; any other origin is refused as when CORS is off."""
+    _, secret = _token("cora", "viewer")
+    preflight = {"Origin": NOTEBOOK, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization, content-type"}
+    with LiveServer(workspace[0], ApiConfig(require_tokens=True, cors_origins=[NOTEBOOK + "/"])) as server, \
+            httpx.Client(base_url=server.url, timeout=60) as client:
+        answered = client.options("/api/ask", headers=preflight)
+        assert answered.status_code == 200, answered.text
+        assert answered.headers["access-control-allow-origin"] == NOTEBOOK
+        assert "POST" in answered.headers["access-control-allow-methods"]
+        assert {"authorization", "content-type"} <= {
+            h.strip().lower() for h in answered.headers["access-control-allow-headers"].split(",")}
+        assert "access-control-allow-credentials" not in answered.headers  # tokens, not cookies
+        read = client.get("/api/status", headers={"Origin": NOTEBOOK, **_bearer(secret)})
+        assert read.status_code == 200 and read.headers["access-control-allow-origin"] == NOTEBOOK
+        assert "origin" in read.headers["vary"].lower()
+        asked = client.post("/api/ask", json={"question": QUESTION, "mode": "naive"},
+                            headers={"Origin": NOTEBOOK, **_bearer(secret)})
+        assert asked.status_code == 200 and asked.headers["access-control-allow-origin"] == NOTEBOOK
+        refused = client.get("/api/status", headers={"Origin": NOTEBOOK})  # no token: the page can read why
+        assert _code(refused, 401) == "unauthorized" and refused.headers["access-control-allow-origin"] == NOTEBOOK
+        for other in ("https://attacker.example", "https://notebooks.example.org:8443", "http://notebooks.example.org"):
+            assert _code(client.options("/api/ask", headers={**preflight, "Origin": other}), 403) == "forbidden"
+            denied = client.get("/api/status", headers={"Origin": other, **_bearer(secret)})
+            assert _code(denied, 403) == "forbidden" and "access-control-allow-origin" not in denied.headers
+        assert "access-control-allow-origin" not in client.get("/api/status", headers=_bearer(secret)).headers
+
+
+def test_serve_refuses_a_wildcard_or_malformed_cors_origin(capsys):
+    from core.cli import build_parser
+
+    for value, says in (("*", "a wildcard would let any web page"), ("https://*.example.org", "wildcard"),
+                        ("https://example.org/app", "is not an origin")):
+        with pytest.raises(SystemExit) as exited:
+            build_parser().parse_args(["serve", "--cors-origin", value])
+        assert exited.value.code == 2 and says in capsys.readouterr().err
+    args = build_parser().parse_args(["serve", "--cors-origin", "HTTP://LocalHost:3000/", "--cors-origin",
+                                      "https://example.org:443"])
+    assert args.cors_origins == ["http://localhost:3000", "https://example.org"]
