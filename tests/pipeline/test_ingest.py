@@ -195,11 +195,10 @@ def test_delete_removes_everything_derived_from_a_document(lib, tmp_path):
     assert all(h.chunk.doc_id == keep.doc_id for h in search(lib, "ocelots winter coats"))
     delete_document(lib, gone.doc_id)  # repeating a delete is harmless
 
-    from core.store.sqlite_media import DescriptionStore
 
-    assert DescriptionStore(lib.db).by_doc(keep.doc_id)  # its table and figure were described at ingest
+    assert lib.descriptions.by_doc(keep.doc_id)  # its table and figure were described at ingest
     delete_document(lib, keep.doc_id)
-    assert DescriptionStore(lib.db).by_doc(keep.doc_id) == {}
+    assert lib.descriptions.by_doc(keep.doc_id) == {}
 
 
 def test_retry_requeues_a_failed_document(lib, tmp_path):

@@ -32,9 +32,8 @@ from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.media_entities import with_media_entity
 from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter
-from core.schema.graph import Extractor, PaperRecord
+from core.schema.graph import Extractor, PaperRecord, text_sha
 from core.schema.records import DocStatus, Document, GraphStatus
-from core.store.sqlite_graph_sources import text_sha
 
 log = logging.getLogger(__name__)
 
