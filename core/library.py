@@ -18,7 +18,7 @@ from core.store.base import (
     ChunkStore,
     CommunityState,
     DescriptionStore,
-    DocumentStore,
+    DocumentRecords,
     EvalStore,
     FullTextStore,
     GraphSources,
@@ -27,14 +27,16 @@ from core.store.base import (
     LLMCacheStore,
     MetadataStore,
     ScoreCache,
+    StageProgress,
     VectorSpaceRecord,
     VectorStore,
+    WorkQueue,
 )
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_communities import SQLiteCommunityState
 from core.store.sqlite_db import Database
-from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_documents import SQLiteDocumentRecords, SQLiteStageProgress, SQLiteWorkQueue
 from core.store.sqlite_eval import SQLiteEvalStore
 from core.store.sqlite_fulltext import SQLiteFullText
 from core.store.sqlite_graph import SQLiteGraphStore
@@ -56,9 +58,19 @@ class Library:
     workspace: Workspace
     settings: Settings
     db: Database
-    documents: DocumentStore
+    documents: DocumentRecords  # the registry and its status machines
     chunks: ChunkStore
     graph_sources: GraphSources  # provenance the graph is rebuilt from; SQLite whatever the graph store
+
+    @cached_property
+    def queue(self) -> WorkQueue:
+        """The registry as ingest and graph workers see it: what to claim next, and who holds what."""
+        return SQLiteWorkQueue(self.db)
+
+    @cached_property
+    def stages(self) -> StageProgress:
+        """The registry as the pages see it while work runs: each stage's live detail and fraction done."""
+        return SQLiteStageProgress(self.db)
 
     @cached_property
     def windows(self) -> VectorStore:
@@ -168,5 +180,5 @@ class Library:
 def open_library(workspace: Workspace | None = None) -> Library:
     ws = (workspace or default_workspace()).ensure()
     db = Database(ws.db_path)
-    return Library(workspace=ws, settings=ws.settings(), db=db, documents=SQLiteDocumentStore(db),
+    return Library(workspace=ws, settings=ws.settings(), db=db, documents=SQLiteDocumentRecords(db),
                    chunks=SQLiteChunkStore(db), graph_sources=SQLiteGraphSources(db))

@@ -166,4 +166,4 @@ def _sweep(lib: Library, paths: list[Path], min_age_s: float) -> int:
 
 
 def _ingest_running(lib: Library) -> bool:
-    return any(worker and worker_alive(worker) for worker in lib.documents.in_progress_workers().values())
+    return any(worker and worker_alive(worker) for worker in lib.queue.in_progress_workers().values())

@@ -114,7 +114,7 @@ def recover(lib: Library) -> list[str]:
     app's start, and `core ingest` after an interrupted run)."""
     requeued = []
     live_workers = False
-    for doc_id, worker in lib.documents.in_progress_workers().items():
+    for doc_id, worker in lib.queue.in_progress_workers().items():
         if worker and worker_alive(worker):
             live_workers = True
             continue

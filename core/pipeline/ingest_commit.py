@@ -91,12 +91,12 @@ def say(lib: Library, jobs: list[Job], detail: str, fraction: float, force: bool
         if job.report.on_progress:
             job.report.on_progress(job.doc.id, detail, fraction)
     if jobs:
-        lib.documents.report_stages([job.doc.id for job in jobs], detail, fraction)
+        lib.stages.report_stages([job.doc.id for job in jobs], detail, fraction)
 
 
 def held_ids(lib: Library) -> set[str]:
     """The documents still some writer's to commit: not deleted, not re-queued (one query for a whole batch)."""
-    return set(lib.documents.in_progress_workers())
+    return set(lib.queue.in_progress_workers())
 
 
 def count(n: int, noun: str) -> str:

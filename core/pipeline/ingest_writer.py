@@ -133,7 +133,7 @@ class Writer:
             return
         short: list[Job] = []
         while not stopping and self._slots() < self.backend.workers:
-            doc = self.lib.documents.claim_next(self.me)
+            doc = self.lib.queue.claim_next(self.me)
             if doc is None:
                 break
             job = Job(doc, StageReporter(self.lib, doc.id, self.on_progress), self._work_dir(doc.id))
@@ -212,7 +212,7 @@ class Writer:
 
     def _release_deleted(self) -> None:
         # One query for every job in flight (dozens of short documents), each time a result comes back.
-        held = self.lib.documents.in_progress_workers() if self.jobs else {}
+        held = self.lib.queue.in_progress_workers() if self.jobs else {}
         for job in self.jobs.values():
             if not job.released and job.doc.id not in held:
                 job.released = True

@@ -110,10 +110,11 @@ class ChunkStore(Protocol):
         """doc id → its number of chunks, for every document that has any."""
 
 
-class DocumentStore(Protocol):
+class DocumentRecords(Protocol):
     """The registry of documents and their two status machines (DocStatus, GraphStatus in core.schema.records).
     Status writes are checked against the machines' transitions and raise IllegalTransition otherwise; callers
-    name what they change (a status, a live stage), never a column."""
+    name what they change (a status, a title), never a column. The work queue and the live progress are
+    the same registry seen by workers (WorkQueue) and by the pages (StageProgress)."""
 
     def get(self, doc_id: str) -> Document | None: ...
 
@@ -132,12 +133,6 @@ class DocumentStore(Protocol):
         """Display title of every searchable paper by id, oldest first: a question's scope, without reading whole
         rows (45 ms per question at 1,000 papers for `ready_papers`)."""
 
-    def progress(self) -> dict[str, tuple[str, float]]:
-        """Stage detail and fraction done of every document in progress."""
-
-    def in_progress_workers(self) -> dict[str, str]:
-        """Worker id of every document being parsed or indexed, for crash recovery."""
-
     def insert(self, doc: Document) -> bool:
         """False when a document with that id is already registered."""
 
@@ -151,6 +146,36 @@ class DocumentStore(Protocol):
         """Move the graph stage to `status`; with `expect`, only if it is still in that state. False when
         nothing was written."""
 
+    def set_title(self, doc_id: str, title: str) -> None:
+        """The display title, whatever the statuses (the paper's metadata changed: a refresh or a correction)."""
+
+    def delete(self, doc_id: str) -> None: ...
+
+
+class WorkQueue(Protocol):
+    """Where ingest and graph workers take documents from, and who holds each, for crash recovery."""
+
+    def claim_next(self, worker: str) -> Document | None:
+        """Atomically move the oldest queued document to parsing for this worker."""
+
+    def claim_graph_next(self, worker: str) -> Document | None:
+        """Atomically take the oldest ready document whose graph stage is pending."""
+
+    def in_progress_workers(self) -> dict[str, str]:
+        """Worker id of every document being parsed or indexed, for crash recovery."""
+
+    def graph_workers(self) -> dict[str, str]:
+        """Worker id of every document whose graph is being extracted, for crash recovery."""
+
+
+class StageProgress(Protocol):
+    """The live detail and fraction done of each document's ingest and graph stage."""
+
+    def progress(self) -> dict[str, tuple[str, float]]:
+        """Stage detail and fraction done of every document in progress."""
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]: ...
+
     def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the ingest."""
 
@@ -159,22 +184,6 @@ class DocumentStore(Protocol):
 
     def report_graph_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the graph stage."""
-
-    def claim_next(self, worker: str) -> Document | None:
-        """Atomically move the oldest queued document to parsing for this worker."""
-
-    def delete(self, doc_id: str) -> None: ...
-
-    def set_title(self, doc_id: str, title: str) -> None:
-        """The display title, whatever the statuses (the paper's metadata changed: a refresh or a correction)."""
-
-    def claim_graph_next(self, worker: str) -> Document | None:
-        """Atomically take the oldest ready document whose graph stage is pending."""
-
-    def graph_progress(self) -> dict[str, tuple[str, float]]: ...
-
-    def graph_workers(self) -> dict[str, str]:
-        """Worker id of every document whose graph is being extracted, for crash recovery."""
 
 
 class MetadataStore(Protocol):

@@ -54,7 +54,7 @@ def claim_batch(lib: Library, worker: str, limit: int | None = None) -> list[Doc
     docs: list[Document] = []
     chunks = 0
     while len(docs) < min(limit or BATCH_DOCS, BATCH_DOCS) and chunks < BATCH_CHUNKS:
-        doc = lib.documents.claim_graph_next(worker)
+        doc = lib.queue.claim_graph_next(worker)
         if doc is None:
             break
         docs.append(doc)
