@@ -62,7 +62,7 @@ except SettingsError as exc:
 
 # Counts, not the list: this runs on every full rerun, and the list's rows cost ~45 ms at 1,000 papers.
 by_status = lib.documents.status_counts()
-if (by_status.get(DocStatus.QUEUED) or lib.documents.graph_progress()) and not state.ingestor().busy:
+if (by_status.get(DocStatus.QUEUED) or lib.stages.graph_progress()) and not state.ingestor().busy:
     state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
 
 with st.sidebar:

@@ -32,7 +32,6 @@ from core.eval.runner import EvalOptions, run_eval, summarise  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
-from core.store.sqlite_eval import EvalStore  # noqa: E402
 
 HEADLINE = ("em", "f1", "recall@5", "recall@10", "complete@10", "mrr", "ndcg@10", "evidence_in_context")
 
@@ -74,7 +73,7 @@ def main() -> int:
     print(f"workspace {root}: {len(corpus)} paragraphs, graph {lib.graph.counts()}, "
           f"ready in {time.perf_counter() - t:.0f} s (0 when reused)")
     questions = parse_question_set((HOTPOT / "qa.jsonl").read_bytes(), "qa.jsonl")[:args.questions]
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("hotpotqa-bench", questions, source="qa.jsonl")
     modes = args.modes.split(",")
     # Load the embedding model and indexes before the clock starts (an LLM, if any, loads with the first answer).

@@ -1,4 +1,7 @@
-"""A Library is one workspace opened: its settings and its stores. Everything else takes one as an argument."""
+"""A Library is one workspace opened: its settings and its stores. Everything else takes one as an argument.
+
+This is the only module that builds a store: callers ask the Library for one, typed by its protocol in
+core.store.base, and never name a backend (the import-linter contract `store-backends-behind-the-library`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,24 +16,37 @@ from core.settings.config import Settings
 from core.settings.workspace import Workspace, default_workspace
 from core.store.base import (
     ChunkStore,
-    DocumentStore,
+    CommunityState,
+    DescriptionStore,
+    DocumentRecords,
+    EvalStore,
+    FullTextStore,
     GraphSources,
     GraphStore,
     HistoryStore,
     LLMCacheStore,
     MetadataStore,
+    ScoreCache,
+    StageProgress,
+    VectorSpaceRecord,
     VectorStore,
+    WorkQueue,
 )
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
+from core.store.sqlite_communities import SQLiteCommunityState
 from core.store.sqlite_db import Database
-from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_documents import SQLiteDocumentRecords, SQLiteStageProgress, SQLiteWorkQueue
+from core.store.sqlite_eval import SQLiteEvalStore
 from core.store.sqlite_fulltext import SQLiteFullText
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources
 from core.store.sqlite_history import QueryHistoryStore
 from core.store.sqlite_llm_cache import SQLiteLLMCache
+from core.store.sqlite_media import SQLiteDescriptionStore
 from core.store.sqlite_metadata import SQLiteMetadataStore
+from core.store.sqlite_ragas_cache import SQLiteScoreCache
+from core.store.sqlite_vector_space import SQLiteVectorSpace
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"
@@ -42,9 +58,19 @@ class Library:
     workspace: Workspace
     settings: Settings
     db: Database
-    documents: DocumentStore
+    documents: DocumentRecords  # the registry and its status machines
     chunks: ChunkStore
     graph_sources: GraphSources  # provenance the graph is rebuilt from; SQLite whatever the graph store
+
+    @cached_property
+    def queue(self) -> WorkQueue:
+        """The registry as ingest and graph workers see it: what to claim next, and who holds what."""
+        return SQLiteWorkQueue(self.db)
+
+    @cached_property
+    def stages(self) -> StageProgress:
+        """The registry as the pages see it while work runs: each stage's live detail and fraction done."""
+        return SQLiteStageProgress(self.db)
 
     @cached_property
     def windows(self) -> VectorStore:
@@ -63,9 +89,35 @@ class Library:
         return ChromaVectorStore(chroma_client(self.settings.store, self.workspace.chroma_dir), name)
 
     @cached_property
-    def fulltext(self) -> SQLiteFullText:
+    def fulltext(self) -> FullTextStore:
         """BM25 over chunk text (FTS5), created and filled on first use."""
         return SQLiteFullText(self.db)
+
+    @cached_property
+    def descriptions(self) -> DescriptionStore:
+        """Descriptions of figures, tables and equations, per item and source (core.pipeline.media)."""
+        return SQLiteDescriptionStore(self.db)
+
+    @cached_property
+    def community_state(self) -> CommunityState:
+        """What the community refresh keeps between runs (core.pipeline.graph.communities_index), in SQLite
+        whatever the graph store."""
+        return SQLiteCommunityState(self.db)
+
+    @cached_property
+    def eval_store(self) -> EvalStore:
+        """Question sets, evaluation runs and their results (core.eval)."""
+        return SQLiteEvalStore(self.db)
+
+    @cached_property
+    def score_cache(self) -> ScoreCache:
+        """RAGAS scores already computed (core.eval.ragas_scores)."""
+        return SQLiteScoreCache(self.db)
+
+    @cached_property
+    def vector_space_record(self) -> VectorSpaceRecord:
+        """Which vector space the stored vectors are in (core.models.embedding_space)."""
+        return SQLiteVectorSpace(self.db)
 
     @cached_property
     def history(self) -> HistoryStore:
@@ -98,11 +150,11 @@ class Library:
 
     def chat_model(self):
         """The configured LLM behind its prompt-hash cache, or None: every caller has an LLM-free path."""
-        return shared_chat_model(self.settings, self.db)
+        return shared_chat_model(self.settings, self.llm_cache)
 
     def vision_model(self):
         """The configured VLM behind the prompt-hash cache, or None: every caller has an offline path."""
-        return vision_model(self.settings.vlm, self.db)
+        return vision_model(self.settings.vlm, self.llm_cache)
 
     def embedder(self):
         """The configured embedder, once its vectors are known to be comparable with the workspace's (raises
@@ -115,7 +167,7 @@ class Library:
         ones; no model is loaded. Adding or retrying a document checks it too: ingest workers embed in their own
         processes."""
         config = self.settings.embedding
-        check_space(self.db, vector_space(config.model, config.variant), self._has_vectors,
+        check_space(self.vector_space_record, vector_space(config.model, config.variant), self._has_vectors,
                     vector_space(config.model))
 
     def _has_vectors(self) -> bool:
@@ -128,5 +180,5 @@ class Library:
 def open_library(workspace: Workspace | None = None) -> Library:
     ws = (workspace or default_workspace()).ensure()
     db = Database(ws.db_path)
-    return Library(workspace=ws, settings=ws.settings(), db=db, documents=SQLiteDocumentStore(db),
+    return Library(workspace=ws, settings=ws.settings(), db=db, documents=SQLiteDocumentRecords(db),
                    chunks=SQLiteChunkStore(db), graph_sources=SQLiteGraphSources(db))

@@ -14,7 +14,6 @@ from core.eval.report import leaderboard_rows
 from core.eval.runner import EvalOptions
 from core.query.routes import available_modes, default_modes
 from core.schema.eval import RUNNING
-from core.store.sqlite_eval import EvalStore
 from core.text.filenames import safe_filename
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, eval_llm, state
@@ -22,7 +21,7 @@ from pages.widgets import eval_view as ev
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
-store = EvalStore(lib.db)
+store = lib.eval_store
 jobs = state.eval_jobs()
 llm = lib.chat_model()
 st.title("Evaluate")

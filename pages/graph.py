@@ -158,7 +158,7 @@ def drawn_view(key: str, _filters: explorer.ViewFilters) -> tuple[explorer.Graph
 
 
 try:
-    view, page_html = drawn_view(f"{lib.db.path}|{index.version!r}|{filters!r}|{config!r}", filters)
+    view, page_html = drawn_view(f"{lib.workspace.db_path}|{index.version!r}|{filters!r}|{config!r}", filters)
 except explorer.ViewError as exc:
     st.error(f"These filters cannot be shown: {md_escape(str(exc))}")
     st.stop()

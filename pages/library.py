@@ -91,8 +91,8 @@ def live_progress(snapshot: tuple) -> None:
     now = lib.documents.list()
     if present.status_snapshot(now) != snapshot:
         st.rerun(scope="app")
-    live = lib.documents.progress()
-    graph_live = lib.documents.graph_progress()
+    live = lib.stages.progress()
+    graph_live = lib.stages.graph_progress()
     st.subheader("In progress")
     worker = state.ingestor()
     workers = "; ".join(filter(None, (worker.backend_note, worker.throughput.summary())))

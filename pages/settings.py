@@ -140,7 +140,7 @@ def connection_panel(settings) -> None:
     st.caption(f"Now: {describe_llm(settings)}. The test uses the saved settings.")
     from core.models.llm.cache import usage_summary
 
-    st.caption(present.llm_usage_text(usage_summary(lib.db)))
+    st.caption(present.llm_usage_text(usage_summary(lib.llm_cache)))
     source = secrets.key_source(llm.base_url) if llm.base_url else None
     if llm.provider == "openai" or source:
         st.caption(secrets.key_notice(llm.base_url))  # which key goes where: each key only to its own endpoint

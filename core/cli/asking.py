@@ -42,7 +42,6 @@ def cmd_eval(lib: Library, args) -> int:
     from core.eval.questions import QuestionSetError, parse_question_set
     from core.eval.report import dumps, run_json, summary_markdown
     from core.eval.runner import EvalOptions, Progress, run_eval, summarise
-    from core.store.sqlite_eval import EvalStore
 
     path = Path(args.questions)
     try:
@@ -77,7 +76,7 @@ def cmd_eval(lib: Library, args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set(args.name or path.stem, questions, source=path.name)
 
     def progress(p: Progress) -> None:

@@ -31,7 +31,7 @@ def cmd_graph(lib: Library, args) -> int:
         from core.models.llm.cache import usage_summary
         from core.presentation.display import llm_usage_text
 
-        print(llm_usage_text(usage_summary(lib.db)))
+        print(llm_usage_text(usage_summary(lib.llm_cache)))
         return 0
     if args.action == "export":
         from core.presentation.graph.export import export_graph, export_view_html

@@ -10,7 +10,7 @@ import threading
 
 from core.eval.runner import EvalOptions, Progress, run_eval
 from core.library import Library
-from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
+from core.schema.eval import QuestionSet, RunRecord
 
 log = logging.getLogger(__name__)
 
@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 class EvalJobs:
     def __init__(self, lib: Library):
         self.lib = lib
-        self.store = EvalStore(lib.db)
+        self.store = lib.eval_store
         self._threads: dict[str, threading.Thread] = {}
         self._progress: dict[str, Progress] = {}
         self._errors: dict[str, str] = {}

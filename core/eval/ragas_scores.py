@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import importlib.util
+import json
 import os
 import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.models.llm.secrets import SecretsError, api_key_for, endpoint_id
 from core.schema.eval import CANCELLED, Score
-from core.store.sqlite_ragas_cache import ScoreCache, score_key
 
 if TYPE_CHECKING:
     from core.library import Library
@@ -43,6 +45,24 @@ class RagasSample:
 
 
 # ---------------------------------------------------------------------------------------------- without a model
+
+def _ragas_version() -> str:
+    # Part of every key: another ragas release may prompt or compute differently. Read from the installed
+    # package's metadata, which costs nothing next to importing ragas (~3 s).
+    try:
+        return metadata.version("ragas")
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def score_key(metric: str, scorer: str, question: str, answer: str, contexts: list[str], references: list[str],
+              reference_contexts: list[str]) -> str:
+    """`scorer` names what else decides the value: the judge (model @ endpoint) and, for answer relevancy, the
+    embedding model; empty for the metrics computed without a model."""
+    payload = json.dumps([metric, scorer, _ragas_version(), question, answer, list(contexts), list(references),
+                          list(reference_contexts)], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
 
 def score_non_llm(samples: list[RagasSample], on_progress: Progress | None = None) -> list[dict[str, Score]]:
     """string_similarity (Levenshtein), bleu and rouge (rougeL F) of the answer against its closest reference
@@ -122,7 +142,7 @@ def score_llm(lib: Library, samples: list[RagasSample], on_progress: Progress | 
             on_progress(total, total)
         return [{name: Score(None, reason) for name in METRIC_NAMES_LLM} for _ in samples]
 
-    cache = ScoreCache(lib.db)
+    cache = lib.score_cache
     keys = {(i, name): score_key(name, _scorer(lib, name), s.question, s.answer, s.contexts, s.references,
                                  s.reference_contexts)
             for i, s in enumerate(samples) for name in METRIC_NAMES_LLM}

@@ -10,8 +10,8 @@ from dataclasses import asdict
 from typing import Any
 
 from core.eval.runner import MetricSummary, is_paragraph, metric_order, summarise
-from core.schema.eval import QuestionResult
-from core.store.sqlite_eval import EvalStore, RunRecord, run_to_dict
+from core.schema.eval import QuestionResult, RunRecord, run_to_dict
+from core.store.base import EvalStore
 from core.text.csv_safe import csv_row
 
 

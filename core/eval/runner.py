@@ -19,9 +19,9 @@ from core.query.answer import ANSWER_STYLES, strip_markers
 from core.query.engine import QueryError, compare
 from core.query.records import QueryParams, QueryResult
 from core.query.routes import check_available
-from core.schema.eval import CANCELLED, DONE, FAILED, EvalQuestion, QuestionResult, Score
+from core.schema.eval import CANCELLED, DONE, FAILED, EvalQuestion, QuestionResult, QuestionSet, RunRecord, Score
 from core.schema.modes import Mode
-from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
+from core.store.base import EvalStore
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ def run_eval(lib: Library, qset: QuestionSet, options: EvalOptions, *, resume: R
              on_progress: ProgressFn | None = None, label: str = "", store: EvalStore | None = None,
              on_start: Callable[[RunRecord], None] | None = None) -> RunOutcome:
     """Runs (or resumes) an evaluation; returns when it is done, cancelled or failed — never half-saved."""
-    store = store or EvalStore(lib.db)
+    store = store or lib.eval_store
     options.check()
     if resume is None:  # a resumed run keeps its modes; one that cannot run now retrieves nothing, noted
         check_available(lib, options.modes)

@@ -8,15 +8,12 @@ record first, so one interrupted half-way is refused until it is run again to th
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
-from core.store.sqlite_db import Database
+from core.store.base import VectorSpaceRecord
 
 REEMBEDDING = "reembedding:"  # prefix of the record while `reembed` rewrites the vectors
-_SCHEMA = ("CREATE TABLE IF NOT EXISTS vector_space (id INTEGER PRIMARY KEY CHECK (id = 1), space TEXT NOT NULL, "
-           "recorded_at REAL NOT NULL)")
-_checked: set[tuple[str, str]] = set()  # (database, space) pairs this process has found to agree
+_checked: set[tuple[str, str]] = set()  # (record's location, space) pairs this process has found to agree
 _lock = threading.Lock()
 
 
@@ -25,37 +22,31 @@ class VectorSpaceMismatch(ValueError):
     ValueError so the CLI and the Library page refuse an upload with it as they refuse other bad input."""
 
 
-def recorded_space(db: Database) -> str | None:
-    with db.connect() as conn:
-        conn.execute(_SCHEMA)
-        row = conn.execute("SELECT space FROM vector_space WHERE id = 1").fetchone()
-    return row["space"] if row else None
+def recorded_space(record: VectorSpaceRecord) -> str | None:
+    return record.recorded()
 
 
-def record_space(db: Database, space: str) -> None:
-    with db.connect() as conn:
-        conn.execute(_SCHEMA)
-        conn.execute("INSERT INTO vector_space (id, space, recorded_at) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE "
-                     "SET space = excluded.space, recorded_at = excluded.recorded_at", (space, time.time()))
+def record_space(record: VectorSpaceRecord, space: str) -> None:
+    record.record(space)
     with _lock:
-        _checked.difference_update({k for k in _checked if k[0] == str(db.path)})
+        _checked.difference_update({k for k in _checked if k[0] == record.location})
 
 
-def check_space(db: Database, space: str, has_vectors: Callable[[], bool], legacy_space: str) -> None:
+def check_space(record: VectorSpaceRecord, space: str, has_vectors: Callable[[], bool], legacy_space: str) -> None:
     """Raise VectorSpaceMismatch unless vectors of `space` may be written to and compared with the workspace's.
     `has_vectors` is asked only when the record is missing or differs; `legacy_space` is what a workspace with
     vectors but no record holds."""
-    key = (str(db.path), space)
+    key = (record.location, space)
     if key in _checked:
         return
-    current = recorded_space(db)
+    current = recorded_space(record)
     if current is None:
         current = legacy_space if has_vectors() else space
-        record_space(db, current)
+        record_space(record, current)
     if current != space:
         if current.startswith(REEMBEDDING) or has_vectors():
             raise VectorSpaceMismatch(_mismatch_message(current, space))
-        record_space(db, space)  # nothing stored yet: nothing to mix
+        record_space(record, space)  # nothing stored yet: nothing to mix
     with _lock:
         _checked.add(key)
 

@@ -15,7 +15,7 @@ from core.models.llm.factory import key_digest
 from core.models.llm.secrets import api_key_for
 from core.models.registry import resources
 from core.settings.config import VLMConfig
-from core.store.sqlite_db import Database
+from core.store.base import LLMCacheStore
 
 
 def image_part(png: bytes) -> dict:
@@ -36,7 +36,7 @@ def describe_vlm(config: VLMConfig) -> str:
     return "no VLM (offline descriptions from the parsed text)"
 
 
-def vision_model(config: VLMConfig, db: Database):
+def vision_model(config: VLMConfig, cache: LLMCacheStore):
     """The configured VLM as a ChatModel behind the workspace's prompt-hash cache, or None (no VLM: every
     feature uses the offline descriptions). One instance per workspace and settings, shared by threads."""
     if config.provider == "none":
@@ -45,12 +45,12 @@ def vision_model(config: VLMConfig, db: Database):
 
     key = api_key_for(config.base_url)
     # A changed key makes a new client.
-    cache_id = ("vlm", str(db.path), config.provider, config.base_url, config.model, config.timeout_s,
+    cache_id = ("vlm", cache.location, config.provider, config.base_url, config.model, config.timeout_s,
                 config.max_tokens, config.concurrency, key_digest(key))
 
     def build() -> CachedChatModel:
         inner = OpenAIChatModel(config.base_url, config.model, key, timeout_s=config.timeout_s,
                                 concurrency=config.concurrency, temperature=0.0, max_tokens=config.max_tokens)
-        return CachedChatModel(inner, db)
+        return CachedChatModel(inner, cache)
 
     return resources.get(cache_id, build)

@@ -15,7 +15,6 @@ from core.pipeline.graph.build import remove_document
 from core.pipeline.parsing.importer import copy_import_folder
 from core.pipeline.parsing.text_documents import TEXT_SUFFIXES, stored_source_name, text_format
 from core.schema.records import DocStatus, Document, GraphStatus
-from core.store.sqlite_media import DescriptionStore
 from core.text.filenames import safe_filename
 
 IMPORT_DIRNAME = "import"  # a MinerU output made elsewhere, kept as uploaded, parsed by the import backend
@@ -191,7 +190,7 @@ def purge_document(lib: Library, doc_id: str) -> None:
     remove_document(lib, doc_id)
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
-    DescriptionStore(lib.db).delete_doc(doc_id)
+    lib.descriptions.delete_doc(doc_id)
     lib.metadata.delete_doc(doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)
     if doc_dir.exists():

@@ -32,7 +32,6 @@ from core.pipeline.ingest import ORPHAN_AGE_S
 from core.pipeline.status import worker_alive
 from core.schema.graph import PAPER_PREFIX, RELATED
 from core.schema.metadata import ENTRY_PREFIX
-from core.store.sqlite_media import DescriptionStore
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ def footprint(lib: Library, doc_ids: Iterable[str]) -> Counter:
     for kind, per_doc in (("chunks", lib.chunks.doc_counts()), ("windows", lib.windows.doc_counts()),
                           ("entity_vectors", lib.entity_vectors.doc_counts()),
                           ("relation_vectors", lib.relation_vectors.doc_counts()),
-                          ("descriptions", DescriptionStore(lib.db).doc_counts()),
+                          ("descriptions", lib.descriptions.doc_counts()),
                           ("metadata", lib.metadata.doc_counts())):
         counts[kind] = sum(per_doc.get(i, 0) for i in ids)
     counts.update(lib.graph_sources.doc_row_counts(ids))
@@ -76,7 +75,7 @@ def _stray_vectors(lib: Library) -> dict[str, list[str]]:
 def unknown_doc_ids(lib: Library) -> set[str]:
     """Document ids that some store holds something of, and the documents table does not know."""
     seen = set(lib.chunks.doc_counts()) | lib.windows.doc_ids() | lib.graph_sources.doc_ids()
-    seen |= set(DescriptionStore(lib.db).doc_counts())
+    seen |= set(lib.descriptions.doc_counts())
     seen |= {d for d in lib.metadata.doc_counts() if not d.startswith(ENTRY_PREFIX)}  # bib: entries have no document
     for store in (lib.entity_vectors, lib.relation_vectors):
         seen |= set(store.doc_counts())
@@ -167,4 +166,4 @@ def _sweep(lib: Library, paths: list[Path], min_age_s: float) -> int:
 
 
 def _ingest_running(lib: Library) -> bool:
-    return any(worker and worker_alive(worker) for worker in lib.documents.in_progress_workers().values())
+    return any(worker and worker_alive(worker) for worker in lib.queue.in_progress_workers().values())

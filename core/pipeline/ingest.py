@@ -36,7 +36,6 @@ from core.pipeline.ingest_writer import PARSE_PREFIX, Writer, make_task
 from core.pipeline.status import ProgressFn, StageReporter, worker_alive
 from core.schema.media import OFFLINE
 from core.schema.records import ContentItem, DocStatus, Document
-from core.store.sqlite_media import DescriptionStore
 
 # Leftovers younger than this may belong to an upload another process is writing right now.
 ORPHAN_AGE_S = 60.0
@@ -98,7 +97,7 @@ def reindex_items(lib: Library, doc: Document, items: list[ContentItem], report:
     task = make_task(lib, doc, 0, lib.workspace.staging_dir, ships_files=False)
     pdf = lib.workspace.source_pdf(doc.id)
     offline, chunked, vectors, _ = index_items(task, items, pdf, report)
-    DescriptionStore(lib.db).replace_source(doc.id, OFFLINE, offline)
+    lib.descriptions.replace_source(doc.id, OFFLINE, offline)
     lib.chunks.put_doc_chunks(doc.id, chunked.chunks)
     lib.windows.delete_doc(doc.id)
     lib.windows.upsert([w.id for w in chunked.windows], vectors, [w.text for w in chunked.windows],
@@ -115,7 +114,7 @@ def recover(lib: Library) -> list[str]:
     app's start, and `core ingest` after an interrupted run)."""
     requeued = []
     live_workers = False
-    for doc_id, worker in lib.documents.in_progress_workers().items():
+    for doc_id, worker in lib.queue.in_progress_workers().items():
         if worker and worker_alive(worker):
             live_workers = True
             continue

@@ -33,7 +33,6 @@ from core.pipeline.parsing.text_documents import text_format
 from core.pipeline.status import StageReporter
 from core.schema.media import OFFLINE
 from core.schema.records import ContentItem, DocStatus, Document, GraphStatus
-from core.store.sqlite_media import DescriptionStore
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +91,12 @@ def say(lib: Library, jobs: list[Job], detail: str, fraction: float, force: bool
         if job.report.on_progress:
             job.report.on_progress(job.doc.id, detail, fraction)
     if jobs:
-        lib.documents.report_stages([job.doc.id for job in jobs], detail, fraction)
+        lib.stages.report_stages([job.doc.id for job in jobs], detail, fraction)
 
 
 def held_ids(lib: Library) -> set[str]:
     """The documents still some writer's to commit: not deleted, not re-queued (one query for a whole batch)."""
-    return set(lib.documents.in_progress_workers())
+    return set(lib.queue.in_progress_workers())
 
 
 def count(n: int, noun: str) -> str:
@@ -228,7 +227,7 @@ def _write_folder(lib: Library, job: Job, result: ComputeResult) -> None:
         shutil.rmtree(old, ignore_errors=True)
     if ws.pages_dir(doc_id).exists():
         shutil.rmtree(ws.pages_dir(doc_id), ignore_errors=True)  # page images of an older parse are stale
-    DescriptionStore(lib.db).replace_source(doc_id, OFFLINE, result.offline)
+    lib.descriptions.replace_source(doc_id, OFFLINE, result.offline)
 
 
 def _write_chunks(lib: Library, pairs: list[tuple[Job, ComputeResult]], drop: Drop

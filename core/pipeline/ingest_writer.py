@@ -31,7 +31,6 @@ from core.pipeline.parsing.budget import child_memory_bytes
 from core.pipeline.status import ProgressFn, StageReporter, worker_id
 from core.schema.media import VLM
 from core.schema.records import DocStatus, Document
-from core.store.sqlite_media import DescriptionStore
 
 __all__ = ["PARSE_PREFIX", "SHORT_TEXTS_PER_SLOT", "SHORT_TEXTS_PER_TASK", "Writer", "make_task"]
 
@@ -66,7 +65,7 @@ def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files
     """workers: how many documents the backend computes at once, who share the parse memory budget."""
     kind = IMPORT if is_import(lib, doc.id) else PDF
     settings = lib.settings
-    vlm = {index: rows[VLM] for index, rows in DescriptionStore(lib.db).by_doc(doc.id).items() if VLM in rows}
+    vlm = {index: rows[VLM] for index, rows in lib.descriptions.by_doc(doc.id).items() if VLM in rows}
     override = parse_memory_override(lib, doc.id)
     task = ComputeTask(doc_id=doc.id, kind=kind, parsing=settings.parsing, chunking=settings.chunking,
                        embedding=settings.embedding, mineru_home=str(lib.workspace.mineru_home), vlm=vlm,
@@ -134,7 +133,7 @@ class Writer:
             return
         short: list[Job] = []
         while not stopping and self._slots() < self.backend.workers:
-            doc = self.lib.documents.claim_next(self.me)
+            doc = self.lib.queue.claim_next(self.me)
             if doc is None:
                 break
             job = Job(doc, StageReporter(self.lib, doc.id, self.on_progress), self._work_dir(doc.id))
@@ -213,7 +212,7 @@ class Writer:
 
     def _release_deleted(self) -> None:
         # One query for every job in flight (dozens of short documents), each time a result comes back.
-        held = self.lib.documents.in_progress_workers() if self.jobs else {}
+        held = self.lib.queue.in_progress_workers() if self.jobs else {}
         for job in self.jobs.values():
             if not job.released and job.doc.id not in held:
                 job.released = True

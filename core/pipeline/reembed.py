@@ -19,7 +19,7 @@ def reembed_workspace(lib: Library, progress: Callable[[str, int, int], None] | 
     """Vectors rewritten per collection. Nothing else may write vectors meanwhile (run it with the app stopped)."""
     config = lib.settings.embedding
     embedder = get_embedder(config.model, config.variant)  # not lib.embedder(): that refuses the switch
-    record_space(lib.db, REEMBEDDING + embedder.space)
+    record_space(lib.vector_space_record, REEMBEDDING + embedder.space)
     counts = {}
     for name, store in (("windows", lib.windows), ("entities", lib.entity_vectors),
                         ("relations", lib.relation_vectors)):
@@ -32,7 +32,7 @@ def reembed_workspace(lib: Library, progress: Callable[[str, int, int], None] | 
             if progress:
                 progress(name, min(start + BATCH, len(ids)), len(ids))
         counts[name] = len(ids)
-    record_space(lib.db, embedder.space)
+    record_space(lib.vector_space_record, embedder.space)
     # The community reports' stored vectors are in the old space, so they go unused. Embed them now, not at the
     # first community question (which would embed them too: ~40 CPU-s at 100k chunks).
     reports = lib.graph_sources.community_reports()

@@ -82,7 +82,7 @@ class StageReporter(ProgressTicker):
 
     def __init__(self, lib: Library, doc_id: str, on_progress: ProgressFn | None, graph: bool = False):
         self.lib, self.doc_id, self.on_progress = lib, doc_id, on_progress
-        self._write = lib.documents.report_graph_stage if graph else lib.documents.report_stage
+        self._write = lib.stages.report_graph_stage if graph else lib.stages.report_stage
         self._last = 0.0
         self.detail, self.fraction = "", 0.0
 

@@ -6,7 +6,6 @@ compound ("tableformerlarge"), and whether a table row is a row of something the
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections import Counter
 
 from core.query import answer_types as T
@@ -33,14 +32,10 @@ def distinctive(question: str, lib) -> list[str]:
     if not named or lib is None:
         return named
     parts = {p for w in named for p in re.findall(r"[^\W_]+", w.lower())}
-    marks = ",".join("?" * len(parts))
-    try:
-        with lib.fulltext.db.connect() as conn:
-            df = dict(conn.execute(f"SELECT term, doc FROM chunks_fts_vocab WHERE term IN ({marks})",
-                                   sorted(parts)).fetchall())
-            total = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
-    except sqlite3.OperationalError:  # no full-text index yet: every named word counts
+    frequencies = lib.fulltext.document_frequencies(sorted(parts))
+    if frequencies is None:  # no full-text index yet: every named word counts
         return named
+    df, total = frequencies
     return [w for w in named if min(df.get(p, 0) for p in re.findall(r"[^\W_]+", w.lower()) or [""]) <=
             RARE_SHARE * total]
 

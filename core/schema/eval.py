@@ -1,6 +1,7 @@
 """Records of evaluation: the questions asked, each mode's scores per question, and a run that holds them."""
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -67,3 +68,45 @@ class QuestionResult:
     def from_dict(cls, row: dict[str, Any]) -> QuestionResult:
         scores = {name: Score(**s) for name, s in (row.get("scores") or {}).items()}
         return cls(**{**row, "scores": scores})
+
+
+STALE_AFTER_S = 300.0  # a "running" run that has not written for this long was cut short (crash, restart)
+
+
+@dataclass
+class QuestionSet:
+    id: str
+    name: str
+    source: str
+    created_at: float
+    questions: list[EvalQuestion]
+
+
+@dataclass
+class RunRecord:
+    id: str
+    set_id: str
+    set_name: str
+    label: str
+    created_at: float
+    updated_at: float
+    status: str
+    modes: list[str]
+    options: dict[str, Any]
+    done: int
+    total: int
+    message: str = ""
+    cancel_requested: bool = False
+
+    @property
+    def interrupted(self) -> bool:
+        """Running on paper, but nothing has moved for a while: the process that ran it is gone."""
+        return self.status == RUNNING and time.time() - self.updated_at > STALE_AFTER_S
+
+    @property
+    def shown_status(self) -> str:
+        return "interrupted" if self.interrupted else self.status
+
+
+def run_to_dict(run: RunRecord) -> dict[str, Any]:
+    return {**asdict(run), "status": run.shown_status}

@@ -1,6 +1,7 @@
 """Records of the entity graph: what an extractor returns per chunk, and the merged nodes and edges."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -11,6 +12,15 @@ from core.schema.records import Chunk
 RELATED = "RELATED"  # entity — entity, undirected (source < target)
 MENTIONED_IN = "MENTIONED_IN"  # entity → paper node
 PAPER_PREFIX = "paper:"  # paper node keys; entity keys never contain ':' (normalisation strips it)
+
+
+def paper_key(doc_id: str) -> str:
+    return PAPER_PREFIX + doc_id
+
+
+def text_sha(text: str) -> str:
+    """The hash an extraction is kept under with its chunk's text: a chunk whose text changed is extracted again."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 class EntityType(StrEnum):

@@ -43,7 +43,7 @@ def get_paper(lib: Library, paper_id: str) -> PaperInfo:
     """The paper's record, with the stage it is at while it is being processed (what a client polls)."""
     doc = find_paper(lib, paper_id)
     info = _info(doc, _years(lib, [doc.id]).get(doc.id))
-    stage = lib.documents.progress().get(doc.id) or lib.documents.graph_progress().get(doc.id)
+    stage = lib.stages.progress().get(doc.id) or lib.stages.graph_progress().get(doc.id)
     if stage:
         info.stage, info.fraction = stage[0], round(float(stage[1]), 3)
     return info

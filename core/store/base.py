@@ -6,24 +6,22 @@ VectorFilter, not Chroma's `where` dialect, and a store that cannot be reached r
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from core.schema.graph import (
-    ChunkExtraction,
-    EntitySource,
-    GraphEdge,
-    GraphNode,
-    PaperRecord,
-    Reference,
-    RelationSource,
-)
+from core.schema.eval import EvalQuestion, QuestionResult, QuestionSet, RunRecord
+from core.schema.media import Description
 from core.schema.metadata import PaperMetadata
-from core.schema.overrides import Override
 from core.schema.records import Chunk, DocStatus, Document, GraphStatus
+
+# The graph's contracts live beside this file, to keep each under 400 lines; callers import them from here.
+from core.store.base_graph import CommunityState as CommunityState
+from core.store.base_graph import GraphSources as GraphSources
+from core.store.base_graph import GraphStore as GraphStore
+from core.store.base_graph import VectorRow as VectorRow
 
 
 class StoreUnavailable(RuntimeError):
@@ -112,10 +110,11 @@ class ChunkStore(Protocol):
         """doc id → its number of chunks, for every document that has any."""
 
 
-class DocumentStore(Protocol):
+class DocumentRecords(Protocol):
     """The registry of documents and their two status machines (DocStatus, GraphStatus in core.schema.records).
     Status writes are checked against the machines' transitions and raise IllegalTransition otherwise; callers
-    name what they change (a status, a live stage), never a column."""
+    name what they change (a status, a title), never a column. The work queue and the live progress are
+    the same registry seen by workers (WorkQueue) and by the pages (StageProgress)."""
 
     def get(self, doc_id: str) -> Document | None: ...
 
@@ -134,12 +133,6 @@ class DocumentStore(Protocol):
         """Display title of every searchable paper by id, oldest first: a question's scope, without reading whole
         rows (45 ms per question at 1,000 papers for `ready_papers`)."""
 
-    def progress(self) -> dict[str, tuple[str, float]]:
-        """Stage detail and fraction done of every document in progress."""
-
-    def in_progress_workers(self) -> dict[str, str]:
-        """Worker id of every document being parsed or indexed, for crash recovery."""
-
     def insert(self, doc: Document) -> bool:
         """False when a document with that id is already registered."""
 
@@ -153,6 +146,36 @@ class DocumentStore(Protocol):
         """Move the graph stage to `status`; with `expect`, only if it is still in that state. False when
         nothing was written."""
 
+    def set_title(self, doc_id: str, title: str) -> None:
+        """The display title, whatever the statuses (the paper's metadata changed: a refresh or a correction)."""
+
+    def delete(self, doc_id: str) -> None: ...
+
+
+class WorkQueue(Protocol):
+    """Where ingest and graph workers take documents from, and who holds each, for crash recovery."""
+
+    def claim_next(self, worker: str) -> Document | None:
+        """Atomically move the oldest queued document to parsing for this worker."""
+
+    def claim_graph_next(self, worker: str) -> Document | None:
+        """Atomically take the oldest ready document whose graph stage is pending."""
+
+    def in_progress_workers(self) -> dict[str, str]:
+        """Worker id of every document being parsed or indexed, for crash recovery."""
+
+    def graph_workers(self) -> dict[str, str]:
+        """Worker id of every document whose graph is being extracted, for crash recovery."""
+
+
+class StageProgress(Protocol):
+    """The live detail and fraction done of each document's ingest and graph stage."""
+
+    def progress(self) -> dict[str, tuple[str, float]]:
+        """Stage detail and fraction done of every document in progress."""
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]: ...
+
     def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the ingest."""
 
@@ -161,165 +184,6 @@ class DocumentStore(Protocol):
 
     def report_graph_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """Live detail and fraction done of the graph stage."""
-
-    def claim_next(self, worker: str) -> Document | None:
-        """Atomically move the oldest queued document to parsing for this worker."""
-
-    def delete(self, doc_id: str) -> None: ...
-
-    def set_title(self, doc_id: str, title: str) -> None:
-        """The display title, whatever the statuses (the paper's metadata changed: a refresh or a correction)."""
-
-    def claim_graph_next(self, worker: str) -> Document | None:
-        """Atomically take the oldest ready document whose graph stage is pending."""
-
-    def graph_progress(self) -> dict[str, tuple[str, float]]: ...
-
-    def graph_workers(self) -> dict[str, str]:
-        """Worker id of every document whose graph is being extracted, for crash recovery."""
-
-
-class GraphStore(Protocol):
-    """The merged entity graph (LightRAG's BaseGraphStorage). Edges are keyed by (source, target): RELATED edges
-    are undirected with source < target, MENTIONED_IN edges go from an entity to a paper node."""
-
-    def get_node(self, key: str) -> GraphNode | None: ...
-
-    def get_nodes(self, keys: Iterable[str]) -> dict[str, GraphNode]: ...
-
-    def get_edge(self, source: str, target: str) -> GraphEdge | None: ...
-
-    def get_edges(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], GraphEdge]: ...
-
-    def node_edges(self, key: str) -> list[GraphEdge]: ...
-
-    def edges_of(self, keys: Iterable[str]) -> list[GraphEdge]:
-        """Every edge touching any of the keys, each once."""
-
-    def degrees(self, keys: Iterable[str]) -> dict[str, int]: ...
-
-    def apply(self, upsert_nodes: Sequence[GraphNode] = (), upsert_edges: Sequence[GraphEdge] = (),
-              delete_nodes: Sequence[str] = (), delete_edges: Sequence[tuple[str, str]] = ()) -> None:
-        """One atomic batch: either all of it is visible afterwards or none of it. Deleting a node deletes
-        its edges."""
-
-    def set_communities(self, assignment: dict[str, int | None], keep_others: bool = False) -> None:
-        """Nodes' communities; the nodes it does not name lose theirs, unless `keep_others` (an incremental
-        refresh names only the nodes of the communities it recomputed)."""
-
-    def counts(self) -> tuple[int, int]:
-        """Nodes and edges."""
-
-    def has_nodes(self) -> bool:
-        """Whether the graph has any node: checked at every question by the graph modes, so never a count."""
-
-    def version(self) -> str:
-        """A token that changes whenever the graph does (apply, set_communities, clear), cheap to read: caches of
-        the whole graph (core.query.mention_index) check it at every question. SQLite counts its writes; Neo4j
-        gives its counts for now, so there an edit that keeps both counts goes unseen until the graph sources'
-        version moves (as every rebuild from them does)."""
-
-    def all_nodes(self) -> Iterator[GraphNode]: ...
-
-    def all_edges(self) -> Iterator[GraphEdge]: ...
-
-    def edge_outline(self) -> Iterator[tuple[str, str, str, float]]:
-        """(source, target, relation, weight) of every edge: what a whole-graph view needs, without the
-        descriptions and provenance lists that make `all_edges` several times slower."""
-
-    def clear(self) -> None: ...
-
-
-class GraphSources(Protocol):
-    """The provenance the merged graph is rebuilt from (core.pipeline.graph.merge): raw per-chunk extractions,
-    per-chunk contributions to entities and relations, aliases from merges, the dirty set, paper records,
-    bibliography entries, community reports and manual overrides. A change and the marking of what it touched
-    commit together, so rebuilding the dirty set after a crash is enough."""
-
-    # --- raw extractions, kept so the graph can be rebuilt without extracting again
-    def extracted(self, doc_id: str, extractor: str) -> dict[str, str]:
-        """chunk id → text hash of the chunks this extractor already did for the document."""
-
-    def put_extraction(self, doc_id: str, ord_: int, sha: str, extraction: ChunkExtraction) -> None: ...
-
-    def extractions(self, doc_id: str) -> list[tuple[int, ChunkExtraction]]: ...
-
-    def forget_extractions(self, doc_id: str, keep_chunk_ids: Iterable[str] = ()) -> None: ...
-
-    def clear(self, keep_extractions: bool = True) -> None:
-        """Forget every contribution, alias, paper record and report (the graph is rebuilt from extractions)."""
-
-    # --- contributions and the dirty set
-    def replace_doc(self, doc_id: str, entities: Sequence[EntitySource], relations: Sequence[RelationSource],
-                    paper: PaperRecord | None, references: Sequence[Reference] = (),
-                    phrases: Sequence[tuple[str, str]] = ()) -> None:
-        """Swap a document's contributions (None/empty: remove them) and mark everything touched, atomically;
-        `phrases` are its (chunk id, phrase key) pairs, for retrieval only (core/store/sqlite_phrases.py)."""
-
-    def dirty(self) -> tuple[list[str], list[tuple[str, str]]]:
-        """Node keys and edge pairs whose merged form must be rebuilt."""
-
-    def clear_dirty(self, nodes: Sequence[str], edges: Sequence[tuple[str, str]], upto: int | None = None) -> None:
-        """Unmark; with `upto` (the `meta("version")` read before the sources were), only marks made up to it."""
-
-    def mark_dirty(self, nodes: Iterable[str] = (), edges: Iterable[tuple[str, str]] = ()) -> None: ...
-
-    # --- what each document left, for deletes and the garbage collector
-    def doc_ids(self) -> set[str]:
-        """Every document with an extraction, a contribution, a paper record or a bibliography entry."""
-
-    def doc_row_counts(self, doc_ids: Iterable[str]) -> dict[str, int]:
-        """Rows of these documents per kind: extractions, entity_sources, relation_sources, papers, references,
-        phrases."""
-
-    def entity_sources(self, keys: Iterable[str]) -> dict[str, list[EntitySource]]: ...
-
-    def chunk_phrases(self) -> dict[str, list[str]]:
-        """chunk id → every candidate phrase key its text mentions (terms or not): the retrieval walks' phrase
-        layer, never shown. Empty for chunks of the LLM extractor and for graphs built before phrases existed."""
-
-    def relation_sources(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[RelationSource]]: ...
-
-    def has_sources(self, key: str) -> bool: ...
-
-    def relation_pairs_of(self, key: str) -> list[tuple[str, str]]:
-        """Every relation pair with a contribution touching `key` (whether or not its edge is in the graph)."""
-
-    def docs_of(self, key: str) -> list[str]: ...
-
-    def mentions(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
-        """(entity key, doc id) → the chunk ids of that document where the entity occurs."""
-
-    # --- aliases from merges
-    def aliases(self) -> dict[str, str]: ...
-
-    def merge_keys(self, keys: Sequence[str], canonical: str) -> None:
-        """Re-key every contribution of `keys` to `canonical` and remember the aliases."""
-
-    # --- papers, references, community reports, metadata
-    def papers(self, doc_ids: Iterable[str] | None = None) -> dict[str, PaperRecord]:
-        """The graph's record of each paper (all, or those of `doc_ids`: a merge reads only the papers it
-        touches, not the whole collection)."""
-
-    def references(self, doc_id: str) -> list[Reference]: ...
-
-    def put_community_reports(self, reports: Sequence[dict], version: str) -> None: ...
-
-    def has_community_reports(self) -> bool: ...
-
-    def community_reports(self) -> list[dict]: ...
-
-    def meta(self, key: str, default: str = "") -> str: ...
-
-    # --- manual edits
-    def put_override(self, override: Override, nodes: Iterable[str] = (),
-                     edges: Iterable[tuple[str, str]] = (), alias: tuple[str, str] | None = None) -> None:
-        """Record an edit and mark what it changes dirty (and an alias a rename brings), in one transaction."""
-
-    def remove_override(self, kind: str, a: str, b: str, field: str, nodes: Iterable[str] = (),
-                        edges: Iterable[tuple[str, str]] = ()) -> bool: ...
-
-    def overrides(self) -> list[Override]: ...
 
 
 class MetadataStore(Protocol):
@@ -362,6 +226,10 @@ class LLMCacheStore(Protocol):
     """LLM replies by request key, and a log of every call. Only replies are stored, never an error (a failure
     must be retried) and never a key to an endpoint."""
 
+    @property
+    def location(self) -> str:
+        """Where the replies live (the workspace's file): models are shared per location (core.models.registry)."""
+
     def get(self, key: str) -> dict[str, Any] | None:
         """{"text", "prompt_tokens", "completion_tokens"} of the cached reply, or None."""
 
@@ -378,3 +246,114 @@ class LLMCacheStore(Protocol):
     def usage_by_purpose(self) -> list[dict[str, Any]]:
         """Per purpose (sorted): calls (made, not cached), cache_hits, errors, and the prompt_tokens,
         completion_tokens and latency_s of the calls made."""
+
+
+class FullTextStore(Protocol):
+    """BM25 over chunk text (SQLite FTS5), kept in step with the chunks by the store itself."""
+
+    def search(self, text: str, top_k: int, doc_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score, higher is better) of the best chunks, among `doc_ids` when given."""
+
+    def scores(self, text: str, chunk_ids: Sequence[str]) -> dict[str, float]:
+        """BM25 scores of the given chunks (with the whole collection's statistics); absent = no term matched."""
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int] | None:
+        """(term → chunks containing it, for the terms in the index; number of chunks, at least 1), or None while
+        there is no index yet. Reads the index as it is: never creates it."""
+
+    def stale_rows(self) -> int:
+        """Index entries whose chunk is gone."""
+
+    def rebuild(self) -> None: ...
+
+
+class DescriptionStore(Protocol):
+    """Descriptions of a paper's figures, tables and equations, per item and per source (offline, vlm); rows carry
+    the item's fingerprint, and callers ignore one whose item changed (core.pipeline.media)."""
+
+    def put(self, descriptions: Iterable[Description]) -> None: ...
+
+    def replace_source(self, doc_id: str, source: str, descriptions: Iterable[Description]) -> None:
+        """The paper's descriptions from one source, replaced as a whole (items of an older parse go)."""
+
+    def by_doc(self, doc_id: str) -> dict[int, dict[str, Description]]:
+        """item index → source → description (whatever its fingerprint: callers compare)."""
+
+    def get(self, doc_id: str, item_index: int, source: str) -> Description | None: ...
+
+    def delete_doc(self, doc_id: str) -> None: ...
+
+    def doc_counts(self) -> dict[str, int]:
+        """doc id → description rows (every source), for every document that has any."""
+
+    def counts(self) -> dict[str, int]:
+        """source → descriptions with text."""
+
+
+class EvalStore(Protocol):
+    """Question sets, runs and per-question results. A run's results are written one question at a time, so a run
+    cut short keeps what it finished and can be resumed; cancelling works across processes (app and CLI)."""
+
+    def save_set(self, name: str, questions: list[EvalQuestion], source: str = "") -> QuestionSet:
+        """The same name with the same questions again is the set already saved."""
+
+    def update_set(self, set_id: str, questions: list[EvalQuestion], name: str | None = None) -> None: ...
+
+    def sets(self) -> list[QuestionSet]: ...
+
+    def get_set(self, set_id: str) -> QuestionSet | None: ...
+
+    def delete_set(self, set_id: str) -> None:
+        """The set goes; its runs stay, since their results carry the questions they asked."""
+
+    def create_run(self, qset: QuestionSet, modes: list[str], options: dict[str, Any], total: int,
+                   label: str = "") -> RunRecord: ...
+
+    def save_result(self, run_id: str, result: QuestionResult, done: int) -> None:
+        """One question's result and the run's progress, together."""
+
+    def set_status(self, run_id: str, status: str, message: str = "") -> None: ...
+
+    def touch(self, run_id: str, message: str = "") -> None: ...
+
+    def request_cancel(self, run_id: str) -> None: ...
+
+    def cancel_requested(self, run_id: str) -> bool: ...
+
+    def rename_run(self, run_id: str, label: str) -> None: ...
+
+    def runs(self, set_id: str | None = None) -> list[RunRecord]: ...
+
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    def delete_run(self, run_id: str) -> None: ...
+
+    def results(self, run_id: str) -> list[QuestionResult]: ...
+
+    def done_pairs(self, run_id: str) -> set[tuple[str, str]]:
+        """(question id, mode) of every result the run has."""
+
+    def save_pairwise(self, run_id: str, mode_a: str, mode_b: str, payload: dict[str, Any]) -> None: ...
+
+    def pairwise(self, run_id: str) -> list[dict[str, Any]]: ...
+
+
+class ScoreCache(Protocol):
+    """RAGAS scores already computed, by key (core.eval.ragas_scores.score_key); only real values are kept."""
+
+    def get_many(self, keys: list[str]) -> dict[str, float]: ...
+
+    def put(self, key: str, metric: str, value: float) -> None: ...
+
+
+class VectorSpaceRecord(Protocol):
+    """Which vector space ("<model>|<variant>") the workspace's vectors are in (core.models.embedding_space)."""
+
+    @property
+    def location(self) -> str:
+        """Where the record lives (the workspace's file): a process remembers one agreeing check per location."""
+
+    def recorded(self) -> str | None:
+        """None before anything was recorded."""
+
+    def record(self, space: str) -> None: ...

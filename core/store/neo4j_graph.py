@@ -16,40 +16,16 @@ deletions and node upserts are applied makes `apply()` raise ValueError and leav
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from core.schema.graph import PAPER_PREFIX, GraphEdge, GraphNode
+from core.schema.graph import GraphEdge, GraphNode
 from core.settings.config import GraphConfig
 from core.store.base import StoreUnavailable
+from core.store.property_graph import LABELS, edge_props, label_of, node_props, relation_type
 
-ENTITY, PAPER = "Entity", "Paper"
-LABELS = (ENTITY, PAPER)
-_RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _CLEAR_BATCH = 10_000  # nodes detached and deleted per transaction, so clearing a large graph never runs out of memory
-
-
-def label_of(key: str) -> str:
-    return PAPER if key.startswith(PAPER_PREFIX) else ENTITY
-
-
-def _relation_type(relation: str) -> str:
-    if not _RELATION_TYPE.match(relation):
-        raise ValueError(f"relation {relation!r} is not a plain upper-case name (RELATED, MENTIONED_IN...)")
-    return relation
-
-
-def _node_props(node: GraphNode) -> dict[str, Any]:
-    return {"key": node.key, "name": node.name, "type": node.type, "description": node.description,
-            "source_chunks": list(node.source_chunks), "doc_ids": list(node.doc_ids),
-            "extractors": list(node.extractors), "community": node.community, "year": node.year}
-
-
-def _edge_props(edge: GraphEdge) -> dict[str, Any]:
-    return {"keywords": edge.keywords, "description": edge.description, "weight": float(edge.weight),
-            "source_chunks": list(edge.source_chunks), "doc_ids": list(edge.doc_ids), "year": edge.year}
 
 
 def _node(props: dict[str, Any]) -> GraphNode:
@@ -226,15 +202,15 @@ class Neo4jGraphStore:
               delete_nodes: Sequence[str] = (), delete_edges: Sequence[tuple[str, str]] = ()) -> None:
         """One transaction, in the SQLite store's order: edge deletions, node deletions (with their edges), node
         upserts, then edge upserts, which fail the whole batch with ValueError if an endpoint is missing."""
-        types = {e.pair: _relation_type(e.relation) for e in upsert_edges}  # checked before anything is written
+        types = {e.pair: relation_type(e.relation) for e in upsert_edges}  # checked before anything is written
         nodes_by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for node in {n.key: n for n in upsert_nodes}.values():  # the last upsert of a key wins, as in SQLite
-            nodes_by_label[label_of(node.key)].append(_node_props(node))
+            nodes_by_label[label_of(node.key)].append(node_props(node))
         edges = {e.pair: e for e in upsert_edges}
         edges_by_shape: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
         for pair, edge in edges.items():
             shape = (label_of(edge.source), label_of(edge.target), types[pair])
-            edges_by_shape[shape].append({"source": edge.source, "target": edge.target, "props": _edge_props(edge)})
+            edges_by_shape[shape].append({"source": edge.source, "target": edge.target, "props": edge_props(edge)})
 
         def write(tx) -> None:
             for (source_label, target_label), batch in _pairs_by_labels(delete_edges).items():

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 import numpy as np
 
+from core.store.base import VectorRow
 from core.store.sqlite_db import Database
 
 SCHEMA = """
@@ -49,13 +49,6 @@ END;
 """
 STATE_KEY = "communities_state"
 _BATCH = 500
-
-
-class VectorRow(NamedTuple):
-    community: int
-    ord: int
-    sha: str
-    vector: np.ndarray
 
 
 class SQLiteCommunityState:

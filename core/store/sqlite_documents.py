@@ -1,5 +1,6 @@
-"""The document registry and its two status machines, in SQLite: the ingest (DocStatus) and, once a paper is
-ready, its graph stage (GraphStatus). Every status write is checked against the machine's transitions."""
+"""The document registry in SQLite, one table seen three ways: the records and their two status machines (the
+ingest, DocStatus, and once a paper is ready its graph stage, GraphStatus; every status write is checked against
+the machine's transitions), the work queue workers claim documents from, and the live progress of each stage."""
 from __future__ import annotations
 
 import json
@@ -27,6 +28,12 @@ def _row_to_document(row) -> Document:
         warnings=json.loads(row["warnings"]), graph_status=GraphStatus(row["graph_status"]),
         graph_message=row["graph_message"],
     )
+
+
+def _get(db: Database, doc_id: str) -> Document | None:
+    with db.connect() as conn:
+        row = conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
+    return _row_to_document(row) if row else None
 
 
 def _plain(fields: dict[str, Any]) -> dict[str, Any]:
@@ -58,18 +65,14 @@ CREATE INDEX IF NOT EXISTS documents_by_graph_status ON documents(graph_status, 
 """
 
 
-class SQLiteDocumentStore:
+class SQLiteDocumentRecords:
     def __init__(self, db: Database):
         self.db = db
         with db.connect() as conn:
             conn.executescript(_INDEXES)
 
-    # ------------------------------------------------------------------------------------------ reads
-
     def get(self, doc_id: str) -> Document | None:
-        with self.db.connect() as conn:
-            row = conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
-        return _row_to_document(row) if row else None
+        return _get(self.db, doc_id)
 
     def list(self) -> list[Document]:
         with self.db.connect() as conn:
@@ -98,33 +101,6 @@ class SQLiteDocumentStore:
             rows = conn.execute("SELECT id, title, filename FROM documents WHERE status = ? ORDER BY created_at, id",
                                 (DocStatus.READY.value,)).fetchall()
         return {r["id"]: r["title"] or r["filename"] for r in rows}
-
-    def progress(self) -> dict[str, tuple[str, float]]:
-        """Live stage detail and fraction done of every document in progress, for the Library page."""
-        with self.db.connect() as conn:
-            rows = conn.execute(f"SELECT id, stage_detail, progress FROM documents WHERE status IN "
-                                f"({', '.join('?' * len(_IN_PROGRESS))})", _IN_PROGRESS).fetchall()
-        return {r["id"]: (r["stage_detail"], r["progress"]) for r in rows}
-
-    def graph_progress(self) -> dict[str, tuple[str, float]]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, graph_detail, graph_progress FROM documents WHERE status = ? AND "
-                                "graph_status IN (?, ?)", (DocStatus.READY.value, *_GRAPH_IN_PROGRESS)).fetchall()
-        return {r["id"]: (r["graph_detail"], r["graph_progress"]) for r in rows}
-
-    def in_progress_workers(self) -> dict[str, str]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, worker FROM documents WHERE status IN (?, ?)",
-                                (DocStatus.PARSING.value, DocStatus.INDEXING.value))
-            return {r["id"]: r["worker"] for r in rows}
-
-    def graph_workers(self) -> dict[str, str]:
-        with self.db.connect() as conn:
-            rows = conn.execute("SELECT id, graph_worker FROM documents WHERE graph_status = ?",
-                                (GraphStatus.EXTRACTING.value,))
-            return {r["id"]: r["graph_worker"] for r in rows}
-
-    # ------------------------------------------------------------------------------------------ writes
 
     def insert(self, doc: Document) -> bool:
         now = time.time()
@@ -169,6 +145,78 @@ class SQLiteDocumentStore:
             _write(conn, doc_id, values)
         return True
 
+    def set_title(self, doc_id: str, title: str) -> None:
+        with self.db.connect() as conn:
+            conn.execute("UPDATE documents SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), doc_id))
+
+    def delete(self, doc_id: str) -> None:
+        with self.db.connect() as conn:
+            conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+class SQLiteWorkQueue:
+    """Workers take documents from here, one at a time: BEGIN IMMEDIATE serialises claims across processes."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def claim_next(self, worker: str) -> Document | None:
+        # BEGIN IMMEDIATE serialises claims across processes: two workers never take the same document.
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id LIMIT 1",
+                               (DocStatus.QUEUED.value,)).fetchone()
+            if row is None:
+                return None
+            conn.execute("UPDATE documents SET status = ?, worker = ?, message = '', stage_detail = '',"
+                         " progress = 0, updated_at = ? WHERE id = ?",
+                         (DocStatus.PARSING.value, worker, time.time(), row["id"]))
+        return _get(self.db, row["id"])
+
+    def claim_graph_next(self, worker: str) -> Document | None:
+        """Atomically take the oldest ready document whose graph is pending."""
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT id FROM documents WHERE status = ? AND graph_status = ? "
+                               "ORDER BY created_at, id LIMIT 1",
+                               (DocStatus.READY.value, GraphStatus.PENDING.value)).fetchone()
+            if row is None:
+                return None
+            conn.execute("UPDATE documents SET graph_status = ?, graph_worker = ?, graph_detail = '', "
+                         "graph_progress = 0, updated_at = ? WHERE id = ?",
+                         (GraphStatus.EXTRACTING.value, worker, time.time(), row["id"]))
+        return _get(self.db, row["id"])
+
+    def in_progress_workers(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, worker FROM documents WHERE status IN (?, ?)",
+                                (DocStatus.PARSING.value, DocStatus.INDEXING.value))
+            return {r["id"]: r["worker"] for r in rows}
+
+    def graph_workers(self) -> dict[str, str]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_worker FROM documents WHERE graph_status = ?",
+                                (GraphStatus.EXTRACTING.value,))
+            return {r["id"]: r["graph_worker"] for r in rows}
+
+
+class SQLiteStageProgress:
+    """The live detail and fraction done of each document's ingest and graph stage, for the Library page."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
+    def progress(self) -> dict[str, tuple[str, float]]:
+        """Live stage detail and fraction done of every document in progress, for the Library page."""
+        with self.db.connect() as conn:
+            rows = conn.execute(f"SELECT id, stage_detail, progress FROM documents WHERE status IN "
+                                f"({', '.join('?' * len(_IN_PROGRESS))})", _IN_PROGRESS).fetchall()
+        return {r["id"]: (r["stage_detail"], r["progress"]) for r in rows}
+
+    def graph_progress(self) -> dict[str, tuple[str, float]]:
+        with self.db.connect() as conn:
+            rows = conn.execute("SELECT id, graph_detail, graph_progress FROM documents WHERE status = ? AND "
+                                "graph_status IN (?, ?)", (DocStatus.READY.value, *_GRAPH_IN_PROGRESS)).fetchall()
+        return {r["id"]: (r["graph_detail"], r["graph_progress"]) for r in rows}
+
     def report_stage(self, doc_id: str, detail: str, fraction: float) -> None:
         """The live detail and fraction done of a document being parsed or indexed."""
         self._report(doc_id, "stage_detail", "progress", detail, fraction)
@@ -189,39 +237,6 @@ class SQLiteDocumentStore:
         with self.db.connect() as conn:
             conn.execute(f"UPDATE documents SET {detail_column} = ?, {progress_column} = ?, updated_at = ? "
                          "WHERE id = ?", (detail[:300], round(fraction, 3), time.time(), doc_id))
-
-    def claim_next(self, worker: str) -> Document | None:
-        # BEGIN IMMEDIATE serialises claims across processes: two workers never take the same document.
-        with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM documents WHERE status = ? ORDER BY created_at, id LIMIT 1",
-                               (DocStatus.QUEUED.value,)).fetchone()
-            if row is None:
-                return None
-            conn.execute("UPDATE documents SET status = ?, worker = ?, message = '', stage_detail = '',"
-                         " progress = 0, updated_at = ? WHERE id = ?",
-                         (DocStatus.PARSING.value, worker, time.time(), row["id"]))
-        return self.get(row["id"])
-
-    def claim_graph_next(self, worker: str) -> Document | None:
-        """Atomically take the oldest ready document whose graph is pending."""
-        with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM documents WHERE status = ? AND graph_status = ? "
-                               "ORDER BY created_at, id LIMIT 1",
-                               (DocStatus.READY.value, GraphStatus.PENDING.value)).fetchone()
-            if row is None:
-                return None
-            conn.execute("UPDATE documents SET graph_status = ?, graph_worker = ?, graph_detail = '', "
-                         "graph_progress = 0, updated_at = ? WHERE id = ?",
-                         (GraphStatus.EXTRACTING.value, worker, time.time(), row["id"]))
-        return self.get(row["id"])
-
-    def set_title(self, doc_id: str, title: str) -> None:
-        with self.db.connect() as conn:
-            conn.execute("UPDATE documents SET title = ?, updated_at = ? WHERE id = ?", (title, time.time(), doc_id))
-
-    def delete(self, doc_id: str) -> None:
-        with self.db.connect() as conn:
-            conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
 
 def _write(conn, doc_id: str, values: dict[str, Any]) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from core.schema.eval import RUNNING, EvalQuestion, QuestionResult
+from core.schema.eval import RUNNING, EvalQuestion, QuestionResult, QuestionSet, RunRecord
 from core.store.sqlite_db import Database
 
 SCHEMA = """
@@ -54,46 +54,8 @@ CREATE TABLE IF NOT EXISTS eval_pairwise (
 );
 """
 
-STALE_AFTER_S = 300.0  # a "running" run that has not written for this long was cut short (crash, restart)
-
-
 @dataclass
-class QuestionSet:
-    id: str
-    name: str
-    source: str
-    created_at: float
-    questions: list[EvalQuestion]
-
-
-@dataclass
-class RunRecord:
-    id: str
-    set_id: str
-    set_name: str
-    label: str
-    created_at: float
-    updated_at: float
-    status: str
-    modes: list[str]
-    options: dict[str, Any]
-    done: int
-    total: int
-    message: str = ""
-    cancel_requested: bool = False
-
-    @property
-    def interrupted(self) -> bool:
-        """Running on paper, but nothing has moved for a while: the process that ran it is gone."""
-        return self.status == RUNNING and time.time() - self.updated_at > STALE_AFTER_S
-
-    @property
-    def shown_status(self) -> str:
-        return "interrupted" if self.interrupted else self.status
-
-
-@dataclass
-class EvalStore:
+class SQLiteEvalStore:
     db: Database
     _ready: bool = field(default=False, repr=False)
 
@@ -256,6 +218,3 @@ class EvalStore:
                                 (run_id,)).fetchall()
         return [json.loads(r[0]) for r in rows]
 
-
-def run_to_dict(run: RunRecord) -> dict[str, Any]:
-    return {**asdict(run), "status": run.shown_status}

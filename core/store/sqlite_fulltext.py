@@ -12,6 +12,7 @@ first use and then filled from the chunks already stored ('rebuild'), which is a
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
 from collections.abc import Sequence
 
@@ -98,6 +99,19 @@ class SQLiteFullText:
                          "USING fts5vocab(main, chunks_fts, instance)")
             return conn.execute("SELECT COUNT(DISTINCT doc) FROM temp.chunks_fts_instances "
                                 "WHERE doc NOT IN (SELECT rowid FROM chunks)").fetchone()[0]
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int] | None:
+        """(term → chunks containing it, for the terms in the index; number of chunks, at least 1), or None while
+        there is no index yet: read as it is, never created here."""
+        marks = ",".join("?" * len(terms))
+        try:
+            with self.db.connect() as conn:
+                df = dict(conn.execute(f"SELECT term, doc FROM chunks_fts_vocab WHERE term IN ({marks})",
+                                       list(terms)).fetchall())
+                total = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
+        except sqlite3.OperationalError:
+            return None
+        return df, total
 
     def rebuild(self) -> None:
         """Index the chunks table again from scratch: what is left of deleted chunks goes."""

@@ -8,14 +8,12 @@ until the dirty set is empty.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from core.schema.graph import (
-    PAPER_PREFIX,
     ChunkExtraction,
     EntitySource,
     ExtractedEntity,
@@ -23,6 +21,7 @@ from core.schema.graph import (
     PaperRecord,
     Reference,
     RelationSource,
+    paper_key,
 )
 from core.schema.overrides import Override
 from core.store.sqlite_db import Database
@@ -83,14 +82,6 @@ _BATCH = 500
 _DOC_TABLES = {"graph_extractions": "extractions", "graph_entity_sources": "entity_sources",
                "graph_relation_sources": "relation_sources", "graph_papers": "papers",
                "graph_references": "references", PHRASE_TABLE: "phrases"}
-
-
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-def paper_key(doc_id: str) -> str:
-    return PAPER_PREFIX + doc_id
 
 
 def _marks(n: int) -> str:

@@ -48,6 +48,10 @@ class SQLiteLLMCache:
         with db.connect() as conn:
             conn.executescript(SCHEMA)
 
+    @property
+    def location(self) -> str:
+        return str(self.db.path)
+
     def get(self, key: str) -> dict[str, Any] | None:
         with self.db.connect() as conn:
             row = conn.execute("SELECT text, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?",

@@ -54,7 +54,7 @@ def _rows(descriptions: Iterable[Description]) -> list[tuple]:
              d.created_at or time.time()) for d in descriptions]
 
 
-class DescriptionStore:
+class SQLiteDescriptionStore:
     def __init__(self, db: Database):
         self.db = db
         _ensure(db)

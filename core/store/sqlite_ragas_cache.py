@@ -1,11 +1,9 @@
-"""RAGAS scores already computed, in the workspace's SQLite file: a judged metric costs several LLM calls, so a
-question scored once is never sent to the judge again while its answer, passages and judge stay the same."""
+"""RAGAS scores already computed, by key (core.eval.ragas_scores.score_key), in the workspace's SQLite file: a
+judged metric costs several LLM calls, so a question scored once is never sent to the judge again while its
+answer, passages and judge stay the same."""
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-from importlib import metadata
 
 from core.store.sqlite_db import Database
 
@@ -19,25 +17,7 @@ CREATE TABLE IF NOT EXISTS ragas_scores (
 """
 
 
-def _ragas_version() -> str:
-    # Part of every key: another ragas release may prompt or compute differently. Read from the installed
-    # package's metadata, which costs nothing next to importing ragas (~3 s).
-    try:
-        return metadata.version("ragas")
-    except metadata.PackageNotFoundError:
-        return "absent"
-
-
-def score_key(metric: str, scorer: str, question: str, answer: str, contexts: list[str], references: list[str],
-              reference_contexts: list[str]) -> str:
-    """`scorer` names what else decides the value: the judge (model @ endpoint) and, for answer relevancy, the
-    embedding model; empty for the metrics computed without a model."""
-    payload = json.dumps([metric, scorer, _ragas_version(), question, answer, list(contexts), list(references),
-                          list(reference_contexts)], ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-class ScoreCache:
+class SQLiteScoreCache:
     def __init__(self, db: Database):
         self.db = db
         with db.connect() as conn:

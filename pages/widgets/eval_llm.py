@@ -11,7 +11,8 @@ import streamlit as st
 from core.eval.questions import questions_to_table
 from core.library import Library
 from core.models.llm.base import LLMError
-from core.store.sqlite_eval import EvalStore, RunRecord
+from core.schema.eval import RunRecord
+from core.store.base import EvalStore
 from core.text.safe_markdown import md_escape
 from pages.widgets.eval_view import run_label
 

@@ -15,8 +15,8 @@ from core.eval.report import paragraph_answers, results_csv, run_json, run_name
 from core.eval.runner import MetricSummary, metric_order, summarise
 from core.library import Library
 from core.presentation.compare import side_by_side
-from core.schema.eval import RUNNING, EvalQuestion, QuestionResult
-from core.store.sqlite_eval import EvalStore, QuestionSet, RunRecord
+from core.schema.eval import RUNNING, EvalQuestion, QuestionResult, QuestionSet, RunRecord
+from core.store.base import EvalStore
 from core.text.safe_markdown import md_escape
 from pages.widgets import state
 

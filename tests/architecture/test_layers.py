@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from tests.paths import REPO
@@ -31,7 +32,7 @@ def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
     root = _copy(tmp_path)
     kept = _lint(root)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 3 kept, 0 broken." in kept.stdout
+    assert "Contracts: 4 kept, 0 broken." in kept.stdout
 
     records = root / "core" / "schema" / "records.py"
     records.write_text(records.read_text() + "\n\ndef _upward():\n    from core.query import engine  # noqa\n")
@@ -47,6 +48,30 @@ def test_core_never_imports_streamlit(tmp_path):
     search.write_text(search.read_text() + "\n\nimport streamlit  # noqa\n")
     broken = _lint(root)
     assert broken.returncode == 1 and "core never imports Streamlit" in broken.stdout
+
+
+def test_only_the_library_imports_a_store_backend(tmp_path):
+    root = _copy(tmp_path)
+    gc = root / "core" / "pipeline" / "gc.py"
+    gc.write_text(gc.read_text() + "\n\nfrom core.store.sqlite_media import SQLiteDescriptionStore  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1
+    assert "only core.library (and core.store) import the store backends BROKEN" in broken.stdout
+    assert "core.pipeline.gc -> core.store.sqlite_media" in broken.stdout
+
+
+def test_the_store_contract_lists_every_backend_and_every_package_of_core():
+    """import-linter's wildcards replace whole module names only, so the contract lists its modules: a new backend
+    file or a new package of core must be added to it, or it would be outside the contract unnoticed."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"]
+                   if c["id"] == "store-backends-behind-the-library"]
+    backends = {f"core.store.{p.stem}" for p in (REPO / "core" / "store").glob("*.py")
+                if p.stem.startswith(("sqlite_", "chroma_", "neo4j_"))}
+    assert set(contract["forbidden_modules"]) == backends
+    packages = {f"core.{p.stem}" for p in (REPO / "core").iterdir()
+                if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.stem != "__init__"}
+    assert set(contract["source_modules"]) == packages - {"core.library", "core.store"}
 
 
 def test_no_module_of_core_is_over_400_lines():

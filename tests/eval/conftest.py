@@ -9,7 +9,6 @@ import pytest
 from core.eval.runner import EvalOptions, run_eval
 from core.library import open_library
 from core.settings.workspace import Workspace
-from core.store.sqlite_eval import EvalStore
 from tests import graph_papers
 from tests.eval.eval_helpers import FIVE_MODES, NO_RAGAS, make_questions
 from tests.query.query_helpers import ingest as _ingest
@@ -28,7 +27,7 @@ def full_run(workspace):
     """Every question through the five modes, LLM-free, without RAGAS: the run most tests of
     test_eval_runs.py, test_eval_reports.py and test_eval_store.py read."""
     lib = open_library(Workspace(workspace.root))
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("papers", make_questions(lib), source="test")
     progress = []
     outcome = run_eval(lib, qset, EvalOptions(modes=FIVE_MODES, **NO_RAGAS), on_progress=progress.append,

@@ -15,7 +15,6 @@ from core.eval.questions import questions_to_jsonl
 from core.library import open_library
 from core.schema.eval import DONE
 from core.settings.workspace import Workspace
-from core.store.sqlite_eval import EvalStore
 from tests.eval.eval_helpers import make_questions
 from tests.paths import REPO
 
@@ -57,7 +56,7 @@ def test_cli_eval_prints_a_row_per_mode_and_writes_the_run(workspace, tmp_path):
     assert data["summary"]["naive"]["recall@10"]["mean"] == 0.5
     assert "| naive | " in done.stdout and " 0.500 " in table[2]
     # The run is in the workspace, under the file's name, for the Evaluate page.
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     (run,) = [r for r in store.runs() if r.label == "from the CLI"]
     assert run.set_name == "qa" and run.id == data["run"]["id"] and len(store.results(run.id)) == 4
 

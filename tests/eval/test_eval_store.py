@@ -2,8 +2,8 @@
 and deleted; the same set saved twice is kept once."""
 from __future__ import annotations
 
-from core.schema.eval import RUNNING, EvalQuestion, QuestionResult, Score
-from core.store.sqlite_eval import STALE_AFTER_S, EvalStore, run_to_dict
+from core.schema.eval import RUNNING, STALE_AFTER_S, EvalQuestion, QuestionResult, Score, run_to_dict
+from core.store.sqlite_eval import SQLiteEvalStore
 
 
 def test_store_keeps_sets_runs_and_verdicts_and_deletes_them(full_run):
@@ -39,7 +39,7 @@ def test_store_keeps_sets_runs_and_verdicts_and_deletes_them(full_run):
 def test_saving_the_same_set_twice_keeps_one_set_and_a_changed_one_is_new(tmp_path):
     from core.store.sqlite_db import Database
 
-    store = EvalStore(Database(tmp_path / "eval.sqlite"))
+    store = SQLiteEvalStore(Database(tmp_path / "eval.sqlite"))
     questions = [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])]
     first = store.save_set("bert", questions, source="bert.jsonl")
     again = store.save_set("bert", [EvalQuestion("q1", "What is BERT?", ["a model"], ["BERT is a model."])])

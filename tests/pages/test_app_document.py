@@ -115,7 +115,7 @@ def test_document_with_an_unreadable_content_list_says_so(monkeypatch, tmp_path)
     lib = open_library(Workspace(tmp_path / "ws"))
     doc_id = "ab" * 32
     lib.documents.insert(Document(id=doc_id, filename="mangled.pdf"))
-    lib.documents.claim_next("test")
+    lib.queue.claim_next("test")
     lib.documents.set_status(doc_id, DocStatus.INDEXING)
     lib.documents.set_status(doc_id, DocStatus.READY, "ok", pages=1)
     parsed = lib.workspace.parsed_dir(doc_id)

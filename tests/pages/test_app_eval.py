@@ -15,7 +15,7 @@ from core.eval.report import run_name
 from core.eval.runner import EvalOptions, run_eval
 from core.library import open_library
 from core.schema.eval import EvalQuestion
-from core.store.sqlite_eval import EvalStore
+from core.store.base import EvalStore
 from tests.eval.test_eval_ragas import _first_user
 from tests.eval.test_eval_ragas import judge as ragas_judge
 from tests.graph_papers import fast_workspace, make_bert_pdf, make_electra_pdf, make_roberta_pdf
@@ -80,7 +80,7 @@ def _start(at, modes, qset):
 @pytest.mark.slow
 def test_a_run_started_on_the_page_scores_every_mode_and_shows_the_table(monkeypatch, eval_ws):
     root, lib = eval_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("bert questions", QUESTIONS, source="test")
     at = run_app(monkeypatch, root, "pages/evaluate.py")
     assert "No LLM is set" in texts(at.info)
@@ -125,7 +125,7 @@ def test_a_run_started_on_the_page_scores_every_mode_and_shows_the_table(monkeyp
 @pytest.mark.slow
 def test_cancel_from_the_page_keeps_what_was_scored_and_resume_finishes(monkeypatch, eval_ws):
     root, lib = eval_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     many = [EvalQuestion(f"q{i}", f"What does BERT report on benchmark number {i}?", ["GLUE"],
                          ["BERT obtains new state-of-the-art results on the GLUE benchmark."]) for i in range(20)]
     qset = store.save_set("twenty questions", many, source="test")
@@ -155,7 +155,7 @@ def test_cancel_from_the_page_keeps_what_was_scored_and_resume_finishes(monkeypa
 
 def test_a_run_started_on_the_page_is_the_one_its_results_tab_shows(monkeypatch, eval_ws):
     root, lib = eval_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("one question", QUESTIONS[1:2], source="test")
     earlier = run_eval(lib, qset, EvalOptions(modes=["naive"], ragas=False, ragas_judge=False), store=store).run
     at = run_app(monkeypatch, root, "pages/evaluate.py")
@@ -213,7 +213,7 @@ def llm_ws(tmp_path_factory):
 @pytest.mark.slow
 def test_with_an_llm_the_judged_metrics_show_and_an_unreadable_verdict_is_missing_not_zero(monkeypatch, llm_ws):
     root, lib, server = llm_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("judged", [QUESTIONS[0], EvalQuestion("broken", "BROKEN: what does BERT reach on MultiNLI?",
                                                                 ["86.7"], QUESTIONS[0].evidence)], source="test")
     at = run_app(monkeypatch, root, "pages/evaluate.py")
@@ -246,7 +246,7 @@ def answered_run(llm_ws):
     """A finished naive + mix run of two questions answered by the LLM, for the pairwise judge (RAGAS off: the
     judge compares answers only). Paragraph answers, so no other test's (short) answers are taken from the cache."""
     _, lib, _ = llm_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("pairwise", QUESTIONS[:2], source="test")
     outcome = run_eval(lib, qset, EvalOptions(modes=["naive", "mix"], ragas=False, ragas_judge=False), store=store)
     assert outcome.run.status == "done" and len(outcome.results) == 4
@@ -255,7 +255,7 @@ def answered_run(llm_ws):
 
 def test_the_pairwise_judge_from_the_page_reports_order_disagreements(monkeypatch, llm_ws, answered_run):
     root, lib, server = llm_ws
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     run = answered_run
     at = run_app(monkeypatch, root, "pages/evaluate.py")
     at.selectbox(key="eval_pair_run").set_value(run)
@@ -284,5 +284,5 @@ def test_generated_questions_are_reviewed_then_saved_as_a_set(monkeypatch, llm_w
     at.text_input(key="eval_gen_name").input("from passages")
     at.button(key="eval_gen_save").click()
     at.run()
-    saved = next(s for s in EvalStore(lib.db).sets() if s.name == "from passages")
+    saved = next(s for s in lib.eval_store.sets() if s.name == "from passages")
     assert saved.questions and all(q.answers == ["GLUE"] and q.evidence for q in saved.questions)

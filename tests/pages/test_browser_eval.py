@@ -12,7 +12,6 @@ import json
 import pytest
 
 from core.library import open_library
-from core.store.sqlite_eval import EvalStore
 from tests.graph_papers import fast_workspace, make_bert_pdf
 from tests.pages.test_browser import CHROMIUM, browser_page, serve_app
 from tests.presentation.explorer_helpers import ingest
@@ -52,14 +51,14 @@ def test_upload_a_question_set_run_it_and_read_the_scores(tmp_path):
         expect(page.get_by_text("bad.jsonl").first).to_be_visible(timeout=30_000)
         page.get_by_role("button", name="Add the question set").click()
         expect(page.get_by_text("Nothing was saved").first).to_be_visible(timeout=30_000)
-        assert EvalStore(lib.db).sets() == []
+        assert lib.eval_store.sets() == []
 
         uploader.set_input_files(str(good))
         expect(page.get_by_text("bert-questions.jsonl").first).to_be_visible(timeout=30_000)
         page.wait_for_timeout(1000)  # the upload must reach the server before the form is submitted
         page.get_by_role("button", name="Add the question set").click()
         expect(page.get_by_text("2 questions").first).to_be_visible(timeout=30_000)
-        assert [len(s.questions) for s in EvalStore(lib.db).sets()] == [2]
+        assert [len(s.questions) for s in lib.eval_store.sets()] == [2]
 
         page.get_by_role("tab", name="Run").click()
         page.get_by_role("button", name="Start the run").click()

@@ -20,7 +20,6 @@ import pytest
 from core.eval.runner import EvalOptions, run_eval
 from core.library import open_library
 from core.settings import accounts
-from core.store.sqlite_eval import EvalStore
 from tests.graph_papers import fast_workspace, make_bert_pdf
 from tests.pages.test_app_eval import QUESTIONS
 from tests.pages.test_browser import CHROMIUM, browser_page, serve_app
@@ -50,7 +49,7 @@ def test_a_viewer_sees_no_editing_hints_and_a_run_ending_elsewhere_shows_done_wi
     root = tmp_path / "ws"
     lib = open_library(fast_workspace(root))
     ingest(lib, make_bert_pdf(tmp_path))
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("bert", QUESTIONS[:1], source="test")
     accounts.add_account("vera", VIEWER_PASSWORD, "viewer")  # in this test's PAPERGRAPH_CONFIG_DIR (conftest)
     monkeypatch.setenv(accounts.REQUIRE_SIGNIN_ENV, "1")

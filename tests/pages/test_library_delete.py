@@ -33,7 +33,7 @@ def test_yes_delete_rechecks_a_paper_that_became_busy_and_its_worker_leaves_noth
 
     time.sleep(1.5)  # the app's worker exits when idle; only a page run starts it again
     retry_document(lib, doc_id)  # queued again after it was selected, and taken by a worker (this thread)
-    claimed = lib.documents.claim_next(worker_id())
+    claimed = lib.queue.claim_next(worker_id())
     assert claimed.id == doc_id and claimed.status == DocStatus.PARSING
     at.run()
     assert "is being parsed: its worker stops at its next step" in texts(at.caption)

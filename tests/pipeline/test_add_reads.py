@@ -68,7 +68,7 @@ def lib(tmp_path) -> Library:
 def test_recover_reads_only_the_rows_in_progress(lib, traced):
     for n in range(50):
         lib.documents.insert(Document(id=f"{n:064x}", filename=f"paper-{n}.pdf", size_bytes=100))
-    dead = lib.documents.claim_next("somehost-that-is-gone:999999:1")
+    dead = lib.queue.claim_next("somehost-that-is-gone:999999:1")
     traced.clear()
     assert recover(lib) == [dead.id]
     assert any("FROM documents" in s for s in traced)  # the trace sees the store's statements

@@ -21,6 +21,7 @@ from core.pipeline.graph.communities import (
 )
 from core.settings.config import Settings
 from core.store.sqlite_db import Database
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 from tests.openai_server import OpenAIReplayServer, Reply
 
 MODEL = "replay-model"
@@ -174,7 +175,7 @@ def chat_model(server, tmp_path):
     settings = Settings()
     settings.llm.provider, settings.llm.base_url, settings.llm.model = "openai", server.url, MODEL
     settings.llm.max_retries = 0  # a failing endpoint fails at once
-    return get_chat_model(settings, Database(tmp_path / "ws" / "papergraph.sqlite"))
+    return get_chat_model(settings, SQLiteLLMCache(Database(tmp_path / "ws" / "papergraph.sqlite")))
 
 
 REPORT = {"title": "BERT on natural language inference benchmarks",

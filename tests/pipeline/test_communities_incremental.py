@@ -19,7 +19,6 @@ from core.pipeline.graph.communities_local import FULL_AFTER, MIN_FULL_AFTER, as
 from core.pipeline.graph.view import entity_graph
 from core.schema.graph import RELATED, GraphEdge, GraphNode
 from core.settings.workspace import Workspace
-from core.store.sqlite_communities import SQLiteCommunityState
 from core.store.sqlite_graph import SQLiteGraphStore
 
 
@@ -233,7 +232,7 @@ def test_a_refresh_interrupted_between_its_writes_is_redone_in_full(lib):
     graph = generate_graph(200, 800, seed=6, community_size=20, inside=0.9)
     write_graph(lib, graph)
     refresh_communities(lib)
-    store = SQLiteCommunityState(lib.db)
+    store = lib.community_state
     store.put_state({**store.state(), "pending": True})  # as a crash after set_communities leaves it
     new, edges = new_paper(sorted(graph), 1, random.Random(1))
     write(lib, new, edges)

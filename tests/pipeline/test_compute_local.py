@@ -56,7 +56,7 @@ def snapshot(lib: Library) -> dict:
 
 def sequential_run(lib: Library) -> None:
     """One document after another, computed in this very process: the reference every backend must match."""
-    while (doc := lib.documents.claim_next("sequential-test")) is not None:
+    while (doc := lib.queue.claim_next("sequential-test")) is not None:
         assert process_document(lib, doc).status == DocStatus.READY
 
 

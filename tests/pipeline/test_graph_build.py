@@ -117,7 +117,7 @@ def test_a_crash_between_commit_and_rebuild_is_repaired(tmp_path, pdf_dir):
     lib = open_library(fast_workspace(tmp_path / "crashed"))
     (doc_id,) = [add_pdf(lib, "bert.pdf", (pdf_dir / "bert.pdf").read_bytes()).doc_id]
     process_queue(lib)
-    lib.documents.claim_graph_next("a-graph-worker-that-dies")
+    lib.queue.claim_graph_next("a-graph-worker-that-dies")
     outcome = extract_document(lib, doc_id, current_extractor(lib))
     commit_document(lib, doc_id, BERT_TITLE, load_content_list(lib.workspace.parsed_dir(doc_id) /
                                                               "content_list.json"), outcome)

@@ -62,7 +62,7 @@ def test_llm_graph_and_reingesting_makes_no_llm_calls(tmp_path, pdf_dir, llm_ser
     from core.models.llm.cache import usage_summary
     from core.presentation.display import llm_usage_text
 
-    usage = usage_summary(lib.db)
+    usage = usage_summary(lib.llm_cache)
     assert usage["calls"] == calls and usage["cache_hits"] >= 2 * len(lib.chunks.by_doc(roberta))
     assert usage["by_purpose"]["extract"]["calls"] == chunks
     assert f"{calls} LLM calls made" in llm_usage_text(usage)

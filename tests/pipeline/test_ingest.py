@@ -134,7 +134,7 @@ def test_a_document_killed_mid_ingest_is_invisible_then_resumed(lib, tmp_path):
     (doc,) = process_queue(lib)
     complete = _snapshot(lib)
     retry_document(lib, doc.id)
-    lib.documents.claim_next("somehost-that-is-gone:999999:1")
+    lib.queue.claim_next("somehost-that-is-gone:999999:1")
     lib.documents.set_status(doc.id, DocStatus.INDEXING)
     lib.chunks.delete_doc(doc.id)  # the crash happened after vectors, before chunks were rewritten
     assert search(lib, DISTINCTIVE) == [], "a document that is not ready is never searched"
@@ -195,11 +195,10 @@ def test_delete_removes_everything_derived_from_a_document(lib, tmp_path):
     assert all(h.chunk.doc_id == keep.doc_id for h in search(lib, "ocelots winter coats"))
     delete_document(lib, gone.doc_id)  # repeating a delete is harmless
 
-    from core.store.sqlite_media import DescriptionStore
 
-    assert DescriptionStore(lib.db).by_doc(keep.doc_id)  # its table and figure were described at ingest
+    assert lib.descriptions.by_doc(keep.doc_id)  # its table and figure were described at ingest
     delete_document(lib, keep.doc_id)
-    assert DescriptionStore(lib.db).by_doc(keep.doc_id) == {}
+    assert lib.descriptions.by_doc(keep.doc_id) == {}
 
 
 def test_retry_requeues_a_failed_document(lib, tmp_path):
@@ -230,9 +229,9 @@ def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
     add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=1).read_bytes())
     host, pid, started, thread = worker_id().split(":")
     reused = f"{host}:{pid}:{int(started) - 3600}:{thread}"  # same pid, but a process started an hour earlier
-    doc = lib.documents.claim_next(reused)
+    doc = lib.queue.claim_next(reused)
     assert recover(lib) == [doc.id] and lib.documents.get(doc.id).status == DocStatus.QUEUED
-    doc = lib.documents.claim_next(worker_id())  # this very process and thread: alive
+    doc = lib.queue.claim_next(worker_id())  # this very process and thread: alive
     assert recover(lib) == [] and lib.documents.get(doc.id).status == DocStatus.PARSING
 
 

@@ -58,7 +58,7 @@ def test_short_documents_in_one_run_are_batched_and_equal_one_at_a_time_ingest(t
     done = process_queue(batched, backend=compute_backend(batched.settings.compute, "local", 2))
     process_graph_queue(batched)
     for _ in range(N_DOCS):  # one document computed, committed and graphed at a time
-        doc = single.documents.claim_next(worker_id())
+        doc = single.queue.claim_next(worker_id())
         process_document(single, doc)
         process_graph_queue(single)
 

@@ -16,6 +16,7 @@ from core.pipeline.graph.llm_replies import MAX_LIST_ITEMS
 from core.schema.records import Chunk
 from core.settings.config import GraphConfig, LLMConfig, Settings
 from core.store.sqlite_db import Database
+from core.store.sqlite_llm_cache import SQLiteLLMCache
 from tests.openai_server import OpenAIReplayServer, Reply
 from tests.pipeline.extraction_replies import BERT_REPLY, JSON_REPLY
 
@@ -76,7 +77,7 @@ def make_extractor(server, tmp_path, gleaning_rounds=1, concurrency=4, json_mode
     settings = Settings(llm=LLMConfig(provider="openai", base_url=server.url, model=server.model,
                                       max_retries=max_retries, concurrency=concurrency, timeout_s=10),
                         graph=GraphConfig(gleaning_rounds=gleaning_rounds))
-    model = get_chat_model(settings, Database(tmp_path / db_name))
+    model = get_chat_model(settings, SQLiteLLMCache(Database(tmp_path / db_name)))
     return LLMExtractor(model, settings.graph, concurrency=concurrency, json_mode=json_mode)
 
 

@@ -29,7 +29,6 @@ from core.schema.graph import RELATED
 from core.schema.media import OFFLINE, OFFLINE_NOTE, VLM
 from core.schema.records import ContentItem, DocStatus
 from core.settings.workspace import Workspace
-from core.store.sqlite_media import DescriptionStore
 from core.text import tables
 from tests import pdfs
 from tests.graph_papers import fast_workspace
@@ -95,7 +94,7 @@ def test_offline_descriptions_on_real_mineru_output(ready_workspace):
     assert table.text.startswith(pdfs.TABLE_CAPTION)
     assert "Solver: Heliotrope; Accuracy: 91.4; Runtime (s): 12.7" in table.text  # table HTML as column: value
     assert figure.text.startswith(pdfs.FIGURE_CAPTION)
-    stored = DescriptionStore(lib.db).by_doc(ready_workspace.doc_id)
+    stored = lib.descriptions.by_doc(ready_workspace.doc_id)
     assert all(set(rows) == {OFFLINE} for rows in stored.values()) and len(stored) == 2
     entries = gallery_entries(lib)
     assert {e.label for e in entries} == {"Table 1", "Figure 1"}
@@ -209,7 +208,7 @@ def test_the_vlm_describes_each_item_from_its_image_and_context(tmp_path, vlm_se
     assert "Table 1 as seen by the VLM" in chunks["table"].text and chunks["table"].text.startswith("Table 1:")
     hits = search(lib, "Table 1 as seen by the VLM compares solvers", top_k=3)
     assert chunks["table"].id in [h.chunk.id for h in hits]  # its windows were re-embedded
-    (vlm_row,) = [r[VLM] for r in DescriptionStore(lib.db).by_doc(doc_id).values() if "Table" in r[VLM].text]
+    (vlm_row,) = [r[VLM] for r in lib.descriptions.by_doc(doc_id).values() if "Table" in r[VLM].text]
     assert vlm_row.model == "openai:replay-vision" and vlm_row.entities[0].name == "Okapi benchmark"
 
     table = lib.graph.get_node(normalize_key(media_entity_name("Table 1", pdfs.TABLE_CAPTION, "")))

@@ -116,7 +116,7 @@ def test_a_stop_ends_both_stages_and_the_next_run_finishes_the_graph(tmp_path, m
     # graph stage started at most the batch that commit filled, and left the rest pending.
     assert first.ingested and {d.status for d in first.ingested} == {DocStatus.READY}
     assert len([d for d in first.graphed if d.graph_status == GraphStatus.DONE]) <= 2
-    assert not lib.documents.graph_workers()  # nothing left extracting
+    assert not lib.queue.graph_workers()  # nothing left extracting
     ingest_and_graph(lib)
     assert {d.status for d in lib.documents.list()} == {DocStatus.READY}
     assert {d.graph_status for d in lib.documents.list()} == {GraphStatus.DONE}

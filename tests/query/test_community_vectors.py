@@ -31,7 +31,7 @@ from core.schema.graph import GraphNode
 from core.schema.modes import Mode
 from core.settings.config import Settings
 from core.settings.workspace import Workspace
-from core.store.sqlite_communities import SQLiteCommunityState, VectorRow
+from core.store.base import VectorRow
 from tests.pipeline.test_communities_incremental import new_paper, write, write_graph
 
 pytestmark = pytest.mark.slow  # loads the embedding model
@@ -66,7 +66,7 @@ def _new_process(lib: Library) -> None:
 
 def _stored(lib: Library) -> dict[int, dict[int, tuple[str, np.ndarray]]]:
     reports = lib.graph_sources.community_reports()
-    return SQLiteCommunityState(lib.db).vectors(current_space(lib), [r["community"] for r in reports])
+    return lib.community_state.vectors(current_space(lib), [r["community"] for r in reports])
 
 
 def _report(i: int, summary: str) -> dict:
@@ -114,19 +114,19 @@ def test_a_refresh_embeds_only_the_texts_it_changed_and_drops_the_vectors_of_gon
     assert len(embedded) == len(changed)
     stored = _stored(lib)
     assert set(stored) == set(after)
-    all_rows = SQLiteCommunityState(lib.db).vectors(current_space(lib), set(before) | set(after))
+    all_rows = lib.community_state.vectors(current_space(lib), set(before) | set(after))
     assert set(all_rows) == set(after), "a community gone took its vectors with it"
 
     write(lib, delete=[sorted(new)[0]])  # an entity deleted: a full recompute, every report replaced
     assert refresh_communities(lib)["full"] == 1.0
     final = {r["community"]: r for r in lib.graph_sources.community_reports()}
-    assert set(SQLiteCommunityState(lib.db).vectors(current_space(lib), set(after) | set(final))) == set(final)
+    assert set(lib.community_state.vectors(current_space(lib), set(after) | set(final))) == set(final)
 
 
 def test_vectors_of_another_space_or_an_older_text_are_not_used(lib, embedded):
     reports = [_report(i, f"graph neural networks for topic {i}") for i in range(4)]
     lib.graph_sources.put_community_reports(reports, version="1")
-    store = SQLiteCommunityState(lib.db)
+    store = lib.community_state
     dim = lib.embedder().dim
     junk = np.full(dim, 1 / np.sqrt(dim), dtype=np.float32)
     # Community 0: the right texts, but vectors of another model. Community 1: this space, an older text's hash.

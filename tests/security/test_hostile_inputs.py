@@ -10,7 +10,6 @@ from core.pipeline.documents import add_mineru_output, add_pdf
 from core.pipeline.ingest import process_queue
 from core.pipeline.parsing import import_mineru_output
 from core.schema.records import DocStatus
-from core.store.sqlite_eval import EvalStore
 from core.text.questions import MAX_QUESTION_CHARS
 from tests.openai_server import OpenAIReplayServer, Reply
 from tests.security.helpers import CONTENT, cli, mineru_folder, snapshot, workspace
@@ -136,6 +135,6 @@ def test_question_sets_are_bounded_and_their_text_valid(tmp_path):
     lib = open_library(workspace(tmp_path / "ws"))
     questions = parse_question_set(b'{"question": "What is \\udc80 here?", "answers": ["\\ud800"]}\n', "q.jsonl")
     assert questions[0].question == "What is \ufffd here?" and questions[0].answers == ["\ufffd"]
-    EvalStore(lib.db).save_set("surrogates", questions, source="q.jsonl")  # storable: valid UTF-8
+    lib.eval_store.save_set("surrogates", questions, source="q.jsonl")  # storable: valid UTF-8
     with pytest.raises(QuestionSetError, match="a question set may be at most"):
         parse_question_set("question\n" + "x" * MAX_SET_CHARS, "big.csv")

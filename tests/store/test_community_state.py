@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from core.schema.graph import RELATED, GraphEdge, GraphNode
-from core.store.sqlite_communities import SQLiteCommunityState, VectorRow
+from core.store.base import VectorRow
+from core.store.sqlite_communities import SQLiteCommunityState
 from core.store.sqlite_db import Database
 from core.store.sqlite_graph import SQLiteGraphStore
 from core.store.sqlite_graph_sources import SQLiteGraphSources

@@ -103,3 +103,19 @@ def test_bm25_queries_stop_adding_terms_past_the_postings_budget(tmp_path, monke
     monkeypatch.setattr(sqlite_fulltext, "MAX_POSTINGS", 1)
     assert fulltext._match(question) == '"alpha" OR "beta"', "never fewer than MIN_TERMS"
     assert {cid for cid, _ in fulltext.search(question, 20)} == {f"d:{i}" for i in range(10)}
+
+
+def test_document_frequencies_read_the_index_as_it_is_and_never_create_it(tmp_path):
+    """The reader's distinctive words (core.query.coverage) come from these counts and have always read the index
+    as it is: before it exists there are none (every named word counts), and building it stays search's job."""
+    db = Database(tmp_path / "db.sqlite")
+    chunks = SQLiteChunkStore(db)
+    chunks.put_doc_chunks("d", [Chunk(id=f"d:{i}", doc_id="d", index=i, kind="text", tokens=2, pages=[0],
+                                      item_indices=[i], text="alpha beta" if i < 3 else "beta")
+                                for i in range(10)])
+    fulltext = SQLiteFullText(db)
+    assert fulltext.document_frequencies(["alpha"]) is None
+    with db.connect() as conn:
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunks_fts'").fetchone() is None
+    fulltext.search("alpha", 1)  # the first search builds the index
+    assert fulltext.document_frequencies(["alpha", "beta", "gamma"]) == ({"alpha": 3, "beta": 10}, 10)

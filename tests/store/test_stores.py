@@ -17,9 +17,14 @@ from core.store.base import StoreUnavailable, VectorFilter
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
 from core.store.sqlite_chunks import SQLiteChunkStore
 from core.store.sqlite_db import Database
-from core.store.sqlite_documents import SQLiteDocumentStore
+from core.store.sqlite_documents import SQLiteDocumentRecords, SQLiteStageProgress, SQLiteWorkQueue
 from core.store.sqlite_history import QueryHistoryStore
 from tests.paths import REPO
+
+
+def _registry(db: Database) -> tuple[SQLiteDocumentRecords, SQLiteWorkQueue, SQLiteStageProgress]:
+    """The three views of one documents table, as the Library holds them (documents, queue, stages)."""
+    return SQLiteDocumentRecords(db), SQLiteWorkQueue(db), SQLiteStageProgress(db)
 
 
 def _vectors(n, dim=8, seed=0):
@@ -28,27 +33,27 @@ def _vectors(n, dim=8, seed=0):
 
 
 def test_document_registry_status_machine(tmp_path):
-    docs = SQLiteDocumentStore(Database(tmp_path / "db.sqlite"))
+    docs, queue, stages = _registry(Database(tmp_path / "db.sqlite"))
     assert docs.insert(Document(id="a", filename="a.pdf"))
     assert not docs.insert(Document(id="a", filename="again.pdf")), "a repeat insert is a no-op"
     assert docs.insert(Document(id="b", filename="b.pdf"))
-    claimed = docs.claim_next("worker-1")
+    claimed = queue.claim_next("worker-1")
     assert claimed.id == "a" and claimed.status == DocStatus.PARSING
-    assert docs.claim_next("worker-2").id == "b"
-    assert docs.claim_next("worker-3") is None
+    assert queue.claim_next("worker-2").id == "b"
+    assert queue.claim_next("worker-3") is None
     with pytest.raises(IllegalTransition):  # parsing goes through indexing
         docs.set_status("a", DocStatus.READY, "done")
-    docs.report_stage("a", "parsing: page 2", 0.25)
-    assert docs.progress() == {"a": ("parsing: page 2", 0.25), "b": ("", 0.0)}
+    stages.report_stage("a", "parsing: page 2", 0.25)
+    assert stages.progress() == {"a": ("parsing: page 2", 0.25), "b": ("", 0.0)}
     docs.set_status("a", DocStatus.INDEXING, pages=3, item_counts={"text": 4})
-    assert docs.progress()["a"] == ("parsing: page 2", 0.25), "indexing keeps the live stage until it reports"
+    assert stages.progress()["a"] == ("parsing: page 2", 0.25), "indexing keeps the live stage until it reports"
     docs.set_status("a", DocStatus.READY, "done", timings={"parse_s": 1.5}, graph=GraphStatus.PENDING,
                     graph_detail="waiting")
     a = docs.get("a")
     assert (a.status, a.message, a.pages, a.timings, a.item_counts) == (DocStatus.READY, "done", 3,
                                                                          {"parse_s": 1.5}, {"text": 4})
-    assert a.graph_status == GraphStatus.PENDING and docs.graph_progress() == {"a": ("waiting", 0.0)}
-    assert "a" not in docs.progress() and docs.in_progress_workers() == {"b": "worker-2"}
+    assert a.graph_status == GraphStatus.PENDING and stages.graph_progress() == {"a": ("waiting", 0.0)}
+    assert "a" not in stages.progress() and queue.in_progress_workers() == {"b": "worker-2"}
     assert docs.ids_with_status(DocStatus.READY) == ["a"] and [d.id for d in docs.ready_papers()] == ["a"]
     assert docs.ready_titles() == {"a": "a.pdf"}, "the filename until a title is known"
     with pytest.raises(ValueError):
@@ -58,7 +63,7 @@ def test_document_registry_status_machine(tmp_path):
     assert docs.get("b").status == DocStatus.PARSING, "a refused write changes nothing"
     docs.set_status("b", DocStatus.FAILED, "broken", graph=GraphStatus.NONE)
     docs.set_status("b", DocStatus.QUEUED, "queued again")
-    assert docs.claim_next("worker-4").id == "b"
+    assert queue.claim_next("worker-4").id == "b"
     docs.delete("a")
     assert docs.get("a") is None and [d.id for d in docs.list()] == ["b"]
     docs.set_status("a", DocStatus.QUEUED)  # a write to a document deleted meanwhile is a no-op
@@ -66,10 +71,10 @@ def test_document_registry_status_machine(tmp_path):
 
 
 def test_ready_titles_name_only_the_searchable_papers_by_title_or_filename(tmp_path):
-    docs = SQLiteDocumentStore(Database(tmp_path / "db.sqlite"))
+    docs, queue, stages = _registry(Database(tmp_path / "db.sqlite"))
     for doc_id in ("a", "b", "c"):
         docs.insert(Document(id=doc_id, filename=f"{doc_id}.pdf"))
-        docs.claim_next("w")
+        queue.claim_next("w")
         docs.set_status(doc_id, DocStatus.INDEXING, title="Attention" if doc_id == "b" else "")
     for doc_id in ("a", "b"):
         docs.set_status(doc_id, DocStatus.READY, "done")
@@ -81,28 +86,28 @@ def test_ready_titles_name_only_the_searchable_papers_by_title_or_filename(tmp_p
 
 
 def test_graph_stage_status_machine(tmp_path):
-    docs = SQLiteDocumentStore(Database(tmp_path / "db.sqlite"))
+    docs, queue, stages = _registry(Database(tmp_path / "db.sqlite"))
     docs.insert(Document(id="a", filename="a.pdf"))
-    assert docs.get("a").graph_status == GraphStatus.NONE and docs.claim_graph_next("w") is None
-    docs.claim_next("w")
+    assert docs.get("a").graph_status == GraphStatus.NONE and queue.claim_graph_next("w") is None
+    queue.claim_next("w")
     docs.set_status("a", DocStatus.INDEXING)
     docs.set_status("a", DocStatus.READY, "ok", graph=GraphStatus.PENDING, graph_detail="waiting")
     with pytest.raises(IllegalTransition):  # a pending graph is extracted before it is done
         docs.set_graph_status("a", GraphStatus.DONE)
-    claimed = docs.claim_graph_next("worker-1")
-    assert claimed.graph_status == GraphStatus.EXTRACTING and docs.graph_workers() == {"a": "worker-1"}
-    docs.report_graph_stage("a", "extracting chunk 3 of 9" + "!" * 400, 0.33333)
-    assert docs.graph_progress() == {"a": ("extracting chunk 3 of 9" + "!" * 277, 0.333)}
+    claimed = queue.claim_graph_next("worker-1")
+    assert claimed.graph_status == GraphStatus.EXTRACTING and queue.graph_workers() == {"a": "worker-1"}
+    stages.report_graph_stage("a", "extracting chunk 3 of 9" + "!" * 400, 0.33333)
+    assert stages.graph_progress() == {"a": ("extracting chunk 3 of 9" + "!" * 277, 0.333)}
     # Re-queued while extracting (a retry, a cleared graph): the worker's finishing write leaves it queued.
     assert docs.set_graph_status("a", GraphStatus.PENDING, detail="queued")
     assert not docs.set_graph_status("a", GraphStatus.DONE, "12 entities", expect=GraphStatus.EXTRACTING)
-    assert docs.get("a").graph_status == GraphStatus.PENDING and docs.graph_workers() == {}
-    docs.claim_graph_next("worker-2")
+    assert docs.get("a").graph_status == GraphStatus.PENDING and queue.graph_workers() == {}
+    queue.claim_graph_next("worker-2")
     assert docs.set_graph_status("a", GraphStatus.DONE, "12 entities", fraction=1.0, expect=GraphStatus.EXTRACTING,
                                  timings={"graph_total_s": 2.0})
     a = docs.get("a")
     assert (a.graph_status, a.graph_message, a.timings) == (GraphStatus.DONE, "12 entities", {"graph_total_s": 2.0})
-    assert docs.graph_progress() == {} and docs.claim_graph_next("worker-3") is None
+    assert stages.graph_progress() == {} and queue.claim_graph_next("worker-3") is None
     with pytest.raises(IllegalTransition):  # a done graph is queued again before it is extracted again
         docs.set_graph_status("a", GraphStatus.EXTRACTING)
     assert not docs.set_graph_status("gone", GraphStatus.PENDING)
@@ -111,14 +116,14 @@ def test_graph_stage_status_machine(tmp_path):
 @pytest.mark.slow
 def test_claims_are_exclusive_across_processes(tmp_path):
     db_path = tmp_path / "db.sqlite"
-    docs = SQLiteDocumentStore(Database(db_path))
+    docs = SQLiteDocumentRecords(Database(db_path))
     for i in range(20):
         docs.insert(Document(id=f"d{i:02d}", filename=f"{i}.pdf"))
     script = (
         "import sys; sys.path.insert(0, %r)\n"
         "from core.store.sqlite_db import Database\n"
-        "from core.store.sqlite_documents import SQLiteDocumentStore\n"
-        "s = SQLiteDocumentStore(Database(%r)); got = []\n"
+        "from core.store.sqlite_documents import SQLiteWorkQueue\n"
+        "s = SQLiteWorkQueue(Database(%r)); got = []\n"
         "while (d := s.claim_next(sys.argv[1])) is not None: got.append(d.id)\n"
         "print(','.join(got))\n" % (str(REPO), str(db_path)))
     procs = [subprocess.Popen([sys.executable, "-c", script, f"w{i}"], stdout=subprocess.PIPE, text=True)

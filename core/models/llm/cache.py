@@ -1,7 +1,7 @@
 """A prompt-hash cache in front of any ChatModel, and a log of every call for the usage summary.
 
 Re-running an extraction over the same chunks with the same model and prompt costs nothing the second time. The
-replies and the log live in an LLMCacheStore (core.store.sqlite_llm_cache: the workspace's SQLite file); this
+replies and the log live in the library's LLMCacheStore (core.store.sqlite_llm_cache: the workspace's SQLite file); this
 module decides what a key hashes and what may be stored. Only replies are stored: never a key, and never an
 error (a failure must be retried).
 """
@@ -15,8 +15,6 @@ from typing import Any
 
 from core.models.llm.base import ChatModel, ChatReply, LLMError, Message
 from core.store.base import LLMCacheStore
-from core.store.sqlite_db import Database
-from core.store.sqlite_llm_cache import SQLiteLLMCache
 
 
 def cache_key(model_name: str, messages: Sequence[Message], response_format: dict[str, Any] | None,
@@ -28,9 +26,9 @@ def cache_key(model_name: str, messages: Sequence[Message], response_format: dic
 
 
 class CachedChatModel:
-    def __init__(self, inner: ChatModel, db: Database):
+    def __init__(self, inner: ChatModel, store: LLMCacheStore):
         self.inner = inner
-        self.store: LLMCacheStore = SQLiteLLMCache(db)
+        self.store = store
         self.name = inner.name  # what ran is the inner model, cached or not
 
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
@@ -102,10 +100,10 @@ def _error_text(exc: Exception) -> str:
     return str(exc)[:500] if isinstance(exc, LLMError) else type(exc).__name__
 
 
-def usage_summary(db: Database) -> dict[str, Any]:
+def usage_summary(store: LLMCacheStore) -> dict[str, Any]:
     """What the LLM cost so far: calls actually made (misses, streams and failures), cache hits, the tokens and
     seconds those calls spent, overall and per purpose."""
-    rows = SQLiteLLMCache(db).usage_by_purpose()
+    rows = store.usage_by_purpose()
     keys = ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "latency_s")
     total: dict[str, Any] = {k: 0 for k in keys}
     by_purpose: dict[str, dict[str, Any]] = {}

@@ -10,13 +10,13 @@ from core.models.llm.cache import CachedChatModel
 from core.models.llm.secrets import api_key_for
 from core.models.registry import resources
 from core.settings.config import Settings
-from core.store.sqlite_db import Database
+from core.store.base import LLMCacheStore
 
 EMBEDDED_NAME = "Qwen2.5-Coder-1.5B"  # the one model core.models.llm.embedded ships; llm.model is not used
 EMBEDDED_COST = "slow: ~40 s per chunk"
 
 
-def get_chat_model(settings: Settings, db: Database) -> ChatModel | None:
+def get_chat_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | None:
     llm = settings.llm
     if llm.provider == "none":
         return None
@@ -24,7 +24,7 @@ def get_chat_model(settings: Settings, db: Database) -> ChatModel | None:
         # The openai package takes 1-2 s to import: pages that only describe the LLM should not pay for it.
         from core.models.llm.client import OpenAIChatModel
 
-        return CachedChatModel(OpenAIChatModel.from_config(llm, api_key_for(llm.base_url)), db)
+        return CachedChatModel(OpenAIChatModel.from_config(llm, api_key_for(llm.base_url)), cache)
     if llm.provider == "embedded":
         try:
             # llama.cpp and its weights are an opt-in install: importing them eagerly would break every page.
@@ -33,19 +33,19 @@ def get_chat_model(settings: Settings, db: Database) -> ChatModel | None:
             inner = EmbeddedChatModel.from_config(llm)
         except ImportError as exc:
             raise LLMError(f"the embedded LLM is not installed: run `make llm` ({exc})") from None
-        return CachedChatModel(inner, db)
+        return CachedChatModel(inner, cache)
     raise LLMError(f"unknown LLM provider {llm.provider!r}")
 
 
-def shared_chat_model(settings: Settings, db: Database) -> ChatModel | None:
+def shared_chat_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | None:
     """The process's one chat model for this workspace and these LLM settings (core.models.registry), built on
     first use; other settings or another API key make another one."""
     llm = settings.llm
     if llm.provider == "none":
         return None
     config = json.dumps(asdict(llm), sort_keys=True, default=str)
-    key = ("chat-model", str(db.path), config, key_digest(api_key_for(llm.base_url)))
-    return resources.get(key, lambda: get_chat_model(settings, db))
+    key = ("chat-model", cache.location, config, key_digest(api_key_for(llm.base_url)))
+    return resources.get(key, lambda: get_chat_model(settings, cache))
 
 
 def key_digest(key: str) -> str:

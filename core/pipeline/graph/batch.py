@@ -32,9 +32,8 @@ from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.media_entities import with_media_entity
 from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter
-from core.schema.graph import Extractor, PaperRecord
+from core.schema.graph import Extractor, PaperRecord, text_sha
 from core.schema.records import DocStatus, Document, GraphStatus
-from core.store.sqlite_graph_sources import text_sha
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +54,7 @@ def claim_batch(lib: Library, worker: str, limit: int | None = None) -> list[Doc
     docs: list[Document] = []
     chunks = 0
     while len(docs) < min(limit or BATCH_DOCS, BATCH_DOCS) and chunks < BATCH_CHUNKS:
-        doc = lib.documents.claim_graph_next(worker)
+        doc = lib.queue.claim_graph_next(worker)
         if doc is None:
             break
         docs.append(doc)

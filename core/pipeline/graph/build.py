@@ -35,10 +35,10 @@ from core.schema.graph import (
     GraphNode,
     PaperRecord,
     RelationSource,
+    text_sha,
 )
 from core.schema.overrides import GraphOverrides
 from core.schema.records import Chunk, ContentItem, GraphStatus
-from core.store.sqlite_graph_sources import text_sha
 from core.text.tokens import approx_tokens
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from core.pipeline.graph.communities_vectors import current_space, vector_rows
 from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.view import entity_graph, entity_subgraph
 from core.schema.graph import PAPER_PREFIX
-from core.store.sqlite_communities import SQLiteCommunityState
+from core.store.base import CommunityState
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def refresh_communities(lib: Library, force: bool = False) -> dict[str, float] |
     """Bring communities and their reports up to date with the graph if it changed since the last time (`force`:
     a full recompute whatever changed); returns timings (and `full`: 1.0 for a full recompute, 0.0 for a partial
     one; `region`: the entities recomputed), or None when nothing had changed."""
-    store = SQLiteCommunityState(lib.db)
+    store = lib.community_state
     version = lib.graph_sources.meta("version", "0")
     state = store.state()
     usable = state is not None and not state.get("pending")
@@ -93,7 +93,7 @@ def _full(lib: Library) -> _Plan:
                   "region": float(len(assignment))}, partial=False)
 
 
-def _partial(lib: Library, store: SQLiteCommunityState, state: dict, upto: int, nodes: list[str],
+def _partial(lib: Library, store: CommunityState, state: dict, upto: int, nodes: list[str],
              edges: list[tuple[str, str]]) -> _Plan | None:
     """Recompute the communities the changes touched; None when a full recompute is due instead."""
     t = time.perf_counter()

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.library import Library
 from core.models.embedding import vector_space
-from core.store.sqlite_communities import SQLiteCommunityState, VectorRow
+from core.store.base import CommunityState, VectorRow
 
 MAX_REPORT_CHARS = 2000  # of the report's text embedded: the model reads no further anyway
 
@@ -59,7 +59,7 @@ def current_space(lib: Library) -> str:
     return vector_space(lib.settings.embedding.model, lib.settings.embedding.variant)
 
 
-def vector_rows(lib: Library, store: SQLiteCommunityState, reports: Sequence[dict]) -> list[VectorRow]:
+def vector_rows(lib: Library, store: CommunityState, reports: Sequence[dict]) -> list[VectorRow]:
     """The vector rows of these reports: a text already stored in the current space (by its hash, under any
     community) is reused, the others are embedded, in one batch."""
     space = current_space(lib)
@@ -77,7 +77,7 @@ def vector_rows(lib: Library, store: SQLiteCommunityState, reports: Sequence[dic
 def report_vectors(lib: Library, reports: Sequence[dict]) -> dict[int, np.ndarray]:
     """community → the vectors of its embedded_texts (one row each), read from the store; reports without
     usable stored vectors get them embedded and stored now (once: the next process reads them)."""
-    store = SQLiteCommunityState(lib.db)
+    store = lib.community_state
     space = current_space(lib)
     stored = store.vectors(space, [r["community"] for r in reports])
     out: dict[int, np.ndarray] = {}

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from core.library import Library
 from core.pipeline.graph.build import rebuild_dirty
 from core.pipeline.graph.merge import normalize_key
-from core.schema.graph import PAPER_PREFIX, RELATED, GraphEdge, GraphNode
+from core.schema.graph import PAPER_PREFIX, RELATED, GraphEdge, GraphNode, paper_key
 from core.schema.overrides import DELETED, RENAME, RETYPE, Override
-from core.store.sqlite_graph_sources import paper_key
 
 MAX_NAME_CHARS = 200
 MAX_TYPE_CHARS = 40

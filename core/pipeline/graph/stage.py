@@ -135,7 +135,7 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
             if any(r is not None and r.graph_status == GraphStatus.PENDING for r in results):
                 break  # stopped mid-extraction
             continue
-        doc = lib.documents.claim_graph_next(me)
+        doc = lib.queue.claim_graph_next(me)
         if doc is None:
             break
         result = process_graph(lib, doc, on_progress, stop, yield_to_uploads)
@@ -145,7 +145,7 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
         if result.graph_status == GraphStatus.PENDING:
             break  # paused: the caller goes back to its parse queue
     if communities and lib.settings.graph.communities and not (stop and stop.is_set()) \
-            and not lib.documents.graph_progress():
+            and not lib.stages.graph_progress():
         try:
             refresh_communities(lib)
         except Exception:  # communities are derived and refreshed again on the next change; papers are done
@@ -156,7 +156,7 @@ def process_graph_queue(lib: Library, on_progress: GraphStageProgress | None = N
 def recover_graph(lib: Library) -> list[str]:
     """Papers whose graph worker died go back to pending; their extracted chunks are kept."""
     requeued = []
-    for doc_id, worker in lib.documents.graph_workers().items():
+    for doc_id, worker in lib.queue.graph_workers().items():
         if worker and worker_alive(worker):
             continue
         if lib.documents.set_graph_status(doc_id, GraphStatus.PENDING, detail="resumed after an interruption",

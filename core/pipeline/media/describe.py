@@ -31,7 +31,6 @@ from core.pipeline.pages import load_items
 from core.schema.ids import window_ids
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import ContentItem, DocStatus
-from core.store.sqlite_media import DescriptionStore
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,7 @@ class MediaDoc:
 def load_media_doc(lib: Library, doc_id: str, items: list[ContentItem] | None = None) -> MediaDoc:
     if items is None:
         items = load_items(lib, doc_id)
-    return MediaDoc(doc_id, list(items), media_labels(items), DescriptionStore(lib.db).by_doc(doc_id))
+    return MediaDoc(doc_id, list(items), media_labels(items), lib.descriptions.by_doc(doc_id))
 
 
 def _needs_inner_text(item: ContentItem) -> bool:
@@ -112,7 +111,7 @@ def media_chunk_texts(lib: Library, doc_id: str, items: list[ContentItem]) -> di
     """Item index → chunk text (caption + description) for every table, figure and equation of a paper being
     indexed; the offline descriptions are stored for the gallery on the way."""
     offline = offline_descriptions(lib, doc_id, items)
-    store = DescriptionStore(lib.db)
+    store = lib.descriptions
     store.replace_source(doc_id, OFFLINE, offline)
     return chunk_texts(load_media_doc(lib, doc_id, items))
 
@@ -222,7 +221,7 @@ def describe_document_media(lib: Library, doc_id: str, progress: Progress | None
     if not todo:
         return outcome
     inner = inner_texts(lib, doc_id, todo)
-    store = DescriptionStore(lib.db)
+    store = lib.descriptions
     total = len(todo)
     if progress:
         progress(f"describing {total} tables, figures and equations with the VLM", 0.0)
@@ -273,7 +272,7 @@ def redescribe_item(lib: Library, doc_id: str, item_index: int) -> Description:
         inner = inner_texts(lib, doc_id, [item])
         description = Description(doc_id=doc_id, item_index=item_index, fingerprint=fingerprint(item), source=OFFLINE,
                                   text=offline_description(item, doc.labels[item_index], inner.get(item_index, "")))
-    DescriptionStore(lib.db).put([description])
+    lib.descriptions.put([description])
     if description.text:
         apply_description(lib, doc_id, item, doc.labels[item.index], description)
     return description

@@ -1,6 +1,6 @@
 """Exports of the graph: GraphML (for Gephi, yEd, networkx), JSON (node-link: `nodes` and `links`, as
 networkx.node_link_graph and d3 read it), CSV (nodes + edges), a Cypher script that loads the graph into Neo4j with
-the layout of core.store.neo4j_graph, and a view of the graph as a standalone HTML page.
+the layout of the Neo4j store (core.store.property_graph), and a view of the graph as a standalone HTML page.
 
 Exports are snapshots for other tools; the live graph is the store. Only graph fields are written: settings,
 API keys and caches never reach an export.
@@ -16,6 +16,7 @@ import networkx as nx
 
 from core.schema.graph import GraphEdge, GraphNode
 from core.store.base import GraphStore
+from core.store.property_graph import ENTITY, PAPER, edge_props, label_of, node_props, relation_type
 from core.text.csv_safe import csv_cell
 
 FORMATS = ("graphml", "json", "csv", "cypher")
@@ -94,23 +95,21 @@ def _cypher_value(value) -> str:
 def cypher_script(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
     """Statements for cypher-shell (`cypher-shell -f graph.cypher`): uniqueness constraints, then nodes and edges
     merged by key in batches, so loading twice gives the same graph."""
-    from core.store.neo4j_graph import ENTITY, PAPER, _edge_props, _node_props, _relation_type, label_of
-
     lines = [f"// PaperGraph export: {len(nodes)} nodes, {len(edges)} edges. Load: cypher-shell -f <this file>",
              f"CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (n:{ENTITY}) REQUIRE n.key IS UNIQUE;",
              f"CREATE CONSTRAINT paper_key IF NOT EXISTS FOR (n:{PAPER}) REQUIRE n.key IS UNIQUE;"]
     by_label: dict[str, list[dict]] = {}
     for node in nodes:
-        by_label.setdefault(label_of(node.key), []).append(_node_props(node))
+        by_label.setdefault(label_of(node.key), []).append(node_props(node))
     for label, rows in sorted(by_label.items()):
         for start in range(0, len(rows), CYPHER_BATCH):
             lines.append(f"UNWIND {_cypher_value(rows[start:start + CYPHER_BATCH])} AS row "
                          f"MERGE (n:{label} {{key: row.key}}) SET n = row;")
     by_shape: dict[tuple[str, str, str], list[dict]] = {}
     for edge in edges:
-        shape = (label_of(edge.source), label_of(edge.target), _relation_type(edge.relation))
+        shape = (label_of(edge.source), label_of(edge.target), relation_type(edge.relation))
         by_shape.setdefault(shape, []).append({"source": edge.source, "target": edge.target,
-                                               "props": _edge_props(edge)})
+                                               "props": edge_props(edge)})
     for (a, b, rel), rows in sorted(by_shape.items()):
         for start in range(0, len(rows), CYPHER_BATCH):
             lines.append(f"UNWIND {_cypher_value(rows[start:start + CYPHER_BATCH])} AS row "

@@ -121,7 +121,7 @@ def graph_version(lib: Library) -> tuple:
 def load_index(lib: Library) -> GraphIndex:
     """The index of the graph as it is now (cached per workspace until the graph changes)."""
     version = graph_version(lib)
-    where = str(lib.db.path)
+    where = str(lib.workspace.db_path)
     with _cache_lock:
         cached = _cache.get(where)
         if cached is not None and cached.version == version:
