@@ -11,11 +11,11 @@ import re
 from core.eval.report import run_name
 from core.eval.runner import metric_order, summarise
 from core.library import Library
-from core.schema.eval import QuestionResult
+from core.schema.eval import QuestionResult, RunRecord
 from core.service.errors import invalid, not_found
 from core.service.inputs import bounded, clean_text
 from core.service.records import EvalRow, EvalRunDetail, EvalRunInfo, MetricMean
-from core.store.sqlite_eval import EvalStore, RunRecord
+from core.store.base import EvalStore
 
 MAX_RUNS = 200
 _RUN_ID = re.compile(r"^[0-9a-f]{6,32}$")
@@ -38,7 +38,7 @@ def list_runs(lib: Library, limit: int = 20, question_set: str | None = None) ->
     """The newest `limit` runs first; only those of one question set when `question_set` names it (its name or
     id)."""
     bounded(limit, "limit", 1, MAX_RUNS)
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     runs = store.runs()
     if question_set is not None:
         wanted = clean_text(question_set, "question set", max_chars=300)
@@ -58,7 +58,7 @@ def find_run(store: EvalStore, run_id: object) -> RunRecord:
 def get_run(lib: Library, run_id: str, contexts: bool = False) -> EvalRunDetail:
     """The run and a row per question × mode, in the order they were answered; `contexts` adds the passages each
     answer was given."""
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     run = find_run(store, run_id)
     results = store.results(run.id)
     qset = store.get_set(run.set_id)

@@ -16,7 +16,6 @@ from core.eval.runner import EvalOptions, run_eval
 from core.schema.eval import DONE, EvalQuestion
 from core.settings.accounts import add_account
 from core.settings.tokens import create_token
-from core.store.sqlite_eval import EvalStore
 from tests.api.helpers import ANSWER_WORD, QUESTION, LiveServer, build_workspace
 
 MODES = ["naive", "mix"]
@@ -26,7 +25,7 @@ MODES = ["naive", "mix"]
 def evaluated(tmp_path_factory):
     """The workspace with one finished run: a question with a reference answer and passage, one without either."""
     lib, _ = build_workspace(tmp_path_factory.mktemp("eval-api"))
-    store = EvalStore(lib.db)
+    store = lib.eval_store
     qset = store.save_set("bert questions", [
         EvalQuestion("books", QUESTION, [ANSWER_WORD],
                      ["BERT is pre-trained with a masked language model objective on the BooksCorpus dataset."]),
