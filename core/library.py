@@ -19,6 +19,7 @@ from core.store.base import (
     HistoryStore,
     LLMCacheStore,
     MetadataStore,
+    ReferenceStore,
     VectorStore,
 )
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
@@ -31,6 +32,7 @@ from core.store.sqlite_graph_sources import SQLiteGraphSources
 from core.store.sqlite_history import QueryHistoryStore
 from core.store.sqlite_llm_cache import SQLiteLLMCache
 from core.store.sqlite_metadata import SQLiteMetadataStore
+from core.store.sqlite_references import SQLiteReferenceStore
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"
@@ -81,6 +83,11 @@ class Library:
     def metadata(self) -> MetadataStore:
         """Each paper's title, authors, year, venue, DOI, arXiv id and abstract, with their sources."""
         return SQLiteMetadataStore(self.db)
+
+    @cached_property
+    def references(self) -> ReferenceStore:
+        """Each paper's parsed reference list, its citation links, and the library papers its entries resolve to."""
+        return SQLiteReferenceStore(self.db)
 
     @cached_property
     def graph(self) -> GraphStore:
