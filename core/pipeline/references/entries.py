@@ -95,8 +95,9 @@ def _split_numbered(piece: _Piece, expected: int) -> list[tuple[str, _Piece]]:
         parts[-1] = (last_label, last[:m.start()].strip())
         parts.append((m.group(1), last[m.end():]))
         nxt += 1
-    return [(lab, _Piece(text, piece.raw if k == 0 else text, piece.page, piece.bbox))
-            for k, (lab, text) in enumerate(parts)]
+    # Cut in several, a piece's link addresses cannot be told apart: each part keeps only its own text's.
+    return [(lab, _Piece(text, piece.raw if len(parts) == 1 else text, piece.page, piece.bbox))
+            for lab, text in parts]
 
 
 def _continues(entry: _Entry, piece: _Piece) -> bool:

@@ -13,11 +13,16 @@ from core.schema.records import ContentItem
 from core.schema.references import MAX_SENTENCE_CHARS, CitationLink, ParsedReference
 
 _NUMBERED = re.compile(r"\[(\d{1,3}(?:\s*[,;–—-]\s*\d{1,3}){0,30})\]")
+# Superscript markers as MinerU writes them (chemistry, medicine): "relationships.<sup>1–3</sup> Applications" is
+# read as "relationships [1–3]. Applications", so the marker stays in the sentence it closes.
+_SUP_AFTER_STOP = re.compile(r"([.!?,;:])\s*<sup>\s*([\d,;–—\-\s]{1,120}?)\s*</sup>")
+_SUP = re.compile(r"\s*<sup>\s*([\d,;–—\-\s]{1,120}?)\s*</sup>")
+_MARKUP = re.compile(r"</?(?:sup|sub|b|i|em|strong)>|\*\*")
 _PAREN = re.compile(r"\(([^()]{4,400}?)\)")
 _NARRATIVE = re.compile(r"\b([A-ZÀ-Þ][\w'’\-]+(?:\s+(?:et\s+al\.?|(?:and|&)\s+[A-ZÀ-Þ][\w'’\-]+))?)\s*\(((?:19|20)\d\d)"
                         r"([a-z]?)\)")
-_NAME_YEAR = re.compile(r"([A-ZÀ-Þ][\w'’\-]+(?:\s+[a-z]{1,4}\s+[A-ZÀ-Þ][\w'’\-]+)?)(?:\s+et\s+al\.?|\s+(?:and|&)\s+"
-                        r"([A-ZÀ-Þ][\w'’\-]+))?,?\s+((?:19|20)\d\d)([a-z]?)\b")
+_NAME_YEAR = re.compile(r"([A-ZÀ-Þ][\w'’\-]+(?:\s+(?!and\b|et\b)[a-z]{1,4}\s+[A-ZÀ-Þ][\w'’\-]+)?)"
+                        r"(?:\s+et\s+al\.?|\s+(?:and|&)\s+([A-ZÀ-Þ][\w'’\-]+))?,?\s+((?:19|20)\d\d)([a-z]?)\b")
 _BOUNDARY = re.compile(r"[.!?]\s+(?=[A-Z\[(“\"])")
 
 
@@ -84,6 +89,11 @@ def _author_year(sentence: str, index: _AuthorYearIndex) -> list[tuple[str, Pars
     return found
 
 
+def _body_text(item: ContentItem) -> str:
+    text = _SUP_AFTER_STOP.sub(lambda m: f" [{m.group(2)}]{m.group(1)}", item.text or item_text(item))
+    return " ".join(_MARKUP.sub("", _SUP.sub(lambda m: f" [{m.group(1)}]", text)).split())
+
+
 def link_markers(items: list[ContentItem], refs: list[ParsedReference]) -> tuple[list[CitationLink], int, int]:
     """Every citation of an entry in the body text, how many markers were seen and how many of them found their
     entry: the share linked is what bench/references_accuracy.py reports."""
@@ -96,7 +106,7 @@ def link_markers(items: list[ContentItem], refs: list[ParsedReference]) -> tuple
     for item in items:
         if roles.get(item.index) != BODY or item.type != "text":
             continue
-        for sentence in sentences(" ".join(item_text(item).split())):
+        for sentence in sentences(_body_text(item)):
             shown = sentence[:MAX_SENTENCE_CHARS]
             pairs: list[tuple[str, ParsedReference]] = []
             if by_label:
