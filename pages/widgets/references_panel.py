@@ -15,16 +15,16 @@ from core.text import safe_markdown as safe_md
 MAX_BIBTEX = 500  # references exported at once; a broken parse can make thousands of "entries"
 
 
-def _citation(item: LibraryCitation, citing: str, key: str) -> None:
+def _citation(item: LibraryCitation, citing: str) -> None:
     st.page_link("pages/document.py", label=item.name[:140], icon=":material/description:",
                  query_params={"doc": item.other})
     if not item.links:
         st.caption("Listed in the references; no citation marker in the text was linked to it. Entry: "
                    + safe_md.md_escape(item.entry.text[:300]))
-    for n, link in enumerate(item.links[:5]):
+    for link in item.links[:5]:
         st.markdown(f"> {safe_md.md_escape(link.sentence)}")
         st.page_link("pages/document.py", label=f"Page {link.page + 1} · {link.marker[:60]}",
-                     icon=":material/format_quote:", key=f"{key}_{n}",
+                     icon=":material/format_quote:",
                      query_params={"doc": citing, "tab": "Pages", "page": str(link.page + 1),
                                    "hl": pv.box_param(link.bbox) if link.bbox else ""})
     if len(item.links) > 5:
@@ -42,13 +42,13 @@ def show_references(lib: Library, doc: Document) -> None:
         st.markdown("**Cites, in your library**")
         if not panel.cites:
             st.caption("None of its references is a paper of your library.")
-        for n, item in enumerate(panel.cites):
-            _citation(item, doc.id, f"cites_{doc.id[:12]}_{n}")
+        for item in panel.cites:
+            _citation(item, doc.id)
         st.markdown("**Cited by, in your library**")
         if not panel.cited_by:
             st.caption("No paper of your library cites it.")
-        for n, item in enumerate(panel.cited_by):
-            _citation(item, item.other, f"citedby_{doc.id[:12]}_{n}")
+        for item in panel.cited_by:
+            _citation(item, item.other)
         st.markdown(f"**Not in your library** ({len(panel.outside)})")
         if panel.outside:
             rows = [{"#": r.label or str(r.idx + 1), "reference": entry_line(r)[:400]} for r in panel.outside]
