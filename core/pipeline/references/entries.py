@@ -23,7 +23,7 @@ from core.schema.references import MAX_ENTRY_CHARS, ParsedReference
 
 _LINK = re.compile(r"\[([^\[\]]{0,600})\]\((https?://[^\s()]{1,400})\)")  # markdown links in MinerU's text
 _LABEL = re.compile(r"^\s*(?:\[(\d{1,3})\]|\((\d{1,3})\)|(\d{1,3})\.(?=\s+\S))\s*")
-_INNER_LABEL = re.compile(r"(?<=[.\s])\[(\d{1,3})\]\s+(?=\S)")
+_INNER_LABEL = re.compile(r"(?<=[.\s])\[(\d{1,3})\]\s+(?=\S)|(?<=\.\s)\((\d{1,3})\)\s+(?=[A-ZÀ-Þ])")
 _CORR = re.compile(r"\babs/(\d{4}\.\d{4,5})", re.I)
 _YEAR_AFTER_AUTHORS = re.compile(r"(?:\.|,)\s+\(?((?:19|20)\d\d)([a-z]?)\)?(?:\.|,|:)\s+")
 _YEAR_ANY = re.compile(r"(?<![\d.])((?:19|20)\d\d)([a-z]?)(?![\d])")
@@ -83,21 +83,46 @@ def _label(text: str) -> tuple[str, str]:
 
 
 def _split_numbered(piece: _Piece, expected: int) -> list[tuple[str, _Piece]]:
-    """A piece holding several numbered entries ("… 2019. [13] B. Author …") cut at each next label in order."""
+    """A piece holding several numbered entries ("… 2019. [13] B. Author …") cut at each later label, a few
+    numbers ahead at most (a column break can move the ones between elsewhere)."""
     label, rest = _label(piece.text)
     parts: list[tuple[str, str]] = [(label, rest)]
     nxt = (int(label) + 1) if label else expected
     while True:
         last_label, last = parts[-1]
-        m = next((m for m in _INNER_LABEL.finditer(last) if int(m.group(1)) == nxt), None)
+        m = next((m for m in _INNER_LABEL.finditer(last) if nxt <= int(m.group(1) or m.group(2)) < nxt + 10), None)
         if not m:
             break
         parts[-1] = (last_label, last[:m.start()].strip())
-        parts.append((m.group(1), last[m.end():]))
-        nxt += 1
+        parts.append((m.group(1) or m.group(2), last[m.end():]))
+        nxt = int(parts[-1][0]) + 1
     # Cut in several, a piece's link addresses cannot be told apart: each part keeps only its own text's.
     return [(lab, _Piece(text, piece.raw if len(parts) == 1 else text, piece.page, piece.bbox))
             for lab, text in parts]
+
+
+_SECOND_YEAR = re.compile(r"[a-zà-ÿ]\.\s(?:19|20)\d\d[a-z]?\.\s")  # "… and Oren Etzioni. 2018. "
+_AUTHOR_RUN = re.compile(r"(?:[A-ZÀ-Þ][\w'’\-]*\.?\s?|(?:and|et al\.|van|von|de|der|den|del|da|di|le)\s|,\s?)+")
+
+
+def _split_author_year(piece: _Piece) -> list[_Piece]:
+    """A piece holding two author-year entries ("… NAACL-HLT. Xiao Ling, Sameer Singh, and Daniel S. Weld. 2015.
+    Design …") cut where the second one's author list starts: the earliest full stop before its year after which
+    only names, initials, commas and "and" come."""
+    text = piece.text
+    years = list(_SECOND_YEAR.finditer(text))
+    if len(years) < 2:
+        return [piece]
+    cuts = []
+    for year in years[1:]:
+        end = year.start() + 1
+        starts = [m.end() for m in re.finditer(r"[.?!]\s", text[:end]) if m.end() > (cuts[-1] if cuts else 0)]
+        start = next((c for c in starts if _AUTHOR_RUN.fullmatch(text[c:end].strip() + " ")), None)
+        if start is not None and start > (cuts[-1] if cuts else 0) + 20:
+            cuts.append(start)
+    bounds = [0, *cuts, len(text)]
+    parts = [text[a:b].strip() for a, b in zip(bounds, bounds[1:])]
+    return [_Piece(part, piece.raw if len(parts) == 1 else part, piece.page, piece.bbox) for part in parts if part]
 
 
 def _continues(entry: _Entry, piece: _Piece) -> bool:
@@ -106,7 +131,8 @@ def _continues(entry: _Entry, piece: _Piece) -> bool:
     if not first.isupper() or piece.text.startswith("In "):
         return True
     before = entry.text
-    return not _YEAR_ANY.search(before) or bool(_ENDS_WITH_YEAR.search(before))
+    years = len(_YEAR_ANY.findall(before))  # none yet, or only the one it stops at: "Arora, … Ma. 2017."
+    return years == 0 or years == 1 and bool(_ENDS_WITH_YEAR.search(before))
 
 
 def split_entries(items: list[ContentItem]) -> list[_Entry]:
@@ -126,10 +152,12 @@ def split_entries(items: list[ContentItem]) -> list[_Entry]:
                     entries[-1].pieces.append(part)
                 else:
                     entries.append(_Entry("", [part]))
-        elif entries and _continues(entries[-1], piece):
-            entries[-1].pieces.append(piece)
         else:
-            entries.append(_Entry("", [piece]))
+            for part in _split_author_year(piece):
+                if entries and _continues(entries[-1], part):
+                    entries[-1].pieces.append(part)
+                else:
+                    entries.append(_Entry("", [part]))
     return [e for e in entries if len(e.text) >= rules["min_entry_chars"]]
 
 
@@ -222,7 +250,7 @@ def parse_entry(text: str, raw: str = "") -> dict:
         out["authors"] = _authors(head[:pos])
         out["title"], rest = _first_sentence(text[pos:].strip())
         out["venue"] = _venue(rest)
-    elif ay and ay.start() < 0.8 * len(head):  # ACL / ACM / APA: authors, year, title, venue
+    elif ay and len(head) - ay.end() >= 10:  # ACL / ACM / APA: authors, year, title (something after it), venue
         out["authors"] = _authors(head[:ay.start()])
         out["year"], out["year_suffix"] = int(ay.group(1)), ay.group(2)
         out["title"], rest = _first_sentence(text[ay.end():])
