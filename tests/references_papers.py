@@ -1,6 +1,6 @@
 """Two generated papers that cite each other, for the citation-graph suites: the marigold paper (author-year
 references) cites the heliotrope paper, whose title matches its entry; the heliotrope paper (numbered references)
-cites the marigold paper back and one paper that is not in the library."""
+cites the marigold paper back, one paper that is not in the library and a hostile entry (markup, a script link)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,6 +11,8 @@ MARIGOLD_TITLE = "Marigold Lattices Revisited for Sparse Larvae Graphs"
 HELIOTROPE_TITLE = "Heliotrope Solvers for Sparse Zebrafish Migration Lattices"
 CITING_SENTENCE = "Heliotrope solvers were introduced by Lovelace et al. (2021) for the sparse lattices we revisit."
 CITED_BACK = "Marigold lattices [1] stall on dense graphs, and okapi sampling [2] does not help."
+HOSTILE_ENTRY = ("[3] Mallory Evil. 2020. <script>alert('refs')</script> Owning the parser. "
+                 "In [XSS](javascript:alert(1)).")
 
 MARIGOLD_SECTIONS: list[pdfs.Section] = [
     ("Abstract", ["Published in the Proceedings of the Imaginary Workshop on Larvae 2022. We revisit marigold "
@@ -31,6 +33,7 @@ HELIOTROPE_SECTIONS: list[pdfs.Section] = [
         "[1] Charles Babbage. 2022. Marigold lattices revisited for sparse larvae graphs. In Proceedings of the "
         "Imaginary Workshop on Larvae.",
         "[2] Okapi Team. 2018. Okapi sampling for lattices. Journal of Imaginary Machines, 3(2):10–20.",
+        HOSTILE_ENTRY,
     ]),
 ]
 

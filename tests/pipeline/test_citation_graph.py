@@ -13,6 +13,9 @@ from core.pipeline.documents import add_pdf, delete_document
 from core.pipeline.gc import footprint
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
+from core.presentation.graph.explorer import ViewFilters, build_view
+from core.presentation.graph.graph_index import build_index
+from core.presentation.graph.render import render_html
 from core.schema.graph import PAPER_PREFIX
 from core.schema.references import CITES
 from core.settings.workspace import WORKSPACE_ENV
@@ -46,17 +49,22 @@ def test_a_paper_added_later_resolves_older_references_and_deleting_it_removes_e
 
     heliotrope = ingest(lib, heliotrope_pdf(tmp_path / "pdfs"))
     assert lib.references.references(marigold)[0].cited_doc_id == heliotrope, "the older entry found it"
-    assert [r.cited_doc_id for r in lib.references.references(heliotrope)] == [marigold, ""]
+    assert [r.cited_doc_id for r in lib.references.references(heliotrope)] == [marigold, "", ""]
     edges = cites_edges(lib)
     assert set(edges) == {(PAPER_PREFIX + marigold, PAPER_PREFIX + heliotrope),
                           (PAPER_PREFIX + heliotrope, PAPER_PREFIX + marigold)}
     assert CITING_SENTENCE in edges[(PAPER_PREFIX + marigold, PAPER_PREFIX + heliotrope)]
     assert "Marigold lattices [1]" in edges[(PAPER_PREFIX + heliotrope, PAPER_PREFIX + marigold)]
 
+    # The Graph page draws them between the paper nodes, as arrows of their own colour.
+    view = build_view(build_index(lib), ViewFilters(include_papers=True))
+    assert {(e.source, e.target) for e in view.edges if e.relation == CITES} == set(edges)
+    assert '"arrows": "to"' in render_html(view) and "#c0392b" in render_html(view)
+
     assert cli_main(["refs", "show", heliotrope[:10]]) == 0
     out = capsys.readouterr().out
     assert f"IN LIBRARY {marigold[:12]}" in out and "Okapi sampling for lattices" in out
-    assert "not in your library" in out and "2 references, 1 in the library" in out
+    assert "not in your library" in out and "3 references, 1 in the library" in out
     assert cli_main(["refs", "graph"]) == 0
     out = capsys.readouterr().out
     assert "CITES" in out and CITING_SENTENCE in out and CITED_BACK in out

@@ -375,7 +375,7 @@ def _rebuild_once(lib: Library, progress: GraphProgress | None, upto: int) -> Re
         progress("writing the graph", 0.5)
     lib.graph.apply(list(upsert_nodes.values()), upsert_edges, delete_nodes, drop_edges)
     if papers_written := [k[len(PAPER_PREFIX):] for k in upsert_nodes if k.startswith(PAPER_PREFIX)]:
-        sync_citation_edges(lib, papers_written)  # a paper node (re)made: its CITES edges can be drawn now
+        sync_citation_edges(lib, papers_written, drop_stale=False)  # a paper node made: its CITES edges can be drawn
     stats.store_s = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -135,13 +135,18 @@ def citation_edges(lib: Library, doc_ids: Iterable[str] | None = None) -> list[G
     return edges
 
 
-def sync_citation_edges(lib: Library, doc_ids: Iterable[str] | None = None) -> tuple[int, int]:
+def sync_citation_edges(lib: Library, doc_ids: Iterable[str] | None = None, drop_stale: bool = True
+                        ) -> tuple[int, int]:
     """Make the graph's CITES edges (touching doc_ids, or all) what the store says, where both paper nodes exist.
-    Returns (edges written, edges dropped)."""
+    Without drop_stale only missing edges are written: a graph rebuild remaking paper nodes need not read every
+    edge of those papers (hundreds of MENTIONED_IN each) to find CITES edges that the store no longer has; the
+    store's own changes (ingest, delete, refresh) drop those. Returns (edges written, edges dropped)."""
     ids = None if doc_ids is None else list(dict.fromkeys(doc_ids))
     with graph_lock(lib):
         wanted = {e.pair: e for e in citation_edges(lib, ids)}
-        if ids is None:
+        if not drop_stale:
+            existing: set[tuple[str, str]] = set()
+        elif ids is None:
             existing = {(s, t) for s, t, relation, _ in lib.graph.edge_outline() if relation == CITES}
         else:
             existing = {e.pair for e in lib.graph.edges_of(PAPER_PREFIX + d for d in ids) if e.relation == CITES}
