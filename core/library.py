@@ -26,6 +26,7 @@ from core.store.base import (
     HistoryStore,
     LLMCacheStore,
     MetadataStore,
+    ReferenceStore,
     ScoreCache,
     StageProgress,
     VectorSpaceRecord,
@@ -46,6 +47,7 @@ from core.store.sqlite_llm_cache import SQLiteLLMCache
 from core.store.sqlite_media import SQLiteDescriptionStore
 from core.store.sqlite_metadata import SQLiteMetadataStore
 from core.store.sqlite_ragas_cache import SQLiteScoreCache
+from core.store.sqlite_references import SQLiteReferenceStore
 from core.store.sqlite_vector_space import SQLiteVectorSpace
 
 WINDOW_COLLECTION = "chunk_windows"
@@ -133,6 +135,11 @@ class Library:
     def metadata(self) -> MetadataStore:
         """Each paper's title, authors, year, venue, DOI, arXiv id and abstract, with their sources."""
         return SQLiteMetadataStore(self.db)
+
+    @cached_property
+    def references(self) -> ReferenceStore:
+        """Each paper's parsed reference list, its citation links, and the library papers its entries resolve to."""
+        return SQLiteReferenceStore(self.db)
 
     @cached_property
     def graph(self) -> GraphStore:

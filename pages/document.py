@@ -15,6 +15,7 @@ from core.schema.records import DocStatus
 from core.text import safe_markdown as safe_md
 from core.text import tables
 from pages.widgets import auth, state
+from pages.widgets.references_panel import show_references
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -103,6 +104,7 @@ def show_metadata() -> None:
 
 
 show_metadata()
+show_references(lib, doc)
 for warning in doc.warnings:
     st.warning(safe_md.md_escape(warning))
 if doc.status == DocStatus.FAILED:

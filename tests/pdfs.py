@@ -72,6 +72,12 @@ def appendix_section(n: int) -> Section:
     ])
 
 
+def references_section(entries: Sequence[str]) -> Section:
+    """A "References" section, one paragraph per entry ("[1] …" numbered, or author-year): what the reference
+    parser reads (tests/references_papers.py)."""
+    return ("References", list(entries))
+
+
 def _wrap(text: str, width: float, font: str = BODY_FONT, size: float = BODY_SIZE) -> list[str]:
     lines: list[str] = []
     line = ""

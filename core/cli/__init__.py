@@ -15,6 +15,7 @@ from core.cli.gc import cmd_gc
 from core.cli.graph import cmd_graph
 from core.cli.papers import add_parsers as add_papers_parsers
 from core.cli.reembed import cmd_reembed
+from core.cli.refs import add_parser as add_refs_parser
 from core.cli.settings import cmd_settings
 from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="preset: the preset to apply")
     p.set_defaults(func=cmd_settings)
     add_papers_parsers(sub)
+    add_refs_parser(sub)
     add_users_parser(sub)
     add_api_parsers(sub)
     return parser

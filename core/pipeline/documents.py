@@ -14,6 +14,7 @@ from core.library import Library
 from core.pipeline.graph.build import remove_document
 from core.pipeline.parsing.importer import copy_import_folder
 from core.pipeline.parsing.text_documents import TEXT_SUFFIXES, stored_source_name, text_format
+from core.pipeline.references.resolve import forget_references
 from core.schema.records import DocStatus, Document, GraphStatus
 from core.text.filenames import safe_filename
 
@@ -185,13 +186,14 @@ def busy_stage(doc: Document) -> str:
 def purge_document(lib: Library, doc_id: str) -> None:
     """Everything stored under a document id, registered or not: graph contributions and extractions (and the
     nodes, edges and vectors they made), chunks with their full-text rows, windows, media descriptions, its
-    bibliographic metadata (hand corrections too), its folder. Idempotent, and safe in two processes at once (a
-    delete and the worker that held the paper)."""
+    bibliographic metadata (hand corrections too), its reference list and every resolution of an entry to it, its
+    folder. Idempotent, and safe in two processes at once (a delete and the worker that held the paper)."""
     remove_document(lib, doc_id)
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
     lib.descriptions.delete_doc(doc_id)
     lib.metadata.delete_doc(doc_id)
+    forget_references(lib, doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)
     if doc_dir.exists():
         lib.workspace.staging_dir.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from core.pipeline.compute.task import ComputeResult
 from core.pipeline.graph.build import remove_document
 from core.pipeline.metadata.refresh import store_extracted, title_from
 from core.pipeline.parsing.text_documents import text_format
+from core.pipeline.references.resolve import store_references
 from core.pipeline.status import StageReporter
 from core.schema.media import OFFLINE
 from core.schema.records import ContentItem, DocStatus, Document, GraphStatus
@@ -228,6 +229,10 @@ def _write_folder(lib: Library, job: Job, result: ComputeResult) -> None:
     if ws.pages_dir(doc_id).exists():
         shutil.rmtree(ws.pages_dir(doc_id), ignore_errors=True)  # page images of an older parse are stale
     lib.descriptions.replace_source(doc_id, OFFLINE, result.offline)
+    try:  # the reference list as data and the citations it resolves in the library; never fails the paper
+        store_references(lib, doc_id, parsed.items)
+    except Exception:
+        log.exception("reading the references of %s failed; `python -m core refs refresh` tries again", doc_id[:12])
 
 
 def _write_chunks(lib: Library, pairs: list[tuple[Job, ComputeResult]], drop: Drop

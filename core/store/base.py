@@ -16,6 +16,7 @@ from core.schema.eval import EvalQuestion, QuestionResult, QuestionSet, RunRecor
 from core.schema.media import Description
 from core.schema.metadata import PaperMetadata
 from core.schema.records import Chunk, DocStatus, Document, GraphStatus
+from core.schema.references import CitationLink, ParsedReference
 
 # The graph's contracts live beside this file, to keep each under 400 lines; callers import them from here.
 from core.store.base_graph import CommunityState as CommunityState
@@ -207,6 +208,23 @@ class MetadataStore(Protocol):
 
     def doc_counts(self) -> dict[str, int]:
         """doc id → stored fields, for every document that has any."""
+
+
+class ReferenceStore(Protocol):
+    """Each paper's parsed reference list and citation links (core.schema.references), and the library paper each
+    entry resolves to (`cited_doc_id`; a delete clears every resolution to the deleted paper)."""
+
+    def replace_doc(self, doc_id: str, refs: Sequence[ParsedReference], keys: Sequence[tuple[str, str]],
+                    links: Sequence[CitationLink]) -> None: ...  # keys: each entry's (title key, text key)
+    def references(self, doc_id: str) -> list[ParsedReference]: ...
+    def links(self, doc_id: str) -> list[CitationLink]: ...
+    def cited_by(self, doc_id: str) -> list[ParsedReference]: ...  # other papers' entries resolved to it
+    def resolved(self, doc_ids: Iterable[str] | None = None) -> list[ParsedReference]: ...  # citing or cited
+    def candidates(self, doi: str, arxiv: str, title_key: str, min_prefix: int = 20
+                   ) -> list[ParsedReference]: ...  # year unchecked
+    def set_cited(self, pairs: Iterable[tuple[str, int, str]]) -> None: ...  # (doc id, idx, cited id or '')
+    def delete_doc(self, doc_id: str) -> None: ...
+    def doc_counts(self) -> dict[str, int]: ...  # its entries and links, and entries resolved to it
 
 
 class HistoryStore(Protocol):

@@ -25,6 +25,7 @@ from core.pipeline.graph.vectors import entity_vector_id as entity_vector_id  # 
 from core.pipeline.graph.vectors import relation_vector_id as relation_vector_id
 from core.pipeline.graph.vectors import sync_vectors
 from core.pipeline.media.describe import describe_document_media
+from core.pipeline.references.resolve import sync_citation_edges
 from core.schema.graph import (
     PAPER_PREFIX,
     RELATED,
@@ -373,6 +374,8 @@ def _rebuild_once(lib: Library, progress: GraphProgress | None, upto: int) -> Re
     if progress:
         progress("writing the graph", 0.5)
     lib.graph.apply(list(upsert_nodes.values()), upsert_edges, delete_nodes, drop_edges)
+    if papers_written := [k[len(PAPER_PREFIX):] for k in upsert_nodes if k.startswith(PAPER_PREFIX)]:
+        sync_citation_edges(lib, papers_written, drop_stale=False)  # a paper node made: its CITES edges can be drawn
     stats.store_s = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -30,7 +30,8 @@ FIRST_PAGE, PDF_META, DOI_PATTERN, ARXIV_PATTERN, CONTENT_LIST, RUNNING_HEADER =
 _ABSTRACT = re.compile(r"^\W*(?:abstract|summary|a b s t r a c t)\W*", re.I)
 
 
-def _norm(text: str) -> str:
+def norm_text(text: str) -> str:
+    """Lower case, letters and digits only, accents folded: how titles are compared (here and in references)."""
     return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text).lower())
 
 
@@ -71,8 +72,8 @@ def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[
         elif header := running_header(page):
             _set(meta, "title", header, RUNNING_HEADER)
         pdf_names = pdf_author_names(page.info.get("author", ""))
-        page_text = _norm(page.text)
-        if pdf_names and all(_norm(n.split()[-1]) in page_text for n in pdf_names):
+        page_text = norm_text(page.text)
+        if pdf_names and all(norm_text(n.split()[-1]) in page_text for n in pdf_names):
             _set(meta, "authors", pdf_names, PDF_META)
         elif names:
             _set(meta, "authors", names, FIRST_PAGE)
@@ -90,10 +91,10 @@ def _pdf_title(page: FirstPage, stem: str) -> str:
     """The PDF's own title field when the first page prints it (producers often leave a file name or a
     template's title there)."""
     title = " ".join((page.info.get("title") or "").split())
-    if len(title) < 12 or len(title.split()) < 3 or _norm(title) == _norm(stem) \
+    if len(title) < 12 or len(title.split()) < 3 or norm_text(title) == norm_text(stem) \
             or any(p.search(title) for p in rules().pdf_title_junk):
         return ""
-    return title[:500] if _norm(title) in _norm(page.text) else ""
+    return title[:500] if norm_text(title) in norm_text(page.text) else ""
 
 
 def _items_title(items: list[ContentItem]) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from core.presentation.graph.graph_index import SEARCH_LIMIT, GraphIndex, IndexNode
 from core.schema.graph import MENTIONED_IN, PAPER_PREFIX
+from core.schema.references import CITES
 from core.settings.config import ExplorerConfig
 
 COLOR_BY = ("type", "community")
@@ -186,6 +187,10 @@ def build_view(index: GraphIndex, filters: ViewFilters, config: ExplorerConfig |
                 if paper in keep:
                     edges.append(ViewEdge(key, paper, index.paper_relations.get((key, paper), MENTIONED_IN),
                                           weight))
+        if f.include_papers and key.startswith(PAPER_PREFIX):  # the library's own citations, paper to paper
+            for other, weight in index.mentions.get(key, {}).items():
+                if other in keep and index.paper_relations.get((key, other)) == CITES:
+                    edges.append(ViewEdge(key, other, CITES, weight))
     t_edges = time.perf_counter()
 
     nodes = [ViewNode(key=k, name=index.nodes[k].name, type=index.nodes[k].type, community=index.nodes[k].community,

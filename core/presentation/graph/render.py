@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from core.presentation.graph.explorer import GraphView
 from core.schema.graph import PAPER_PREFIX
+from core.schema.references import CITES
 from core.settings.config import ExplorerConfig
 
 PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -141,10 +142,12 @@ def render_html(view: GraphView, options: RenderOptions | None = None, details: 
     net.node_map = {item["id"]: item for item in net.nodes}
     net.edges = []
     for i, edge in enumerate(view.edges):
-        mention = edge.target.startswith(PAPER_PREFIX)  # MENTIONED_IN, or a table's BELONGS_TO
+        cites = edge.relation == CITES  # paper → paper: drawn as a red arrow
+        mention = edge.target.startswith(PAPER_PREFIX) and not cites  # MENTIONED_IN, or a table's BELONGS_TO
         net.edges.append({"id": f"e{i}", "from": edge.source, "to": edge.target, "value": edge.weight,
-                          "color": {"color": "#c8c8c8" if mention else "#8a8a8a", "opacity": 0.6},
-                          "dashes": mention,
+                          "color": {"color": "#c0392b" if cites else "#c8c8c8" if mention else "#8a8a8a",
+                                    "opacity": 0.9 if cites else 0.6},
+                          "dashes": mention, **({"arrows": "to"} if cites else {}),
                           "tip": f"{names.get(edge.source, edge.source)} — {names.get(edge.target, edge.target)}\n"
                                  f"{edge.relation} · weight {edge.weight:g}\nClick for details."})
     net.options = {

@@ -1,0 +1,3 @@
+"""A paper's reference list as data: entries parsed into fields (entries.py), in-text citation markers linked to
+them with their sentences (markers.py), and entries resolved to the library's own papers, which makes the
+library's citation graph (resolve.py). LLM-free, a pure function of the parsed items and the papers' metadata."""
