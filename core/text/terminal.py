@@ -22,6 +22,12 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u
 _CONTROLS_AND_NEWLINES = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def without_escapes(text: str) -> str:
+    """`text` without its terminal escape sequences, whole (not only their ESC byte): what a PDF or an import held
+    as "\x1b]0;pwned\x07Title" is kept as "Title", never as "]0;pwned Title"."""
+    return _ESCAPES.sub("", text)
+
+
 def for_terminal(text: object, *, one_line: bool = False) -> str:
     """`text` without escape sequences or control characters; `one_line` turns newlines and tabs into spaces."""
     cleaned = _ESCAPES.sub("", valid_unicode(str(text)))
@@ -30,4 +36,4 @@ def for_terminal(text: object, *, one_line: bool = False) -> str:
     return _CONTROLS.sub("", cleaned)
 
 
-__all__ = ["for_terminal"]
+__all__ = ["for_terminal", "without_escapes"]

@@ -6,12 +6,13 @@ import re
 import unicodedata
 
 from core.schema.metadata import FIELDS, MAX_AUTHORS, MAX_CHARS
+from core.text.terminal import without_escapes
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _text(value: object) -> str:
-    text = unicodedata.normalize("NFKC", str(value))  # ligatures ("ﬁ") as letters
+    text = unicodedata.normalize("NFKC", without_escapes(str(value)))  # ligatures ("ﬁ") as letters
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
