@@ -187,7 +187,8 @@ def test_a_database_locked_while_written_is_refused_whole_and_one_merely_locked_
         assert len(report.added) == 2 and len(report.entries) == 4
         # A write under way, larger than the cache: pages reach the file, the old ones wait in the journal.
         holder.execute("PRAGMA cache_size = 1")
-        holder.executemany("INSERT INTO itemDataValues (value) VALUES (?)", [(f"{n} " + "v" * 500,) for n in range(3000)])
+        holder.executemany("INSERT INTO itemDataValues (value) VALUES (?)",
+                           [(f"{n} " + "v" * 500,) for n in range(3000)])
         holder.execute("UPDATE itemDataValues SET value = value || ' (edited)'")
         assert (zotero.root / "zotero.sqlite-journal").exists()
         other = open_library(fast_workspace(tmp_path / "ws-2"))
