@@ -23,7 +23,7 @@ from core.presentation.bibtex import to_bibtex
 from core.presentation.citations import papers_metadata
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
-from pages.widgets import auth, state
+from pages.widgets import auth, library_import, state
 from pages.widgets.table_export import csv_download
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
@@ -48,6 +48,7 @@ if editor:  # viewers search and read; adding papers is an editor's
                        "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
             zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
                                     key=f"zip_upload_{round_}")
+        library_import.import_panel(lib)  # a Zotero folder, a .bib or CSL-JSON by its path (loopback only)
 
 if files or zips:
     auth.require_editor()

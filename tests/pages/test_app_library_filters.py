@@ -56,3 +56,46 @@ def test_library_filters_by_author_and_by_venue(monkeypatch, workspace):
     assert titles(at) == {PAPERS[1][0]}
     at.text_input(key="author_filter").input("nobody").run()
     assert not at.exception and len(at.dataframe[0].value) == 0
+
+
+def test_an_editor_of_a_loopback_app_imports_a_zotero_folder_by_its_path(monkeypatch, workspace, tmp_path):
+    import os
+
+    from core.presentation.citations import papers_metadata
+    from tests.zotero_folder import ZoteroFolder
+
+    z = ZoteroFolder(tmp_path / "Zotero")
+    item = z.add_item("journalArticle", "ITEM0001", {"title": "Combating Web Spam with TrustRank", "date": "2004"},
+                      [("Zoltán", "Gyöngyi")])
+    z.add_attachment(item, "AAAA0001", "storage:paper.pdf")
+    os.symlink("/etc/passwd", z.storage("AAAA0001") / "paper.pdf")
+    z.close()
+    at = run_app(monkeypatch, workspace.root)
+    at.text_input(key="library_import_path").input(str(z.root)).run()
+    at.button(key="library_import_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "0 PDFs, 1 metadata-only entries, 1 skipped" in texts(at.success).replace("\\", "")
+    report = at.dataframe[0].value.to_string()
+    assert "skipped: a symbolic link: links are not followed" in report
+    assert any(m.title == "Combating Web Spam with TrustRank" and m.sources["title"] == "zotero"
+               for m in papers_metadata(open_library(workspace)))
+    at.text_input(key="library_import_path").input(str(tmp_path / "nothing.bib")).run()
+    at.button(key="library_import_run").click().run()
+    assert "nothing.bib: no such file or folder" in texts(at.error).replace("\\", "")
+
+
+def test_served_to_a_network_the_app_reads_no_path_and_points_to_the_command_line(monkeypatch, workspace):
+    from streamlit.testing.v1 import AppTest
+    from streamlit.testing.v1.util import patch_config_options
+
+    from core.settings import accounts
+    from tests.paths import APP
+
+    monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(workspace.root))
+    monkeypatch.setenv(accounts.INSECURE_ENV, "1")  # every visitor an editor: the importer must still be absent
+    at = AppTest.from_file(APP, default_timeout=60)
+    with patch_config_options({"server.address": "0.0.0.0"}):
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [t for t in at.text_input if t.key == "library_import_path"]
+    assert "python -m core import-zotero" in texts(at.caption)
