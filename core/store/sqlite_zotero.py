@@ -92,8 +92,10 @@ def _read(conn: sqlite3.Connection) -> ZoteroLibrary:
                                           deleted=row["itemID"] in deleted)
     for row in conn.execute("SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN fields f USING (fieldID) "
                             "JOIN itemDataValues v USING (valueID)"):
-        if row["itemID"] in items and row["value"] is not None:
-            items[row["itemID"]].fields[str(row["fieldName"])] = str(row["value"])
+        value = row["value"]
+        if row["itemID"] in items and value is not None:
+            text = value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
+            items[row["itemID"]].fields[str(row["fieldName"])] = text
     for row in conn.execute("SELECT ic.itemID, t.creatorType, c.firstName, c.lastName, c.fieldMode "
                             "FROM itemCreators ic JOIN creators c USING (creatorID) "
                             "JOIN creatorTypes t USING (creatorTypeID) ORDER BY ic.itemID, ic.orderIndex"):

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from core.cli import main as cli_main
-from core.library import open_library
+from core.library import open_library, read_zotero_database
 from core.pipeline.ingest import process_queue
 from core.pipeline.metadata.bib_import import import_bibtex
 from core.pipeline.metadata.zotero_import import ZoteroUnreadable, import_zotero
@@ -158,6 +158,23 @@ def test_a_collection_brings_its_items_and_those_of_the_collections_under_it(tmp
     assert any("outside the collection 'reading'" in n for n in report.notes)
     with pytest.raises(ValueError, match="no collection named 'Nope'.*Reading, Spam"):
         import_zotero(lib, zotero.root, collection="Nope")
+
+
+def test_a_standalone_pdf_is_ingested_without_its_file_name_as_title(tmp_path):
+    z = ZoteroFolder(tmp_path / "Zotero")
+    z.add_attachment(None, "SOLO0001", "storage:scan-2021.pdf", title="scan-2021.pdf")
+    pdfs.make_text_pdf(z.storage("SOLO0001") / "scan-2021.pdf", text_per_page="a standalone paper")
+    z.add_attachment(None, "SOLO0002", "storage:gone.pdf", title="gone.pdf")
+    z.conn.execute("UPDATE itemDataValues SET value = CAST('blob title' AS BLOB) WHERE value = 'gone.pdf'")
+    z.close()
+    lib = open_library(fast_workspace(tmp_path / "ws"))
+    report = import_zotero(lib, z.root)
+    ((key, doc_id, _),) = report.added
+    assert key == "SOLO0001" and lib.metadata.get(doc_id) is None  # the page's own title comes at the parse
+    assert dict(report.skipped)["SOLO0002: storage/SOLO0002/gone.pdf"] == "no such file"
+    assert ("SOLO0002", "nothing to keep: no PDF, title, author or year") in report.skipped
+    solo = {i.key: i for i in read_zotero_database(z.db).items}
+    assert solo["SOLO0002"].fields["title"] == "blob title"  # a BLOB value read as text
 
 
 def test_hostile_fields_are_cut_and_stay_text(tmp_path):
