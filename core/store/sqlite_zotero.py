@@ -81,12 +81,15 @@ def _read(conn: sqlite3.Connection) -> ZoteroLibrary:
     if missing:
         raise sqlite3.OperationalError(f"not a Zotero database: no table {', '.join(missing)}")
     deleted = {r[0] for r in conn.execute("SELECT itemID FROM deletedItems")}
+    feeds = {r[0] for r in conn.execute("SELECT libraryID FROM libraries WHERE type = 'feed'")} \
+        if "libraries" in present else set()  # RSS feeds Zotero follows: their items are no one's library
     out = ZoteroLibrary()
     items: dict[int, ZoteroItem] = {}
-    for row in conn.execute("SELECT i.itemID, i.key, t.typeName FROM items i JOIN itemTypes t USING (itemTypeID) "
-                            "ORDER BY i.itemID"):
-        if row["typeName"] in NOT_PAPERS:
-            out.not_papers[row["typeName"]] = out.not_papers.get(row["typeName"], 0) + 1
+    for row in conn.execute("SELECT i.itemID, i.key, i.libraryID, t.typeName FROM items i "
+                            "JOIN itemTypes t USING (itemTypeID) ORDER BY i.itemID"):
+        kind = "feed item" if row["libraryID"] in feeds else row["typeName"]
+        if kind in NOT_PAPERS or row["libraryID"] in feeds:
+            out.not_papers[kind] = out.not_papers.get(kind, 0) + 1
             continue
         items[row["itemID"]] = ZoteroItem(row["itemID"], str(row["key"]), str(row["typeName"]),
                                           deleted=row["itemID"] in deleted)

@@ -99,6 +99,9 @@ def build_library(root, tmp_path) -> ZoteroFolder:
     z.add_attachment(outside, "AAAA0009", "", link_mode=LINKED_URL, content_type="text/html")
     z.add_item("journalArticle", "ITEM0006", {"title": "Thrown Away", "date": "2001"}, [("Tr", "Ash")], deleted=True)
     z.add_note(specter, "NOTE0001", "<p>my notes</p>")
+    z.conn.execute("INSERT INTO libraries VALUES (2, 'feed', 0, 0, 0, 0, 0, 0)")  # an RSS feed Zotero follows
+    z.conn.execute("INSERT INTO items (itemTypeID, libraryID, key) SELECT itemTypeID, 2, 'FEED0001' FROM itemTypes "
+                   "WHERE typeName = 'journalArticle'")
     z.close()
     (root / "library.bib").write_text(BIB, encoding="utf-8")
     return z
@@ -145,7 +148,7 @@ def test_a_zotero_folder_gives_the_same_library_as_its_bib_export(tmp_path, zote
     assert reasons["outside: attachments:Papers/elsewhere.pdf"].startswith("a linked file relative to Zotero's base")
     assert reasons["outside: AAAA0009"] == "a link to a web page, not a file"
     assert reasons["ITEM0006 (Thrown Away)"] == "in Zotero's trash"
-    assert reasons["1 note"].startswith("not papers")
+    assert reasons["1 note"].startswith("not papers") and reasons["1 feed item"].startswith("not papers")
     assert digest(zotero.db) == before  # read from a copy; Zotero's file untouched
     assert not (zotero.root / "zotero.sqlite-journal").exists()
 
@@ -244,9 +247,9 @@ def test_a_damaged_or_foreign_database_is_said_and_nothing_is_imported(tmp_path,
 
 def test_core_import_zotero_reports_what_it_skipped(tmp_path, zotero, monkeypatch, capsys):
     monkeypatch.setenv("PAPERGRAPH_WORKSPACE", str(fast_workspace(tmp_path / "ws").root))
-    assert cli_main(["import-zotero", str(zotero.root), "--no-ingest", "-q"]) == 0
+    assert cli_main(["import-zotero", str(zotero.root / "zotero.sqlite"), "--no-ingest", "-q"]) == 0  # or its folder
     out = capsys.readouterr()
-    assert "2 PDFs, 4 metadata-only entries, 8 skipped" in out.out
+    assert "2 PDFs, 4 metadata-only entries, 9 skipped" in out.out
     assert "skipped   linked: storage/AAAA0004/link.pdf: a symbolic link" in out.err
     assert "skipped   ITEM0006 (Thrown Away): in Zotero's trash" in out.err
     (zotero.root / "zotero.sqlite").write_bytes(b"junk" * 100)

@@ -105,6 +105,8 @@ def import_zotero(lib: Library, folder: Path, collection: str | None = None) -> 
     """Add the data folder's papers (PDFs queued for the ingest) and metadata-only entries; see the module's
     docstring. Raises ZoteroUnreadable (a ValueError) or ValueError (no such collection) before writing anything."""
     root = Path(folder).resolve()  # the folder as the person named it; nothing below it is followed
+    if root.name == "zotero.sqlite" and root.is_file():  # the database named instead of its folder
+        root = root.parent
     data = read_zotero_database(root / "zotero.sqlite")
     chosen = collection_ids(data, collection) if collection else None
     report = ImportReport()
@@ -121,8 +123,9 @@ def import_zotero(lib: Library, folder: Path, collection: str | None = None) -> 
         paths = attachment_paths(item, root, report, key)
         add_record(lib, key, item_metadata(item), paths, root, report, ZOTERO)
     for kind, count in sorted(data.not_papers.items()):
-        report.skipped.append((f"{count} {kind}{'s' if count > 1 else ''}", "not papers: Zotero notes and "
-                                                                            "annotations are not imported"))
+        report.skipped.append((f"{count} {kind}{'s' if count > 1 else ''}", "not papers: Zotero notes, "
+                                                                            "annotations and feed items are not "
+                                                                            "imported"))
     if outside:
         report.notes.append(f"{outside} item(s) outside the collection {collection!r} were left alone")
     return report
