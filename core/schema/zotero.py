@@ -36,3 +36,4 @@ class ZoteroLibrary:
     items: list[ZoteroItem] = field(default_factory=list)  # regular items and standalone attachments
     collections: dict[int, tuple[str, int | None]] = field(default_factory=dict)  # id → (name, parent id)
     not_papers: dict[str, int] = field(default_factory=dict)  # notes, annotations… by type: counted, not imported
+    locked: bool = False  # another program (Zotero, running) held the database locked: read from the copy

@@ -55,11 +55,31 @@ def read_zotero_database(path: Path) -> ZoteroLibrary:
         conn = sqlite3.connect(f"{copy.as_uri()}?mode=ro", uri=True, timeout=0)
         conn.row_factory = sqlite3.Row
         try:
-            return _read(conn)
+            data = _read(conn)
+            data.locked = _locked(path)
+            return data
         except sqlite3.Error as exc:
             raise ZoteroUnreadable(_explain(path, exc)) from None
         finally:
             conn.close()
+
+
+def _locked(path: Path) -> bool:
+    """Whether another program holds the database locked now (Zotero does while it runs), asked read-only and
+    without waiting, after the copy was read (a regular file then: _copy_regular refused a link)."""
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0)
+    except sqlite3.Error:
+        return False
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return False
+    except sqlite3.OperationalError as exc:
+        return "locked" in str(exc)
+    except sqlite3.Error:
+        return False
+    finally:
+        probe.close()
 
 
 def _explain(path: Path, exc: sqlite3.Error) -> str:

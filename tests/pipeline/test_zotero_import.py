@@ -150,6 +150,7 @@ def test_a_zotero_folder_gives_the_same_library_as_its_bib_export(tmp_path, zote
     assert reasons["ITEM0006 (Thrown Away)"] == "in Zotero's trash"
     assert reasons["1 note"].startswith("not papers") and reasons["1 feed item"].startswith("not papers")
     assert digest(zotero.db) == before  # read from a copy; Zotero's file untouched
+    assert not any("locked" in n for n in report.notes)
     assert not (zotero.root / "zotero.sqlite-journal").exists()
 
 
@@ -205,6 +206,7 @@ def test_a_database_locked_while_written_is_refused_whole_and_one_merely_locked_
     try:
         report = import_zotero(lib, zotero.root)  # the copy reads as the file stands
         assert len(report.added) == 2 and len(report.entries) == 4
+        assert any(n.startswith("zotero.sqlite is locked by another program (Zotero is running)") for n in report.notes)
         # A write under way, larger than the cache: pages reach the file, the old ones wait in the journal.
         holder.execute("PRAGMA cache_size = 1")
         holder.executemany("INSERT INTO itemDataValues (value) VALUES (?)",

@@ -110,6 +110,9 @@ def import_zotero(lib: Library, folder: Path, collection: str | None = None) -> 
     data = read_zotero_database(root / "zotero.sqlite")
     chosen = collection_ids(data, collection) if collection else None
     report = ImportReport()
+    if data.locked:
+        report.notes.append("zotero.sqlite is locked by another program (Zotero is running): read from a copy taken "
+                            "now; what Zotero saves after this comes with the next import")
     outside = 0
     for item in data.items:
         if chosen is not None and not item.collections & chosen:
