@@ -2,7 +2,8 @@
 PDF inside the given folder is added as a document with the entry's metadata (source "bibtex": kept through
 re-parses, as a hand correction is); every other entry becomes a metadata-only entry (id "bib:…"). Nothing
 outside the folder is read: an absolute path elsewhere, a `..`, a symbolic link anywhere on the way, or a file that
-is not a regular PDF is skipped and the report says why. Huge fields are cut (said), LaTeX is read as text."""
+is not a regular PDF is skipped and the report says why. Huge fields are cut (said), LaTeX is read as text. The
+record path (report, safe paths, storing) is metadata/imports.py, shared with the CSL-JSON and Zotero imports."""
 from __future__ import annotations
 
 import re
