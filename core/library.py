@@ -49,6 +49,10 @@ from core.store.sqlite_metadata import SQLiteMetadataStore
 from core.store.sqlite_ragas_cache import SQLiteScoreCache
 from core.store.sqlite_references import SQLiteReferenceStore
 from core.store.sqlite_vector_space import SQLiteVectorSpace
+from core.store.sqlite_zotero import ZoteroUnreadable, read_zotero_database  # noqa: F401
+
+# A Zotero database is no store of the workspace, but its reader is SQL and so lives in core/store; the pipeline's
+# Zotero import reaches it here (ZoteroUnreadable, read_zotero_database), as every caller reaches a backend.
 
 WINDOW_COLLECTION = "chunk_windows"
 ENTITY_COLLECTION = "entities"

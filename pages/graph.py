@@ -8,6 +8,8 @@ import streamlit as st
 from core.pipeline.graph import edits
 from core.pipeline.graph.duplicates import merge_entities
 from core.presentation import display as present
+from core.presentation.bibtex import to_bibtex
+from core.presentation.citations import papers_metadata
 from core.presentation.graph import explorer, graph_index, panels
 from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, major_nodes, render_html
 from core.schema.graph import PAPER_PREFIX
@@ -247,6 +249,14 @@ if key:
                     passage_block(passage, n)
                 if panel.more_passages:
                     st.caption(f"… and {panel.more_passages} more passage(s).")
+                around = panels.neighbourhood_papers(index, panel)
+                if around:  # made on click: fields LaTeX-escaped (core/presentation/bibtex.py)
+                    st.download_button(f"Export BibTeX of the {len(around)} paper(s) around this entity",
+                                       lambda: to_bibtex(papers_metadata(lib, around)), file_name="neighbourhood.bib",
+                                       mime="application/x-bibtex", key="g_entity_bibtex", on_click="ignore",
+                                       icon=":material/format_quote:",
+                                       help="The papers whose passages mention it and those its neighbours come "
+                                            "from.")
             with right:
                 st.markdown("**Neighbours**")
                 if panel.neighbours:

@@ -18,11 +18,12 @@ from core.pipeline.documents import (
 )
 from core.pipeline.parsing.budget import GB, child_memory_bytes
 from core.presentation import display as present
+from core.presentation import library_filters as filters
 from core.presentation.bibtex import to_bibtex
 from core.presentation.citations import papers_metadata
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
-from pages.widgets import auth, state
+from pages.widgets import auth, library_import, state
 from pages.widgets.table_export import csv_download
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
@@ -47,6 +48,7 @@ if editor:  # viewers search and read; adding papers is an editor's
                        "e.g. on a GPU machine with the full models. Page images are unavailable for imports.")
             zips = st.file_uploader("MinerU output zip", type=["zip"], accept_multiple_files=True,
                                     key=f"zip_upload_{round_}")
+        library_import.import_panel(lib)  # a Zotero folder, a .bib or CSL-JSON by its path (loopback only)
 
 if files or zips:
     auth.require_editor()
@@ -131,18 +133,29 @@ if not docs:
     st.stop()
 
 metas = lib.metadata.get_many()
-span = present.year_range(metas)
-if span is not None:  # a filter by the year each paper states (its metadata; Document page to correct one)
-    left, right = st.columns([3, 2])
+# Filters by the year, authors and venue each paper states (its metadata; the Document page corrects a field).
+span = filters.year_range(docs, metas)
+venues = filters.venue_options(docs, metas)
+years, unknown = None, True
+left, middle, right = st.columns([3, 2, 2])
+if span is not None:
     # Keyed by the range: a kept value outside a range that shrank (a paper deleted) would not fit the slider.
     first, last = left.slider("Published", min_value=span[0], max_value=span[1], value=span,
                               key=f"year_filter_{span[0]}_{span[1]}")
-    unknown = right.checkbox("and papers without a year", value=True, key="year_filter_unknown")
-    if (first, last) != span or not unknown:
-        shown = present.filter_by_year(docs, metas, first, last, unknown)
-        st.caption(f"{len(shown)} of {len(docs)} documents published {first}–{last}"
-                   + (" or of unknown year" if unknown else ""))
-        docs = shown
+    unknown = left.checkbox("and papers without a year", value=True, key="year_filter_unknown")
+    years = None if (first, last) == span else (first, last)
+author = middle.text_input("Author", key="author_filter", placeholder="e.g. Cohan; Beltagy",
+                           help="Papers with an author of this name (any part of it, accents ignored); separate "
+                                "several authors with ';' to find papers that have them all.")
+if "venue_filter" in st.session_state:  # a venue no longer listed (its paper deleted or corrected) drops out
+    st.session_state["venue_filter"] = [v for v in st.session_state["venue_filter"] if v in venues]
+chosen_venues = right.multiselect("Venue", venues, key="venue_filter", placeholder="any venue") if venues else []
+chosen = filters.LibraryFilter(years=years, keep_unknown_year=unknown, author=author,
+                               venues=tuple(v for v in chosen_venues if v in venues))
+if chosen.active:
+    shown = filters.filter_documents(docs, metas, chosen)
+    st.caption(md_escape(filters.describe(chosen, len(shown), len(docs))))
+    docs = shown
 # Newest first (an upload shows on top). The key names the rows in their order: a selection is row positions, so
 # a table whose rows changed (an upload or a deletion, from any session) starts with none rather than a shifted one.
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}_{present.table_identity(docs)}"

@@ -13,6 +13,7 @@ from core.cli.asking import cmd_ask, cmd_eval
 from core.cli.documents import cmd_delete, cmd_docs, cmd_ingest, cmd_retry, cmd_search
 from core.cli.gc import cmd_gc
 from core.cli.graph import cmd_graph
+from core.cli.imports import add_parsers as add_import_parsers
 from core.cli.papers import add_parsers as add_papers_parsers
 from core.cli.reembed import cmd_reembed
 from core.cli.refs import add_parser as add_refs_parser
@@ -26,8 +27,8 @@ from core.settings.config import COMPUTE_BACKENDS
 from core.settings.workspace import WORKSPACE_ENV, Workspace, workspace_root
 
 BROKEN_PIPE_EXIT = 128 + 13  # what a shell reports for a program ended by SIGPIPE (`yes | head`)
-CREATES_WORKSPACE = {"ingest", "serve", "import-bib"}  # every other command reads or changes what an ingest
-# made (serve takes uploads, import-bib brings PDFs)
+# Every other command reads or changes what an ingest made (serve takes uploads, the imports bring PDFs).
+CREATES_WORKSPACE = {"ingest", "serve", "import-bib", "import-zotero"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="preset: the preset to apply")
     p.set_defaults(func=cmd_settings)
     add_papers_parsers(sub)
+    add_import_parsers(sub)
     add_refs_parser(sub)
     add_users_parser(sub)
     add_api_parsers(sub)

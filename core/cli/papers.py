@@ -1,16 +1,12 @@
-"""`python -m core meta …` (a paper's bibliographic metadata: show, refresh, set), `python -m core cite`
-(BibTeX or CSL-JSON of the library or of some papers) and `python -m core import-bib` (a .bib with its PDFs)."""
+"""`python -m core meta …` (a paper's bibliographic metadata: show, refresh, set) and `python -m core cite` (BibTeX
+or CSL-JSON of the library or of some papers). The imports are in core/cli/imports.py."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from pathlib import Path
 
 from core.cli.common import resolve_ids, say
-from core.cli.documents import cmd_ingest
 from core.library import Library
-from core.pipeline.metadata.bib_import import import_bibtex
 from core.pipeline.metadata.refresh import correct_field, refresh_metadata
 from core.presentation.bibtex import to_bibtex, to_csl
 from core.presentation.citations import author_year, papers_metadata
@@ -26,43 +22,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--value", help="set: the value ('' drops the correction); authors separated by ';'")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_meta)
-    p = sub.add_parser("import-bib", help="a .bib (Zotero / Better BibTeX exports too): PDFs its `file` fields name "
-                                          "inside the folder are ingested with the entry's metadata, other entries "
-                                          "kept as metadata only; what is skipped is said, with why")
-    p.add_argument("bib")
-    p.add_argument("--folder", help="PDF paths must lie inside this folder (default: the .bib's folder); links and "
-                                    "paths outside it are skipped")
-    p.add_argument("--no-ingest", action="store_true", help="add the PDFs, parse them later (`core ingest`)")
-    p.add_argument("--no-graph", action="store_true")
-    p.add_argument("-q", "--quiet", action="store_true")
-    p.set_defaults(func=cmd_import_bib)
     p = sub.add_parser("cite", help="BibTeX (default) or CSL-JSON of the papers named, or of every paper")
     p.add_argument("ids", nargs="*", help="document id prefixes (default: every paper)")
     p.add_argument("--format", choices=["bibtex", "csl"], default="bibtex")
     p.set_defaults(func=cmd_cite)
-
-
-def cmd_import_bib(lib: Library, args) -> int:
-    bib = Path(args.bib)
-    folder = Path(args.folder) if args.folder else None
-    try:
-        report = import_bibtex(lib, bib, folder)
-    except (OSError, ValueError) as exc:
-        say(f"error: {bib}: {exc}", file=sys.stderr)
-        return 2
-    for key, doc_id, message in report.added:
-        say(f"pdf       {doc_id[:12]}  {key}: {message}")
-    for key, entry in report.entries:
-        say(f"entry     {entry[:16]}  {key}: metadata only (no PDF ingested)")
-    for what, why in report.skipped:
-        say(f"skipped   {what}: {why}", file=sys.stderr)
-    for note in report.notes:
-        say(f"note      {note}", file=sys.stderr)
-    print(f"{len(report.added)} PDFs, {len(report.entries)} metadata-only entries, {len(report.skipped)} skipped")
-    if report.added and not args.no_ingest:  # parse and index what was added, as `core ingest` does
-        return cmd_ingest(lib, argparse.Namespace(paths=[], quiet=args.quiet, no_graph=args.no_graph, backend=None,
-                                                  workers=None))
-    return 0
 
 
 def cmd_meta(lib: Library, args) -> int:

@@ -163,23 +163,6 @@ def llm_usage_text(usage: dict) -> str:
             f"{usage['completion_tokens']:,} completion tokens, {usage['latency_s']:.0f} s waiting.")
 
 
-def year_range(metas: dict) -> tuple[int, int] | None:
-    """The earliest and latest year the papers state, None when fewer than two years are known (nothing to
-    filter)."""
-    years = {m.year for m in metas.values() if m.year}
-    return (min(years), max(years)) if len(years) >= 2 else None
-
-
-def filter_by_year(docs: list[Document], metas: dict, first: int, last: int, keep_unknown: bool = True
-                   ) -> list[Document]:
-    """The documents whose year is in [first, last]; those with no known year too when `keep_unknown`."""
-    def keep(d: Document) -> bool:
-        year = metas[d.id].year if d.id in metas else None
-        return keep_unknown if year is None else first <= year <= last
-
-    return [d for d in docs if keep(d)]
-
-
 def document_label(doc: Document) -> str:
     """How a document is named in pickers: its title, with the file name when the title came from elsewhere."""
     title = doc.display_title

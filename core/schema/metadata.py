@@ -2,18 +2,20 @@
 with where it came from ("first page", "pdf metadata", "doi pattern", "manual", …).
 
 A field's source decides what survives a re-parse: an extractor replaces only what extractors wrote, so a field
-corrected by hand ("manual") or given by an import ("bibtex") stays until it is corrected again."""
+corrected by hand ("manual") or given by an import ("bibtex", "csl", "zotero": the format it came in) stays until it
+is corrected again."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 FIELDS = ("title", "authors", "year", "venue", "doi", "arxiv", "abstract")
 # What a person or an import said: an extractor never replaces these.
-MANUAL, BIBTEX = "manual", "bibtex"
-# A library entry without a PDF (a BibTeX import's entry whose file is missing or refused): metadata under an id of
+MANUAL = "manual"
+BIBTEX, CSL, ZOTERO = "bibtex", "csl", "zotero"  # imports: a .bib, a CSL-JSON file, a Zotero data folder
+# A library entry without a PDF (an import's entry whose file is missing or refused): metadata under an id of
 # its own, never a document.
 ENTRY_PREFIX = "bib:"
-KEPT_SOURCES = (MANUAL, BIBTEX)
+KEPT_SOURCES = (MANUAL, BIBTEX, CSL, ZOTERO)
 # Longest value kept per field (characters; authors: per name, and at most MAX_AUTHORS names). A 100k-character
 # "title" from a hostile .bib or a broken PDF is cut, and the caller says so.
 MAX_CHARS = {"title": 500, "authors": 200, "year": 4, "venue": 300, "doi": 200, "arxiv": 40, "abstract": 5000}

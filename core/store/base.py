@@ -189,7 +189,7 @@ class StageProgress(Protocol):
 
 class MetadataStore(Protocol):
     """Each paper's bibliographic fields with their sources (core.schema.metadata). An extractor's write replaces
-    only what extractors wrote: fields whose source is manual or bibtex (KEPT_SOURCES) stay."""
+    only what extractors wrote: fields whose source is manual or an import (KEPT_SOURCES) stay."""
 
     def get(self, doc_id: str) -> PaperMetadata | None:
         """None when nothing is stored for the paper."""

@@ -1,10 +1,11 @@
 """Each paper's bibliographic metadata in the workspace's SQLite file: one row per (paper, field, layer).
 
 Two layers per field: what an extractor wrote (`kept` = 0), replaced as a whole at every parse or refresh, and what
-a person or an import gave (`kept` = 1: source manual or bibtex), which an extractor never touches. A read takes the
-kept value when there is one, so a correction survives a re-parse, and clearing it brings the extracted value back
-at once. The table is created here, as the media descriptions' is, the first time a workspace is opened with it
-(older workspaces gain it then; `python -m core meta refresh` fills it for papers ingested before)."""
+a person or an import gave (`kept` = 1: source manual, bibtex, csl or zotero), which an extractor never touches. A
+read takes the kept value when there is one, so a correction survives a re-parse, and clearing it brings the
+extracted value back at once. The table is created here, as the media descriptions' is, the first time a
+workspace is opened with it (older workspaces gain it then; `python -m core meta refresh` fills it for papers
+ingested before)."""
 from __future__ import annotations
 
 import json

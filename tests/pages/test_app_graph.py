@@ -114,6 +114,8 @@ def test_a_link_with_a_view_and_an_entity_opens_its_neighbourhood_and_panel(monk
     stored = lib.graph.node_edges(normalize_key("RoBERTa"))
     expected = {lib.graph.get_node(e.target if e.source == normalize_key("RoBERTa") else e.source).name for e in stored}
     assert set(neighbours["name"]) == expected and set(neighbours["relation"]) == {e.relation for e in stored}
+    export = at.get("download_button")[0]  # the papers around it (both mention RoBERTa or a neighbour of it)
+    assert export.label == "Export BibTeX of the 2 paper(s) around this entity"
 
     # A junk view parameter is ignored, not an error.
     at = run_app(monkeypatch, graph_ws, PAGE, query_params={"view": "{not json", "entity": "no such entity"})

@@ -7,7 +7,7 @@ import networkx as nx
 
 from core.library import open_library
 from core.presentation.graph.graph_index import load_index
-from core.presentation.graph.panels import edge_panel, entity_panel
+from core.presentation.graph.panels import edge_panel, entity_panel, neighbourhood_papers
 from core.presentation.graph.paths import explain_connection, shortest_paths, supporting_passage
 from core.schema.graph import RELATED
 from core.settings.workspace import Workspace
@@ -58,3 +58,14 @@ def test_panels_show_passages_papers_and_neighbours(base_ws):
     edge = edge_panel(lib, index, key("BERT"), other)
     assert edge.edge.relation == RELATED and edge.passages and edge.edge.description
     assert entity_panel(lib, index, "nothing") is None and edge_panel(lib, index, "a", "b") is None
+
+
+def test_the_papers_around_an_entity_are_its_own_then_its_neighbours(base_ws):
+    root, bert, roberta = base_ws
+    lib = open_library(Workspace(root))
+    index = load_index(lib)
+    panel = entity_panel(lib, index, key("RoBERTa"))
+    around = neighbourhood_papers(index, panel)
+    assert around[:len(panel.papers)] == [d for d, _ in panel.papers] and set(around) == {bert, roberta}
+    paper = entity_panel(lib, index, f"paper:{bert}")
+    assert neighbourhood_papers(index, paper)[0] == bert

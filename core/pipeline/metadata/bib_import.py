@@ -2,34 +2,19 @@
 PDF inside the given folder is added as a document with the entry's metadata (source "bibtex": kept through
 re-parses, as a hand correction is); every other entry becomes a metadata-only entry (id "bib:…"). Nothing
 outside the folder is read: an absolute path elsewhere, a `..`, a symbolic link anywhere on the way, or a file that
-is not a regular PDF is skipped and the report says why. Huge fields are cut (said), LaTeX is read as text."""
+is not a regular PDF is skipped and the report says why. Huge fields are cut (said), LaTeX is read as text. The
+record path (report, safe paths, storing) is metadata/imports.py, shared with the CSL-JSON and Zotero imports."""
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import bibtexparser
 
 from core.library import Library
-from core.pipeline.documents import add_pdf
-from core.pipeline.metadata.fields import clean_field
-from core.schema.metadata import BIBTEX, ENTRY_PREFIX, FIELDS
+from core.pipeline.metadata.imports import MAX_ENTRIES, MAX_IMPORT_BYTES, ImportReport, add_record
+from core.schema.metadata import BIBTEX
 from core.text.latex import latex_to_text
-
-MAX_BIB_BYTES = 50 * 1024 * 1024
-MAX_ENTRIES = 20_000
-
-
-@dataclass
-class ImportReport:
-    added: list[tuple[str, str, str]] = field(default_factory=list)  # (citation key, doc id, what add_pdf said)
-    entries: list[tuple[str, str]] = field(default_factory=list)  # (citation key, entry id): metadata only
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, why)
-    notes: list[str] = field(default_factory=list)  # fields cut or cleaned
 
 
 def _authors(raw: str) -> list[str]:
@@ -73,58 +58,24 @@ def file_paths(value: str) -> list[str]:
     return paths
 
 
-def safe_pdf(folder: Path, raw: str) -> tuple[Path | None, str]:
-    """The PDF `raw` names inside `folder` (already resolved), or None and why not. Lexical checks first, then each
-    step from the folder down, so a link anywhere on the way is refused, not followed."""
-    if re.match(r"^[A-Za-z]:[\\/]|^\\\\", raw):  # C:\… or \\server\…: another machine's absolute path
-        return None, "outside the folder given for the import (a Windows path)"
-    path = Path(raw)
-    candidate = path if path.is_absolute() else folder / path
-    try:
-        rel = candidate.relative_to(folder)
-    except ValueError:
-        return None, "outside the folder given for the import"
-    if ".." in rel.parts or not rel.parts:
-        return None, "outside the folder given for the import ('..')"
-    current = folder
-    for part in rel.parts:
-        current = current / part
-        try:
-            mode = current.lstat().st_mode
-        except FileNotFoundError:
-            return None, "no such file"
-        if stat.S_ISLNK(mode):
-            return None, "a symbolic link: links are not followed"
-    if not stat.S_ISREG(mode):
-        return None, "not a regular file"
-    if current.suffix.lower() != ".pdf":
-        return None, "not a PDF (only PDFs are ingested from a .bib)"
-    return current, ""
-
-
-def _read(path: Path) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # a link swapped in since the check is refused (ELOOP)
-    with os.fdopen(fd, "rb") as source:
-        if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-            raise OSError("not a regular file")
-        return source.read()
-
-
-def entry_id(key: str, title: str) -> str:
-    return ENTRY_PREFIX + hashlib.sha256(f"{key}\n{title}".encode()).hexdigest()[:40]
+def read_import_file(path: Path) -> tuple[str, list[str]]:
+    """The text of a .bib or CSL-JSON file (at most MAX_IMPORT_BYTES), and a note when it was not valid UTF-8."""
+    size = path.stat().st_size
+    if size > MAX_IMPORT_BYTES:
+        raise ValueError(f"{path.name} is {size / 2**20:.0f} MB; a file of at most {MAX_IMPORT_BYTES // 2**20} MB is "
+                         "read")
+    raw = path.read_bytes()
+    text = raw.decode("utf-8", errors="replace")
+    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
+        return text, [f"{path.name} is not valid UTF-8: undecodable bytes were replaced"]
+    return text, []
 
 
 def import_bibtex(lib: Library, bib: Path, folder: Path | None = None) -> ImportReport:
     """Add the .bib's PDFs (queued for the ingest) and entries; see the module's docstring. Raises ValueError for a
-    file that cannot be a .bib at all (too large, no entry)."""
+    file that cannot be a .bib at all (too large). The whole file is parsed before anything is written."""
     report = ImportReport()
-    size = bib.stat().st_size
-    if size > MAX_BIB_BYTES:
-        raise ValueError(f"{bib.name} is {size / 2**20:.0f} MB; a .bib of at most {MAX_BIB_BYTES // 2**20} MB is read")
-    raw = bib.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
-    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
-        report.notes.append(f"{bib.name} is not valid UTF-8: undecodable bytes were replaced")
+    text, report.notes = read_import_file(bib)
     library = bibtexparser.parse_string(text)
     for block in library.failed_blocks:
         report.skipped.append((f"line {block.start_line + 1}", "not a BibTeX entry bibtexparser can read"))
@@ -135,38 +86,14 @@ def import_bibtex(lib: Library, bib: Path, folder: Path | None = None) -> Import
     root = (folder or bib.parent).resolve()
     for entry in entries:
         fields = {f.key.lower(): str(f.value) for f in entry.fields}
-        values = {}
-        for name, value in entry_metadata(fields).items():
-            try:
-                values[name], cut = clean_field(name, value)
-            except ValueError as exc:  # a year that is no year
-                report.notes.append(f"{entry.key}: {exc}; left out")
-                continue
-            report.notes += [f"{entry.key}: {note}" for note in cut]
-        doc_id = _add_file(lib, entry.key, fields.get("file", ""), root, report)
-        target = doc_id or entry_id(entry.key, str(values.get("title", "")))
-        for name in FIELDS:
-            if values.get(name) not in (None, "", []):
-                lib.metadata.set_field(target, name, values[name], BIBTEX)
-        if doc_id and values.get("title"):
-            lib.documents.set_title(doc_id, str(values["title"]))  # before the parse, too
-        if not doc_id:
-            report.entries.append((entry.key, target))
+        add_record(lib, entry.key, entry_metadata(fields), file_paths(fields.get("file", "")), root, report, BIBTEX)
     return report
 
 
-def _add_file(lib: Library, key: str, field_value: str, root: Path, report: ImportReport) -> str:
-    """The document id of the entry's first PDF that may be read, added to the library; '' when none."""
-    for raw in file_paths(field_value):
-        path, why = safe_pdf(root, raw)
-        if path is None:
-            report.skipped.append((f"{key}: {raw[:200]}", why))
-            continue
-        try:
-            result = add_pdf(lib, path.name, _read(path))
-        except (OSError, ValueError) as exc:
-            report.skipped.append((f"{key}: {raw[:200]}", f"cannot be read: {exc}"))
-            continue
-        report.added.append((key, result.doc_id, result.message))
-        return result.doc_id
-    return ""
+def import_bibliography(lib: Library, path: Path, folder: Path | None = None) -> ImportReport:
+    """`core import-bib`: a CSL-JSON file (.json) or a .bib (anything else)."""
+    if path.suffix.lower() == ".json":
+        from core.pipeline.metadata.csl_import import import_csl  # it reads files with this module's reader
+
+        return import_csl(lib, path)
+    return import_bibtex(lib, path, folder)

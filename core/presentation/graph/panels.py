@@ -76,3 +76,16 @@ def edge_panel(lib: Library, index: GraphIndex, source: str, target: str) -> Edg
     passages = chunk_passages(lib, edge.source_chunks[:MAX_PASSAGES], wanted)
     return EdgePanel(edge=edge, source_name=names[0], target_name=names[1], papers=_papers(index, edge.doc_ids),
                      passages=passages)
+
+
+def neighbourhood_papers(index: GraphIndex, panel: EntityPanel) -> list[str]:
+    """The papers around an entity, for a BibTeX export: those whose passages mention it (a paper node: itself),
+    then those its listed neighbours come from (a neighbouring paper node: that paper), each once, in that order."""
+    out = [panel.node.key[len(PAPER_PREFIX):]] if panel.node.key.startswith(PAPER_PREFIX) else []
+    out += [d for d, _ in panel.papers]
+    for n in panel.neighbours:
+        if n.key.startswith(PAPER_PREFIX):
+            out.append(n.key[len(PAPER_PREFIX):])
+        elif n.key in index.nodes:
+            out += index.nodes[n.key].doc_ids
+    return [d for d in dict.fromkeys(out) if d in index.paper_titles]
