@@ -46,13 +46,14 @@ class Cues:
     asker: tuple[str, ...]
     title_share: float
     max_passages: int
+    max_gap_words: int
 
 
 @lru_cache(maxsize=1)
 def cues() -> Cues:
     data = json.loads(CUES_PATH.read_text(encoding="utf-8"))
     return Cues(tuple(data["strong"]), tuple(data["weak"]), tuple(data.get("passive", ())), tuple(data["asker"]),
-                float(data["title_share"]), int(data["max_passages"]))
+                float(data["title_share"]), int(data["max_passages"]), int(data["max_gap_words"]))
 
 
 def _find(phrases: tuple[str, ...], text: str) -> list[tuple[int, int]]:
@@ -60,15 +61,31 @@ def _find(phrases: tuple[str, ...], text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for p in phrases for m in re.finditer(r"\b" + re.escape(p) + r"\b", text)]
 
 
+def asked_part(question: str) -> str:
+    """The question's last sentence: what is asked ('The X paper cites SPECTER. What does SPECTER pretrain on?')."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[A-Z])", question.strip()) if p.strip()]
+    return parts[-1] if parts else question
+
+
 def cue_spans(question: str) -> tuple[list[int], list[int]]:
     """Where the named paper may start: after a strong cue, or after a weak one when an asker is present
-    ('which papers use …'); and where it may end: before a passive cue ('… cited by other papers')."""
-    text, c = question.lower(), cues()
+    ('which papers use …'); and where it may end: before a passive cue ('… cited by other papers'). Positions in
+    the question's last sentence (asked_part)."""
+    text, c = asked_part(question).lower(), cues()
     after = [end for _, end in _find(c.strong, text)]
+    before: list[int] = []
     if _find(c.asker, text):
         after += [end for _, end in _find(c.weak, text)]
-    before = [start for start, _ in _find(c.passive, text)]
+        before = [start for start, _ in _find(c.passive, text)]
     return after, before
+
+
+def near_cue(question: str, at: int, after: list[int], before: list[int]) -> bool:
+    """A mention at `at` names the paper a cue asks about: it starts within max_gap_words words after a cue's end,
+    or ends its words within them before a passive cue's start (the mention's own words not counted)."""
+    gap = cues().max_gap_words
+    return (any(at >= end and len(question[end:at].split()) <= gap for end in after)
+            or any(at < start for start in before))
 
 
 def _words(text: str) -> list[str]:
@@ -109,6 +126,7 @@ def named_paper(lib: Library, question: str, scope: Scope) -> str | None:
     after, before = cue_spans(question)
     if not after and not before:
         return None
+    question = asked_part(question)
     metadata = lib.metadata.get_many(scope.doc_ids)
     best, best_score = None, 0.0
     for doc_id in scope.doc_ids:
@@ -116,7 +134,7 @@ def named_paper(lib: Library, question: str, scope: Scope) -> str | None:
         if not meta.title:
             meta.title = scope.titles.get(doc_id, "")
         for at, strength in mentions(question, meta):
-            if any(at >= end for end in after) or any(at < start for start in before):
+            if near_cue(question, at, after, before):
                 if strength > best_score:
                     best, best_score = doc_id, strength
     return best
