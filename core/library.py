@@ -31,6 +31,7 @@ from core.store.base import (
     StageProgress,
     VectorSpaceRecord,
     VectorStore,
+    WebCache,
     WorkQueue,
 )
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
@@ -49,6 +50,7 @@ from core.store.sqlite_metadata import SQLiteMetadataStore
 from core.store.sqlite_ragas_cache import SQLiteScoreCache
 from core.store.sqlite_references import SQLiteReferenceStore
 from core.store.sqlite_vector_space import SQLiteVectorSpace
+from core.store.sqlite_web_cache import SQLiteWebCache
 from core.store.sqlite_zotero import ZoteroUnreadable, read_zotero_database  # noqa: F401
 
 # A Zotero database is no store of the workspace, but its reader is SQL and so lives in core/store; the pipeline's
@@ -144,6 +146,11 @@ class Library:
     def references(self) -> ReferenceStore:
         """Each paper's parsed reference list, its citation links, and the library papers its entries resolve to."""
         return SQLiteReferenceStore(self.db)
+
+    @cached_property
+    def web_cache(self) -> WebCache:
+        """Replies of Crossref and OpenAlex by request (core.models.scholarly): a repeated request makes no call."""
+        return SQLiteWebCache(self.db)
 
     @cached_property
     def graph(self) -> GraphStore:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.models.scholarly import OnlineDisabled
+from core.pipeline.metadata.enrich import enrich
 from core.pipeline.metadata.refresh import correct_field
 from core.pipeline.pages import PageImageUnavailable, load_items
 from core.pipeline.parsing.content_list import MalformedContentList
@@ -78,6 +80,7 @@ def show_metadata() -> None:
                          column_config={"value": st.column_config.TextColumn("value", width=560)})
         if not auth.is_editor():
             return
+        enrich_button()
         with st.form(f"metadata_form_{doc.id[:16]}"):
             st.caption("Correct a field; an emptied field goes back to what was extracted. Authors: one per line "
                        "or separated by ';'.")
@@ -101,6 +104,25 @@ def show_metadata() -> None:
                         notes.append(str(exc))
                 st.session_state["metadata_notes"] = notes
                 st.rerun()
+
+
+def enrich_button() -> None:
+    """Missing fields from Crossref / OpenAlex (core.pipeline.metadata.enrich), only once the user enabled it."""
+    if not lib.settings.metadata.online_enrichment:
+        st.caption("Online enrichment is off, so nothing leaves this machine; Settings → Parsing & chunking → "
+                   "Paper metadata online turns it on.")
+        return
+    if st.button("Fill missing fields from Crossref / OpenAlex", key=f"enrich_{doc.id[:16]}",
+                 help="Sends this paper's DOI (or its title) to the services; hand corrections stay."):
+        auth.require_editor()
+        try:
+            (report,) = enrich(lib, [doc.id])
+            filled = ", ".join(f"{name} ({source})" for name, source in report.filled.items())
+            notes = [f"filled {filled}" if filled else "no field filled", *report.notes]
+        except OnlineDisabled as exc:
+            notes = [str(exc)]
+        st.session_state["metadata_notes"] = notes
+        st.rerun()
 
 
 show_metadata()

@@ -7,6 +7,8 @@ import sys
 
 from core.cli.common import resolve_ids, say
 from core.library import Library
+from core.models.scholarly import OnlineDisabled
+from core.pipeline.metadata.enrich import enrich
 from core.pipeline.metadata.refresh import correct_field, refresh_metadata
 from core.presentation.bibtex import to_bibtex, to_csl
 from core.presentation.citations import author_year, papers_metadata
@@ -15,8 +17,9 @@ from core.schema.metadata import FIELDS
 
 def add_parsers(sub) -> None:
     p = sub.add_parser("meta", help="papers' bibliographic metadata: show [ID…] | refresh [ID…] (extract again; "
-                                    "hand corrections stay) | set ID --field F --value V (a hand correction)")
-    p.add_argument("action", choices=["show", "refresh", "set"])
+                                    "hand corrections stay) | set ID --field F --value V (a hand correction) | "
+                                    "enrich [ID…] (missing fields from Crossref / OpenAlex, when enabled in settings)")
+    p.add_argument("action", choices=["show", "refresh", "set", "enrich"])
     p.add_argument("ids", nargs="*", help="document id prefixes (default: every paper; set: exactly one)")
     p.add_argument("--field", choices=list(FIELDS), help="set: the field to correct")
     p.add_argument("--value", help="set: the value ('' drops the correction); authors separated by ';'")
@@ -43,6 +46,8 @@ def cmd_meta(lib: Library, args) -> int:
             say(f"note: {note}", file=sys.stderr)
         say(f"{ids[0][:12]} {args.field} = {_shown(meta.get(args.field))} (manual)")
         return 0
+    if args.action == "enrich":
+        return _enrich(lib, ids or list(lib.documents.ready_titles()))
     if args.action == "refresh":
         done = refresh_metadata(lib, ids)
         for meta in done:
@@ -61,6 +66,19 @@ def cmd_meta(lib: Library, args) -> int:
                 value = _shown(meta.get(name))
                 say(f"  {name:<8} {value[:200] + ('…' if len(value) > 200 else '')}  "
                     f"[{meta.sources.get(name, 'document title')}]")
+    return 0
+
+
+def _enrich(lib: Library, ids: list[str]) -> int:
+    try:
+        reports = enrich(lib, ids)
+    except OnlineDisabled as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for report in reports:
+        filled = ", ".join(f"{name} ({source})" for name, source in report.filled.items()) or "nothing filled"
+        say(f"{report.doc_id[:12]} {filled}" + "".join(f"; {note}" for note in report.notes))
+    print(f"{sum(bool(r.filled) for r in reports)} of {len(reports)} papers enriched")
     return 0
 
 

@@ -175,7 +175,7 @@ def document_label(doc: Document) -> str:
 # Settings is on exactly one tab (tests/presentation/test_settings_layout.py).
 SETTINGS_TABS: list[tuple[str, tuple[str, ...]]] = [
     ("LLM", ("llm",)),
-    ("Parsing & chunking", ("parsing", "chunking")),
+    ("Parsing & chunking", ("parsing", "chunking", "metadata")),
     ("Embedding & store", ("embedding", "store")),
     ("Graph", ("graph", "explorer")),
     ("Asking", ("query",)),

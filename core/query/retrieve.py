@@ -22,7 +22,7 @@ from core.schema.ids import chunk_id_of, window_ids
 from core.schema.records import SearchHit
 
 
-def _window_ids(chunk_id: str, tokens: int, lib: Library) -> list[str]:
+def chunk_window_ids(chunk_id: str, tokens: int, lib: Library) -> list[str]:
     c = lib.settings.chunking
     stride = max(c.window_tokens - c.window_overlap, 1)
     # Windows of a chunk are numbered 0..n-1; asking for a few more than its size allows is harmless.
@@ -33,7 +33,7 @@ def _window_ids(chunk_id: str, tokens: int, lib: Library) -> list[str]:
 def resolve_hits(lib: Library, chunk_ids: list[str], qvec: np.ndarray, scope: Scope) -> dict[str, SearchHit]:
     """Each chunk with its best embedding window against the question: score, passage, page and box."""
     chunks = lib.chunks.get_many(chunk_ids)
-    ids = [wid for cid in chunk_ids if cid in chunks for wid in _window_ids(cid, chunks[cid].tokens, lib)]
+    ids = [wid for cid in chunk_ids if cid in chunks for wid in chunk_window_ids(cid, chunks[cid].tokens, lib)]
     best: dict[str, tuple[float, object]] = {}
     records = lib.windows.fetch(ids)
     if records:
@@ -69,7 +69,8 @@ def closest_chunks(lib: Library, chunk_ids: list[str], qvec: np.ndarray, k: int)
     cost about twice what the vectors alone do."""
     chunks = lib.chunks.get_many(chunk_ids)
     present = [cid for cid in chunk_ids if cid in chunks]
-    vectors = lib.windows.get_embeddings([wid for cid in present for wid in _window_ids(cid, chunks[cid].tokens, lib)])
+    vectors = lib.windows.get_embeddings([wid for cid in present
+                                          for wid in chunk_window_ids(cid, chunks[cid].tokens, lib)])
     best: dict[str, float] = {}
     if vectors:
         sims = np.stack(list(vectors.values())) @ np.asarray(qvec, dtype=np.float32)

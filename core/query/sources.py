@@ -31,6 +31,9 @@ class Scope:
     def allows_chunk(self, chunk_id: str) -> bool:
         return doc_id_of(chunk_id) in self._set
 
+    def allows_doc(self, doc_id: str) -> bool:
+        return doc_id in self._set
+
     def __post_init__(self) -> None:
         self._set = set(self.doc_ids)
 

@@ -16,6 +16,10 @@ BIBTEX, CSL, ZOTERO = "bibtex", "csl", "zotero"  # imports: a .bib, a CSL-JSON f
 # its own, never a document.
 ENTRY_PREFIX = "bib:"
 KEPT_SOURCES = (MANUAL, BIBTEX, CSL, ZOTERO)
+# Filled from an online service when the user enabled it (core.pipeline.metadata.enrich): kept across re-parses like a
+# correction, but never written over a manual or imported value, and replaced by the next correction.
+CROSSREF, OPENALEX = "crossref", "openalex"
+ENRICHED_SOURCES = (CROSSREF, OPENALEX)
 # Longest value kept per field (characters; authors: per name, and at most MAX_AUTHORS names). A 100k-character
 # "title" from a hostile .bib or a broken PDF is cut, and the caller says so.
 MAX_CHARS = {"title": 500, "authors": 200, "year": 4, "venue": 300, "doi": 200, "arxiv": 40, "abstract": 5000}

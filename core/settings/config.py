@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from core.schema.modes import Mode, modes_help
 from core.settings.fields import SettingsError, check_fields, setting
+from core.settings.metadata_config import MetadataConfig
 
 MINERU_TIERS = ("flash", "basic", "standard", "advanced")
 PARSER_BACKENDS = ("mineru", "builtin")
@@ -314,6 +315,7 @@ class Settings:
     explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
     query: QueryConfig = field(default_factory=QueryConfig)
     vlm: VLMConfig = field(default_factory=VLMConfig)
+    metadata: MetadataConfig = field(default_factory=MetadataConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -354,6 +356,8 @@ RULES: list[tuple[Callable[[Settings], bool], str]] = [
      "entity types must be non-empty names"),
     (lambda s: s.vlm.provider != "openai" or bool(s.vlm.base_url and s.vlm.model),
      "an OpenAI-compatible VLM needs a base URL and a model name"),
+    (lambda s: all(u.startswith(("https://", "http://")) for u in (s.metadata.crossref_url, s.metadata.openalex_url)),
+     "the Crossref and OpenAlex API URLs must start with https:// (or http:// for a local server)"),
     (lambda s: s.explorer.max_nodes <= s.explorer.max_nodes_limit,
      f"explorer: the default view size must be at least 1 and at most the largest view, which is at most "
      f"{MAX_VIEW_NODES:,} nodes"),

@@ -187,6 +187,16 @@ class StageProgress(Protocol):
         """Live detail and fraction done of the graph stage."""
 
 
+class WebCache(Protocol):
+    """Replies of the online metadata services keyed by request (core.models.scholarly): (status, JSON text)."""
+
+    def get(self, key: str) -> tuple[int, str] | None: ...
+
+    def put(self, key: str, service: str, status: int, body: str) -> None: ...
+
+    def clear(self) -> int: ...
+
+
 class MetadataStore(Protocol):
     """Each paper's bibliographic fields with their sources (core.schema.metadata). An extractor's write replaces
     only what extractors wrote: fields whose source is manual or an import (KEPT_SOURCES) stay."""
@@ -203,6 +213,10 @@ class MetadataStore(Protocol):
     def set_field(self, doc_id: str, name: str, value: object, source: str) -> PaperMetadata:
         """One field from a person or an import (a value already checked by the caller); '' / None / [] clears
         the field's kept value, so the extracted one can return at the next refresh."""
+
+    def put_enriched(self, doc_id: str, values: dict[str, tuple[object, str]]) -> list[str]:
+        """Fields filled online, {field: (value, crossref|openalex)}, kept across re-parses; never over a manual or
+        imported value. Returns the fields written."""
 
     def delete_doc(self, doc_id: str) -> None: ...
 

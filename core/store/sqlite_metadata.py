@@ -1,8 +1,9 @@
 """Each paper's bibliographic metadata in the workspace's SQLite file: one row per (paper, field, layer).
 
 Two layers per field: what an extractor wrote (`kept` = 0), replaced as a whole at every parse or refresh, and what
-a person or an import gave (`kept` = 1: source manual, bibtex, csl or zotero), which an extractor never touches. A
-read takes the kept value when there is one, so a correction survives a re-parse, and clearing it brings the
+a person or an import gave (`kept` = 1: source manual, bibtex, csl or zotero), which an extractor never touches; an
+online service's value (source crossref or openalex) sits in that layer too, written only where no person or import
+did. A read takes the kept value when there is one, so a correction survives a re-parse, and clearing it brings the
 extracted value back at once. The table is created here, as the media descriptions' is, the first time a
 workspace is opened with it (older workspaces gain it then; `python -m core meta refresh` fills it for papers
 ingested before)."""
@@ -12,7 +13,7 @@ import json
 import time
 from collections.abc import Iterable
 
-from core.schema.metadata import FIELDS, KEPT_SOURCES, PaperMetadata
+from core.schema.metadata import ENRICHED_SOURCES, FIELDS, KEPT_SOURCES, PaperMetadata
 from core.store.sqlite_db import Database
 
 SCHEMA = """
@@ -105,6 +106,25 @@ class SQLiteMetadataStore:
                              "VALUES (?, ?, 1, ?, ?, ?)",
                              (doc_id, name, json.dumps(value, ensure_ascii=False), source, time.time()))
         return self.get(doc_id) or PaperMetadata(doc_id=doc_id)
+
+    def put_enriched(self, doc_id: str, values: dict[str, tuple[object, str]]) -> list[str]:
+        """Fields filled online ({field: (value, crossref|openalex)}) in the kept layer, so a re-parse keeps them;
+        a field whose kept value is manual or imported is left alone, in the same transaction that checks it.
+        Returns the fields written."""
+        written = []
+        with self.db.transaction() as conn:
+            kept = {r[0]: r[1] for r in conn.execute(
+                "SELECT field, source FROM paper_metadata WHERE doc_id = ? AND kept = 1", (doc_id,))}
+            for name, (value, source) in values.items():
+                if name not in FIELDS or source not in ENRICHED_SOURCES or _empty(value):
+                    raise ValueError(f"not an enriched field: {name!r} from {source!r}")
+                if kept.get(name) in KEPT_SOURCES:
+                    continue
+                conn.execute("INSERT OR REPLACE INTO paper_metadata (doc_id, field, kept, value, source, updated_at) "
+                             "VALUES (?, ?, 1, ?, ?, ?)",
+                             (doc_id, name, json.dumps(value, ensure_ascii=False), source, time.time()))
+                written.append(name)
+        return written
 
     def delete_doc(self, doc_id: str) -> None:
         with self.db.transaction() as conn:
