@@ -78,7 +78,7 @@ def test_hostile_values_are_cleaned_and_cut_with_a_reason():
     value, notes = clean_field("title", "x" * 100_000)
     assert len(value) == 500 and notes == ["title cut to 500 characters (it had 100,000)"]
     value, notes = clean_field("title", "Bad\x1b[2J\x00 title\u202e")
-    assert value == "Bad [2J title" and "control characters" in notes[0]
+    assert value == "Bad title" and "control characters" in notes[0]  # the escape sequence goes whole
     value, notes = clean_field("authors", ";".join(f"Author Number{i}" for i in range(150)))
     assert len(value) == 100 and "authors cut to the first 100" in notes[0]
     assert clean_field("doi", "https://doi.org/10.1000/ABC")[0] == "10.1000/abc"
