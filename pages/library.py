@@ -160,7 +160,7 @@ if chosen.active:
 # a table whose rows changed (an upload or a deletion, from any session) starts with none rather than a shifted one.
 table_key = f"library_table_{st.session_state.setdefault('table_round', 0)}_{present.table_identity(docs)}"
 papers = lib.graph_sources.papers()
-rows = present.document_rows(docs, papers, metas)
+rows = present.document_rows(docs, papers, metas, present.cited_by_counts(lib.references.resolved()))
 event = st.dataframe(
     pd.DataFrame(rows), key=table_key, on_select="rerun", selection_mode="multi-row",
     hide_index=True, width="stretch",
@@ -172,6 +172,9 @@ event = st.dataframe(
                                                     "the Document page."),
         "year": st.column_config.NumberColumn("year", format="%d", width="small"),
         "venue": st.column_config.TextColumn("venue", width=160),
+        "cited by": st.column_config.NumberColumn("cited by", format="%d", width="small",
+                                                  help="Papers of this library whose reference lists cite it (the "
+                                                       "Document page lists them, each with its sentence)."),
         "pages": st.column_config.NumberColumn("pages", format="%d", width="small"),
         "chunks": st.column_config.NumberColumn("chunks", format="%d", width="small"),
         "graph": st.column_config.TextColumn("graph", width="small",

@@ -94,12 +94,23 @@ def format_timings(timings: dict[str, float]) -> str:
     return ", ".join(f"{label} {timings[key]:.1f}s" for key, label in labels.items() if key in timings)
 
 
-def document_rows(docs: list[Document], papers: dict | None = None, metas: dict | None = None) -> list[dict]:
+def cited_by_counts(resolved) -> dict[str, int]:
+    """How many papers of the library cite each one, from the references that resolve to a library paper."""
+    citing: dict[str, set[str]] = {}
+    for ref in resolved:
+        if ref.cited_doc_id and ref.cited_doc_id != ref.doc_id:
+            citing.setdefault(ref.cited_doc_id, set()).add(ref.doc_id)
+    return {doc_id: len(papers) for doc_id, papers in citing.items()}
+
+
+def document_rows(docs: list[Document], papers: dict | None = None, metas: dict | None = None,
+                  cited_by: dict[str, int] | None = None) -> list[dict]:
     """One row per document for the Library table, in the order given (plain values: st.dataframe renders no
-    HTML). `papers` are the graph's PaperRecords by document id, `metas` their bibliographic metadata."""
+    HTML). `papers` are the graph's PaperRecords by document id, `metas` their bibliographic metadata, `cited_by`
+    how many papers of the library cite each (cited_by_counts)."""
     import datetime as dt
 
-    papers, metas = papers or {}, metas or {}
+    papers, metas, cited_by = papers or {}, metas or {}, cited_by or {}
 
     def graph_cell(d: Document) -> str:
         if d.status != DocStatus.READY:
@@ -112,6 +123,7 @@ def document_rows(docs: list[Document], papers: dict | None = None, metas: dict 
         "authors": authors_short(metas.get(d.id)),
         "year": metas[d.id].year if d.id in metas else None,
         "venue": metas[d.id].venue if d.id in metas else "",
+        "cited by": cited_by.get(d.id, 0) if d.status == DocStatus.READY else None,
         "pages": d.pages or None,
         "chunks": d.chunk_count if d.status == DocStatus.READY else None,
         "graph": graph_cell(d),

@@ -38,3 +38,17 @@ def test_an_added_notice_stays_only_while_its_document_is_in_progress():
             _doc("f", 4, DocStatus.FAILED), _doc("d", 5)]
     kept = present.upload_notices_to_keep(notices, docs)
     assert [n[1] for n in kept] == ["q.pdf", "p.pdf", "d.pdf", "bad.zip"]
+
+
+def test_cited_by_counts_each_citing_paper_once_and_the_column_shows_it_for_ready_papers():
+    from core.schema.references import ParsedReference
+
+    refs = [ParsedReference("b", 0, "A. 2020. Paper A.", cited_doc_id="a"),
+            ParsedReference("b", 7, "A. 2020. Paper A (again).", cited_doc_id="a"),  # one paper citing twice
+            ParsedReference("c", 3, "A. 2020. Paper A.", cited_doc_id="a"),
+            ParsedReference("c", 4, "Someone. 2019. Not here.", cited_doc_id=""),
+            ParsedReference("a", 1, "A. 2020. Itself.", cited_doc_id="a")]  # a self-reference is not a citation
+    counts = present.cited_by_counts(refs)
+    assert counts == {"a": 2}
+    docs = [_doc("a", 1.0), _doc("b", 2.0), _doc("q", 3.0, DocStatus.QUEUED)]
+    assert [r["cited by"] for r in present.document_rows(docs, cited_by=counts)] == [2, 0, None]
