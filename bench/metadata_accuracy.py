@@ -11,6 +11,10 @@ but the wall time.
     .venv/bin/python bench/metadata_accuracy.py --jsonl out.jsonl DIRS…   # the fields, to judge by hand
 
 The split: a paper is in the dev half when the first hex digit of its sha256 is even (fixed, blind to content).
+
+bench/metadata_judged_blind.jsonl holds a second, blind judgment of the 43 qa_corpus papers: a judge who never read
+the code compared each extracted title, first author, year and DOI/arXiv id (from --jsonl, before the stored value
+is cleaned) with the PDF, recording the truth and a reason for every miss.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.pipeline.metadata.extract import extract_metadata  # noqa: E402
+from core.pipeline.metadata.refresh import bounded  # noqa: E402
 from core.pipeline.parsing.builtin import parse_builtin  # noqa: E402
 
 JUDGED_FIELDS = ("title", "first_author", "year", "doi_arxiv")
@@ -49,7 +54,7 @@ def papers(folders: list[str]) -> list[Path]:
 def extract(pdf: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         items = parse_builtin(pdf, Path(tmp), progress=lambda _: None, pages={0, 1})
-    meta = extract_metadata(items, pdf, pdf.name)
+    meta = bounded(extract_metadata(items, pdf, pdf.name))  # what is stored and shown: cleaned and within limits
     return {"file": pdf.name, "sha256": hashlib.sha256(pdf.read_bytes()).hexdigest(), "title": meta.title,
             "first_author": meta.authors[0] if meta.authors else "", "authors": meta.authors, "year": meta.year,
             "doi_arxiv": " ".join(x for x in (meta.doi, f"arXiv:{meta.arxiv}" if meta.arxiv else "") if x),
