@@ -21,6 +21,7 @@ from core.pipeline.graph.lock import graph_lock
 from core.pipeline.metadata.extract import norm_text
 from core.pipeline.pages import load_items
 from core.pipeline.references.entries import parse_references
+from core.pipeline.references.llm_read import llm_read
 from core.pipeline.references.markers import link_markers
 from core.pipeline.references.rules import ref_rules
 from core.schema.graph import PAPER_PREFIX, GraphEdge
@@ -80,6 +81,7 @@ def store_references(lib: Library, doc_id: str, items=None, papers: Sequence[Lib
     resolve to it now. Returns (entries, links)."""
     items = load_items(lib, doc_id) if items is None else items
     refs = parse_references(doc_id, items)
+    llm_read(_chat_model(lib), refs, doc_id)  # what the rules missed, when an LLM is configured
     links, _seen, _linked = link_markers(items, refs)
     papers = library_papers(lib) if papers is None else papers
     for ref in refs:
@@ -89,6 +91,14 @@ def store_references(lib: Library, doc_id: str, items=None, papers: Sequence[Lib
     if sync:
         sync_citation_edges(lib, [doc_id, *{r.cited_doc_id for r in refs if r.cited_doc_id}, *named_by])
     return len(refs), len(links)
+
+
+def _chat_model(lib: Library):
+    try:
+        return lib.chat_model()
+    except Exception as exc:  # an LLM that cannot even be built (embedded not installed): the rules' records stand
+        log.warning("no LLM pass over references: %s", exc)
+        return None
 
 
 def resolve_towards(lib: Library, paper: LibraryPaper | None) -> set[str]:
