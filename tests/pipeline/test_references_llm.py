@@ -146,6 +146,11 @@ def test_a_failing_model_leaves_the_rules_records_and_the_paper_ready(tmp_path, 
         assert reference_calls(server)
         assert stored(lib, quokka) == rules_only(lib, quokka)
         assert lib.references.references(quokka)[0].title == "" and lib.references.references(quokka)[0].year == 1995
+        # A refresh: a garbage reply is replayed from the cache, a failing endpoint is tried once, not per paper.
+        calls = len(reference_calls(server))
+        refresh_references(lib, [quokka, quokka, quokka])
+        assert len(reference_calls(server)) - calls == (0 if reply.content else 1)
+        assert stored(lib, quokka) == rules_only(lib, quokka)
 
 
 def test_no_llm_configured_makes_no_request_and_the_rules_records_stand(tmp_path):
@@ -174,6 +179,7 @@ def test_each_field_of_a_reply_is_checked_against_the_printed_entry():
     # Printed, but as pages; and a title whose words are mostly not in the entry.
     assert grounded_fields({"year": 2003, "title": "Sparse lattices of dense okapi herds"}, text) == {}
     assert grounded_fields({"year": "2021"}, text) == {"year": 2021, "year_suffix": "a"}
+    assert grounded_fields({"title": text}, text) == {}, "the whole entry is no title"
 
 
 def test_a_table_made_before_the_llm_pass_gains_its_column(tmp_path):

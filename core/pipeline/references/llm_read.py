@@ -33,6 +33,23 @@ RESPONSE_FORMAT: dict[str, Any] = {"type": "json_schema", "json_schema": {"name"
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+class StopAfterError:
+    """A chat model that, once a call failed for good, fails every later call without making it: a refresh over
+    many papers pays an unreachable endpoint's timeout once, not once per paper."""
+
+    def __init__(self, inner: ChatModel):
+        self.inner, self.name, self.error = inner, inner.name, ""
+
+    def chat(self, messages, **kwargs):
+        if self.error:
+            raise LLMError(self.error)
+        try:
+            return self.inner.chat(messages, **kwargs)
+        except LLMError as exc:
+            self.error = str(exc)
+            raise
+
+
 def needs_llm(ref: ParsedReference) -> bool:
     """The rules could not read this entry fully."""
     return not ref.title or ref.year is None or not ref.authors
@@ -70,7 +87,8 @@ def grounded_fields(reply: dict, text: str) -> dict[str, Any]:
     entry_words = set(_words(text))
     out: dict[str, Any] = {}
     title = _clean(reply.get("title"), 500)
-    if len(title) >= 3 and _printed(title, entry_words):
+    longest = ref_rules()["llm_max_title_share"] * len(text)
+    if 3 <= len(title) <= longest and _printed(title, entry_words):
         out["title"] = title
     venue = _clean(reply.get("venue"), 300)
     if venue and _printed(venue, entry_words):
@@ -100,7 +118,7 @@ def _apply(ref: ParsedReference, fields: dict[str, Any]) -> None:
     ref.llm_fields = sorted(set(ref.llm_fields) | set(changed))
 
 
-def _read_batch(chat_model: ChatModel, batch: list[ParsedReference]) -> bool:
+def _read_batch(chat_model: ChatModel | StopAfterError, batch: list[ParsedReference]) -> bool:
     """One call for up to `llm_batch` entries; False when the reply could not be read at all."""
     rules = ref_rules()
     lines = "\n".join(f"{n}. {ref.text[:MAX_ENTRY_CHARS]}" for n, ref in enumerate(batch, 1))
@@ -125,7 +143,7 @@ def _read_batch(chat_model: ChatModel, batch: list[ParsedReference]) -> bool:
     return True
 
 
-def llm_read(chat_model: ChatModel | None, refs: list[ParsedReference], doc_id: str = "") -> int:
+def llm_read(chat_model: ChatModel | StopAfterError | None, refs: list[ParsedReference], doc_id: str = "") -> int:
     """Fill what the rules missed in `refs` (in place) from the model's reading; returns the entries changed.
     Never raises: a failure leaves the records as the rules made them, logged once for the paper."""
     if chat_model is None:
