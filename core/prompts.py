@@ -389,3 +389,9 @@ evidence, find gaps.
 
 Answer with one JSON object and nothing else, one entry per task, in the order above:
 {{"tasks": [{{"task": 1, "questions": ["...", "..."]}}]}}"""
+
+PROMPTS["reference_entries"] = """Read each numbered reference-list entry below. For each, copy from its text: title, authors'
+family names in order, year, venue and DOI; "" or null for what it does not print. Never correct or add words.
+Answer with JSON only: {{"entries": [{{"n": 1, "title": "", "authors": [], "year": null, "venue": "", "doi": ""}}]}}
+
+{entries}"""

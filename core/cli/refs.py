@@ -52,7 +52,8 @@ def _show(lib: Library, doc_id: str, as_json: bool) -> int:
     for ref in refs:
         mark = f"IN LIBRARY {ref.cited_doc_id[:12]} {titles.get(ref.cited_doc_id, '')[:60]}" if ref.cited_doc_id \
             else "not in your library"
-        say(f"{ref.idx:>3} {'*' if ref.idx in cited else ' '} {entry_line(ref)[:300]}  [{mark}]")
+        by_llm = f"  (LLM: {', '.join(ref.llm_fields)})" if ref.llm_fields else ""
+        say(f"{ref.idx:>3} {'*' if ref.idx in cited else ' '} {entry_line(ref)[:300]}  [{mark}]{by_llm}")
     resolved = sum(1 for r in refs if r.cited_doc_id)
     print(f"{len(refs)} references, {resolved} in the library; {len(links)} citation links "
           f"(* cited in the text, {len(cited)} entries)")

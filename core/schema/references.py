@@ -25,6 +25,7 @@ class ParsedReference:
     page: int = 0  # page index (from 0) and 0–1000 box of the entry's first item
     bbox: list[float] | None = None
     cited_doc_id: str = ""  # the library paper this entry is, '' when it is not in the library
+    llm_fields: list[str] = field(default_factory=list)  # fields the LLM pass read ("title", "year"…), not the rules
 
     @property
     def first_author(self) -> str:

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS paper_references (
     title_key TEXT NOT NULL,
     text_key TEXT NOT NULL,
     cited_doc_id TEXT NOT NULL DEFAULT '',
+    llm_fields TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (doc_id, idx)
 );
 CREATE INDEX IF NOT EXISTS paper_references_by_cited ON paper_references(cited_doc_id);
@@ -56,6 +57,9 @@ def _ensure(db: Database) -> None:
         return
     with db.connect() as conn:
         conn.executescript(SCHEMA)
+        # A table made before the LLM pass gains its column: the names of the fields the LLM read, comma-separated.
+        if "llm_fields" not in {r[1] for r in conn.execute("PRAGMA table_info(paper_references)")}:
+            conn.execute("ALTER TABLE paper_references ADD COLUMN llm_fields TEXT NOT NULL DEFAULT ''")
     _ready.add(str(db.path))
 
 
@@ -75,7 +79,8 @@ def _ref(row) -> ParsedReference:
     return ParsedReference(doc_id=row["doc_id"], idx=row["idx"], text=row["text"], label=row["label"],
                            authors=authors, title=row["title"], year=row["year"], year_suffix=row["year_suffix"],
                            venue=row["venue"], doi=row["doi"], arxiv=row["arxiv"], page=row["page"],
-                           bbox=_bbox(row["bbox"]), cited_doc_id=row["cited_doc_id"])
+                           bbox=_bbox(row["bbox"]), cited_doc_id=row["cited_doc_id"],
+                           llm_fields=[f for f in row["llm_fields"].split(",") if f])
 
 
 def _link(row) -> CitationLink:
@@ -95,11 +100,12 @@ class SQLiteReferenceStore:
             conn.execute("DELETE FROM citation_links WHERE doc_id = ?", (doc_id,))
             conn.executemany(
                 "INSERT INTO paper_references (doc_id, idx, label, text, authors, title, year, year_suffix, venue, "
-                "doi, arxiv, page, bbox, title_key, text_key, cited_doc_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "doi, arxiv, page, bbox, title_key, text_key, cited_doc_id, llm_fields) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, r.idx, r.label, r.text, json.dumps(r.authors, ensure_ascii=False), r.title, r.year,
                   r.year_suffix, r.venue, r.doi, r.arxiv, r.page, json.dumps(r.bbox) if r.bbox else None,
-                  title_key, text_key, r.cited_doc_id) for r, (title_key, text_key) in zip(refs, keys)])
+                  title_key, text_key, r.cited_doc_id, ",".join(r.llm_fields))
+                 for r, (title_key, text_key) in zip(refs, keys)])
             conn.executemany("INSERT INTO citation_links (doc_id, ref_idx, marker, sentence, page, bbox) "
                              "VALUES (?, ?, ?, ?, ?, ?)",
                              [(doc_id, x.ref_idx, x.marker, x.sentence, x.page, json.dumps(x.bbox) if x.bbox else None)

@@ -21,6 +21,7 @@ from core.pipeline.graph.lock import graph_lock
 from core.pipeline.metadata.extract import norm_text
 from core.pipeline.pages import load_items
 from core.pipeline.references.entries import parse_references
+from core.pipeline.references.llm_read import StopAfterError, llm_read
 from core.pipeline.references.markers import link_markers
 from core.pipeline.references.rules import ref_rules
 from core.schema.graph import PAPER_PREFIX, GraphEdge
@@ -74,12 +75,17 @@ def resolve(ref: ParsedReference, papers: Sequence[LibraryPaper]) -> str:
     return next((p.doc_id for p in papers if is_paper(ref, keys, p)), "")
 
 
+_WORKSPACE_LLM = object()  # store_references' default: the workspace's LLM, if one is configured
+
+
 def store_references(lib: Library, doc_id: str, items=None, papers: Sequence[LibraryPaper] | None = None,
-                     sync: bool = True) -> tuple[int, int]:
+                     sync: bool = True, chat_model=_WORKSPACE_LLM) -> tuple[int, int]:
     """Parse, link and resolve one paper's references and store them; older papers' entries that name this paper
     resolve to it now. Returns (entries, links)."""
     items = load_items(lib, doc_id) if items is None else items
     refs = parse_references(doc_id, items)
+    chat_model = _chat_model(lib) if chat_model is _WORKSPACE_LLM else chat_model
+    llm_read(chat_model, refs, doc_id)  # what the rules missed, when an LLM is configured
     links, _seen, _linked = link_markers(items, refs)
     papers = library_papers(lib) if papers is None else papers
     for ref in refs:
@@ -89,6 +95,14 @@ def store_references(lib: Library, doc_id: str, items=None, papers: Sequence[Lib
     if sync:
         sync_citation_edges(lib, [doc_id, *{r.cited_doc_id for r in refs if r.cited_doc_id}, *named_by])
     return len(refs), len(links)
+
+
+def _chat_model(lib: Library):
+    try:
+        return lib.chat_model()
+    except Exception as exc:  # an LLM that cannot even be built (embedded not installed): the rules' records stand
+        log.warning("no LLM pass over references: %s", exc)
+        return None
 
 
 def resolve_towards(lib: Library, paper: LibraryPaper | None) -> set[str]:
@@ -105,7 +119,9 @@ def refresh_references(lib: Library, doc_ids: Iterable[str] | None = None) -> di
     """Parse every paper's references again (or these papers'): `python -m core refs refresh`."""
     papers = library_papers(lib)
     wanted = list(doc_ids) if doc_ids is not None else [p.doc_id for p in papers]
-    done = {doc_id: store_references(lib, doc_id, papers=papers, sync=False) for doc_id in wanted}
+    model = _chat_model(lib)
+    model = StopAfterError(model) if model is not None else None  # a dead endpoint is not tried once per paper
+    done = {doc_id: store_references(lib, doc_id, papers=papers, sync=False, chat_model=model) for doc_id in wanted}
     sync_citation_edges(lib, None if doc_ids is None else wanted)
     return done
 
