@@ -230,7 +230,9 @@ def _write_folder(lib: Library, job: Job, result: ComputeResult) -> None:
         shutil.rmtree(ws.pages_dir(doc_id), ignore_errors=True)  # page images of an older parse are stale
     lib.descriptions.replace_source(doc_id, OFFLINE, result.offline)
     try:  # the reference list as data and the citations it resolves in the library; never fails the paper
-        store_references(lib, doc_id, parsed.items)
+        # Rules only: one writer commits every paper, and an LLM call here would hold all the others back (the
+        # LLM pass over the entries the rules could not read is `core refs refresh`'s).
+        store_references(lib, doc_id, parsed.items, chat_model=None)
     except Exception:
         log.exception("reading the references of %s failed; `python -m core refs refresh` tries again", doc_id[:12])
 

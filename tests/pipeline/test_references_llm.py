@@ -85,10 +85,15 @@ def workspace(tmp_path, server=None, monkeypatch=None, **llm):
     return open_library(ws)
 
 
-def ingest(lib, pdf) -> str:
+def ingest(lib, server, pdf) -> str:
+    """Ingest (the rules alone read the references: no LLM call holds the single writer) and then, as a user with
+    an LLM would, `core refs refresh` the paper: the LLM pass."""
     doc_id = add_pdf(lib, pdf.name, pdf.read_bytes()).doc_id
+    calls = len(server.chat_requests)
     (doc,) = process_queue(lib)
     assert doc.status == "ready", doc.message
+    assert len(server.chat_requests) == calls, "the ingest commit made an LLM call"
+    refresh_references(lib, [doc_id])
     return doc_id
 
 
@@ -104,8 +109,8 @@ def test_the_model_reads_an_entry_the_rules_cannot_and_it_resolves_then_a_refres
         tmp_path, capsys, monkeypatch):
     with OpenAIReplayServer(default=reader(honest)) as server:
         lib = workspace(tmp_path, server, monkeypatch)
-        heliotrope = ingest(lib, heliotrope_pdf(tmp_path / "pdfs"))
-        quokka = ingest(lib, citing_pdf(tmp_path / "pdfs"))
+        heliotrope = ingest(lib, server, heliotrope_pdf(tmp_path / "pdfs"))
+        quokka = ingest(lib, server, citing_pdf(tmp_path / "pdfs"))
         first, second = lib.references.references(quokka)
         assert first.title == "Heliotrope solvers for sparse zebrafish migration lattices" and first.year == 2021
         assert first.authors == ["Lovelace", "Turing", "Hopper"]
@@ -130,7 +135,7 @@ def test_the_model_reads_an_entry_the_rules_cannot_and_it_resolves_then_a_refres
 def test_a_reading_not_printed_in_the_entry_is_refused(tmp_path):
     with OpenAIReplayServer(default=reader(inventive)) as server:
         lib = workspace(tmp_path, server)
-        quokka = ingest(lib, citing_pdf(tmp_path / "pdfs"))
+        quokka = ingest(lib, server, citing_pdf(tmp_path / "pdfs"))
         assert reference_calls(server), "the entry was sent"
         assert stored(lib, quokka) == rules_only(lib, quokka)
         assert all(r.llm_fields == [] for r in lib.references.references(quokka))
@@ -142,7 +147,7 @@ def test_a_reading_not_printed_in_the_entry_is_refused(tmp_path):
 def test_a_failing_model_leaves_the_rules_records_and_the_paper_ready(tmp_path, reply):
     with OpenAIReplayServer(default=reply) as server:
         lib = workspace(tmp_path, server, timeout_s=1)
-        quokka = ingest(lib, citing_pdf(tmp_path / "pdfs"))  # ready, or ingest() fails
+        quokka = ingest(lib, server, citing_pdf(tmp_path / "pdfs"))  # ready, or ingest() fails
         assert reference_calls(server)
         assert stored(lib, quokka) == rules_only(lib, quokka)
         assert lib.references.references(quokka)[0].title == "" and lib.references.references(quokka)[0].year == 1995
@@ -157,8 +162,8 @@ def test_no_llm_configured_makes_no_request_and_the_rules_records_stand(tmp_path
     with OpenAIReplayServer(default=reader(honest)) as server:
         # The endpoint is written in the settings, but the provider says none: nothing may reach it.
         lib = workspace(tmp_path, provider="none", base_url=server.url, model=server.model)
-        heliotrope = ingest(lib, heliotrope_pdf(tmp_path / "pdfs"))
-        quokka = ingest(lib, citing_pdf(tmp_path / "pdfs"))
+        heliotrope = ingest(lib, server, heliotrope_pdf(tmp_path / "pdfs"))
+        quokka = ingest(lib, server, citing_pdf(tmp_path / "pdfs"))
         refresh_references(lib)
         assert server.requests == []
         first = lib.references.references(quokka)[0]
