@@ -94,7 +94,9 @@ def test_loopback_default_is_the_local_editor_with_every_page(monkeypatch, tmp_p
     for address in (None, "127.0.0.1"):  # AppTest's own (no socket) and what `make run` passes
         at = new_app(monkeypatch, tmp_path / "ws", address=address)
         assert texts(at.title) == "Library" and len(at.file_uploader) == 2
-        assert "Sign in" not in labels(at) and not at.text_input and not at.warning
+        # No sign-in form: the only text inputs are the Library's own (the local editor's import of a folder).
+        assert "Sign in" not in labels(at) and not at.warning
+        assert {t.key for t in at.text_input} <= {"library_import_path", "library_import_collection"}
         assert nav_pages(at) == set(PAGES)
         at.switch_page("pages/settings.py")
         run(at, address)
