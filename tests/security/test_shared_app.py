@@ -13,7 +13,7 @@ on 0.0.0.0, while every byte stays on this machine.
 from __future__ import annotations
 
 import re
-import select
+import selectors
 import socket
 import threading
 import urllib.error
@@ -138,15 +138,21 @@ def _put(url: str, path: str, declared: int | None, send_up_to: int, cookie: str
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
         sock.setblocking(False)
+        # A selector, not select.select: by this point of a full run the process can hold over 1,024 descriptors,
+        # which select() refuses (CI clone 13); epoll does not care.
+        watch = selectors.DefaultSelector()
+        watch.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE)
         while sent < send_up_to:
-            readable, writable, _ = select.select([sock], [sock], [], 60)
-            if readable or not writable:
+            events = watch.select(60)
+            mask = events[0][1] if events else 0
+            if mask & selectors.EVENT_READ or not mask & selectors.EVENT_WRITE:
                 break  # the server answered (or stopped reading without a word: the status check below fails)
             chunk = piece if declared is not None else b"%x\r\n%s\r\n" % (len(piece), piece)
             try:
                 sent += sock.send(chunk[: send_up_to - sent])
             except (BrokenPipeError, ConnectionResetError):
                 break
+        watch.close()
         sock.setblocking(True)
         try:
             reply = sock.recv(4096).decode("latin-1")
