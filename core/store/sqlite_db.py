@@ -57,6 +57,29 @@ _ADDED_COLUMNS = {
 }
 
 
+_SCHEMAS_MADE: set[tuple[str, str]] = set()  # (database file, schema): a store's tables made once per process
+
+
+def ensure_schema(db: Database, schema: str, columns: dict[str, dict[str, str]] | None = None) -> None:
+    """Make a store's own tables (and columns added since, table → name → declaration) once per database file and
+    process: the stores outside this file's SCHEMA call it when they are built."""
+    key = (str(db.path), schema)
+    if key in _SCHEMAS_MADE:
+        return
+    with db.connect() as conn:
+        conn.executescript(schema)
+        _add_columns(conn, columns or {})
+    _SCHEMAS_MADE.add(key)
+
+
+def _add_columns(conn: sqlite3.Connection, columns: dict[str, dict[str, str]]) -> None:
+    for table, added in columns.items():
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        for name, decl in added.items():
+            if name not in have:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+
+
 class Database:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -65,11 +88,7 @@ class Database:
         with self.connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(SCHEMA)
-            for table, columns in _ADDED_COLUMNS.items():
-                have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
-                for name, decl in columns.items():
-                    if name not in have:
-                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+            _add_columns(conn, _ADDED_COLUMNS)
         # Held open, idle, for the object's life: the last connection to close checkpoints the WAL and deletes
         # it, so with none held every short-lived connection below paid a checkpoint and recreated the WAL.
         self._keeper = sqlite3.connect(self.path, check_same_thread=False)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 
 from core.schema.media import Description, MediaEntity
-from core.store.sqlite_db import Database
+from core.store.sqlite_db import Database, ensure_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS media_descriptions (
@@ -27,15 +27,6 @@ CREATE TABLE IF NOT EXISTS media_descriptions (
     PRIMARY KEY (doc_id, item_index, source)
 );
 """
-_ready: set[str] = set()
-
-
-def _ensure(db: Database) -> None:
-    if str(db.path) in _ready:
-        return
-    with db.connect() as conn:
-        conn.executescript(SCHEMA)
-    _ready.add(str(db.path))
 
 
 def _row(row) -> Description:
@@ -57,7 +48,7 @@ def _rows(descriptions: Iterable[Description]) -> list[tuple]:
 class SQLiteDescriptionStore:
     def __init__(self, db: Database):
         self.db = db
-        _ensure(db)
+        ensure_schema(db, SCHEMA)
 
     def put(self, descriptions: Iterable[Description]) -> None:
         rows = _rows(descriptions)

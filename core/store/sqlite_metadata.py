@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 
 from core.schema.metadata import ENRICHED_SOURCES, FIELDS, KEPT_SOURCES, PaperMetadata
-from core.store.sqlite_db import Database
+from core.store.sqlite_db import Database, ensure_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS paper_metadata (
@@ -27,15 +27,6 @@ CREATE TABLE IF NOT EXISTS paper_metadata (
     PRIMARY KEY (doc_id, field, kept)
 );
 """
-_ready: set[str] = set()
-
-
-def _ensure(db: Database) -> None:
-    if str(db.path) in _ready:
-        return
-    with db.connect() as conn:
-        conn.executescript(SCHEMA)
-    _ready.add(str(db.path))
 
 
 def _empty(value: object) -> bool:
@@ -66,7 +57,7 @@ def _assemble(rows) -> dict[str, PaperMetadata]:
 class SQLiteMetadataStore:
     def __init__(self, db: Database):
         self.db = db
-        _ensure(db)
+        ensure_schema(db, SCHEMA)
 
     def get(self, doc_id: str) -> PaperMetadata | None:
         return self.get_many([doc_id]).get(doc_id)

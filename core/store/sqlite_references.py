@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from core.schema.references import CitationLink, ParsedReference
-from core.store.sqlite_db import Database
+from core.store.sqlite_db import Database, ensure_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS paper_references (
@@ -49,18 +49,8 @@ CREATE TABLE IF NOT EXISTS citation_links (
 );
 CREATE INDEX IF NOT EXISTS citation_links_by_doc ON citation_links(doc_id, ref_idx);
 """
-_ready: set[str] = set()
-
-
-def _ensure(db: Database) -> None:
-    if str(db.path) in _ready:
-        return
-    with db.connect() as conn:
-        conn.executescript(SCHEMA)
-        # A table made before the LLM pass gains its column: the names of the fields the LLM read, comma-separated.
-        if "llm_fields" not in {r[1] for r in conn.execute("PRAGMA table_info(paper_references)")}:
-            conn.execute("ALTER TABLE paper_references ADD COLUMN llm_fields TEXT NOT NULL DEFAULT ''")
-    _ready.add(str(db.path))
+# A table made before the LLM pass gains its column: the names of the fields the LLM read, comma-separated.
+_ADDED_COLUMNS = {"paper_references": {"llm_fields": "TEXT NOT NULL DEFAULT ''"}}
 
 
 def _bbox(value: str | None) -> list[float] | None:
@@ -91,7 +81,7 @@ def _link(row) -> CitationLink:
 class SQLiteReferenceStore:
     def __init__(self, db: Database):
         self.db = db
-        _ensure(db)
+        ensure_schema(db, SCHEMA, _ADDED_COLUMNS)
 
     def replace_doc(self, doc_id: str, refs: Sequence[ParsedReference], keys: Sequence[tuple[str, str]],
                     links: Sequence[CitationLink]) -> None:

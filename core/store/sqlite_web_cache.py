@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from core.store.sqlite_db import Database
+from core.store.sqlite_db import Database, ensure_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_cache (
@@ -17,21 +17,12 @@ CREATE TABLE IF NOT EXISTS web_cache (
     fetched_at REAL NOT NULL
 );
 """
-_ready: set[str] = set()
-
-
-def _ensure(db: Database) -> None:
-    if str(db.path) in _ready:
-        return
-    with db.connect() as conn:
-        conn.executescript(SCHEMA)
-    _ready.add(str(db.path))
 
 
 class SQLiteWebCache:
     def __init__(self, db: Database):
         self.db = db
-        _ensure(db)
+        ensure_schema(db, SCHEMA)
 
     def get(self, key: str) -> tuple[int, str] | None:
         with self.db.connect() as conn:
