@@ -35,10 +35,16 @@ def stalling_llm_workspace(tmp_path_factory):
         yield lib.workspace.root, llm
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _free_ports(count: int) -> list[int]:
+    """Distinct free ports: every socket stays bound until all are chosen, so the kernel cannot hand one out twice."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def _wait_until(predicate, what: str, process: subprocess.Popen, seconds: float = 60) -> None:
@@ -81,17 +87,37 @@ def _serve(root, port: int, log) -> subprocess.Popen:
                                  "--no-history"], cwd=REPO, env=dict(os.environ), stdout=out, stderr=subprocess.STDOUT)
 
 
+def _serving(root, log) -> tuple[subprocess.Popen, int]:
+    """A server answering on /health. A free port can be taken by another process between the test choosing it and
+    the server binding it (CI run 31: `address already in use`); then the test starts again on another port."""
+    for _attempt in range(5):
+        (port,) = _free_ports(1)
+        server = _serve(root, port, log)
+        deadline = time.monotonic() + 60
+        while server.poll() is None and not _answers(f"http://127.0.0.1:{port}"):
+            assert time.monotonic() < deadline, f"no answer on /health within 60 s\n{log.read_text()[-3000:]}"
+            time.sleep(0.1)
+        if server.poll() is None:
+            return server, port
+        server.wait()
+        assert "address already in use" in log.read_text(), f"the server ended (code {server.returncode})\n" \
+            f"{log.read_text()[-3000:]}"
+    pytest.fail("five ports taken in a row")
+
+
 @pytest.mark.slow  # three server processes, each loading the embedding model for its ask (~8 s together)
 def test_sigterm_stops_the_server_with_an_mcp_call_stuck_on_the_llm(stalling_llm_workspace, tmp_path):
     root, llm = stalling_llm_workspace
     # Twice in a dozen manual stops hung: three servers, side by side to keep the test short, so a race would show.
-    ports = [_free_port() for _ in range(3)]
     logs = [tmp_path / f"serve-{n}.log" for n in range(3)]
-    servers = [_serve(root, port, log) for port, log in zip(ports, logs)]
+    servers, ports = [], []
     try:
+        for log in logs:
+            server, port = _serving(root, log)
+            servers.append(server)
+            ports.append(port)
         asked = len(llm.chat_requests)
-        for server, port in zip(servers, ports):
-            _wait_until(lambda port=port: _answers(f"http://127.0.0.1:{port}"), "answer on /health", server)
+        for port in ports:
             threading.Thread(target=_ask_over_a_legacy_session, args=(f"http://127.0.0.1:{port}",),
                              daemon=True).start()
         for server in servers:

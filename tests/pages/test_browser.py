@@ -58,16 +58,28 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float = 
 def serve_app(workspace: Path, log: Path, entry: str = "serve.py"):
     """`streamlit run serve.py` (app.py behind its gate, as `make run`) on a free port over `workspace`; yields
     its URL and stops it (and its mineru children: it runs in a session of its own) afterwards."""
-    port = _free_port()
     env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(workspace), PYTHONUNBUFFERED="1")
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", entry, "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    for _attempt in range(5):
+        # A free port can be taken between choosing it and Streamlit binding it; then start again on another.
+        port = _free_port()
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", entry, "--server.port", str(port),
+                 "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, proc, log)
+            break
+        except RuntimeError:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise
+            if not any(sign in log.read_text() for sign in ("already in use", "is not available")):
+                raise
+    else:
+        raise RuntimeError("five ports taken in a row")
     try:
-        _wait_healthy(url, proc, log)
         yield url
     finally:
         try:
