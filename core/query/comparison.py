@@ -1,6 +1,7 @@
 """Composed LLM-free answers to questions that compare two things: "Which band was formed first, A or B?" (pick the
 option from the two facts), "Are A and B both film directors?", "Are A and B in the same province?" (yes or no from
-what each one's passage says). Each answer cites the passage of each side; when a side's fact is not found, nothing
+what each one's passage says), "What do A and B have in common?" / "Both A and B were released by what label?" (the
+words both sides' passages say). Each answer cites the passage of each side; when a side's fact is not found, nothing
 is composed and the reader answers (or abstains) as for any question.
 
 Each side's evidence is the reader's most probable candidates that name it (in the sentence or in its passage's
@@ -19,7 +20,7 @@ from pathlib import Path
 from core.query import answer_types as T
 from core.query.candidates import Candidate
 from core.query.coverage import term_bag
-from core.query.reader_features import QuestionView
+from core.query.reader_features import QuestionView, rarity
 from core.query.records import Answer, AnswerSentence
 
 COMPARATIVES_PATH = Path(__file__).with_name("data") / "comparatives.json"
@@ -34,6 +35,13 @@ _BOTH = re.compile(r"^\s*(?:are|were|is|was|do|does|did|have|has)\s+(?P<sides>.+
 _SAME = re.compile(r"\bsame\s+(?P<attr>[a-z]+)", re.I)
 _LEADING_BOTH = re.compile(r"^\s*(?P<aux>are|were|is|was)\s+both\s+[\w\s'-]{1,40}?,\s*(?:the\s+)?"
                            r"(?P<sides>[^,]+?\s+and\s+[^,]+?),\s*(?P<pred>[^?]+?)\s*\??\s*$", re.I)
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_BREAK = re.compile(r"[,;:()\[\]\"“”]|\.\s")  # a shared phrase does not run across a clause or a sentence
+_ASKED = re.compile(r"\b(?:which|what)\s+([a-z]+)\b", re.I)  # "released by what label?" → label
+MAX_SHARED = 4  # words in a shared phrase ("Walt Disney Pictures", "19th century")
+# A phrase does not start or end on a word as common as "the", "was", "his" or "by" (Zipf frequency 6 and above in
+# general English: rarity 2 and below), which every two passages share.
+FUNCTION_RARITY = 2.0
 _GENERIC = {"The", "A", "An", "It", "He", "She", "They", "In", "On", "At", "This", "That", "His", "Her", "Its", "Which",
             "Who", "What", "Are", "Is", "Were", "Was", "Both", "Between"}
 
@@ -73,7 +81,26 @@ def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | Non
     if not q.yes_no and re.match(r"^\s*(which|who|what)\b", text, re.I) and (m := _OPTIONS.search(text)):
         sides = _sides(_last_name(m.group("a")), _first_name(m.group("b")), ranked, source_of)
         return _choose(sides, text) if sides is not None else None
+    asked = _last_sentence(text)
+    if not q.yes_no and _asks_shared(asked) and (pair := _pair(asked)):
+        sides = _sides(*pair, ranked, source_of)
+        return _shared(sides, asked) if sides is not None else None
     return None
+
+
+def _last_sentence(question: str) -> str:
+    """The sentence that asks: "A and B were founded within a year of each other. Which was first?" asks the
+    second."""
+    parts = re.split(r"(?<=[a-z0-9)]{2}[.?!])\s+(?=[A-Z])", question.strip())  # not after an initial ("E. B.")
+    return parts[-1] if parts else question
+
+
+def _asks_shared(question: str) -> bool:
+    """A wh-question about what two named things have in common: "What do A and B have in common?", "A and B are
+    both breeds developed in which century?"."""
+    low = f" {question.lower()} "
+    return bool(re.search(r"\b(?:which|what|who|when|where)\b", low)) and \
+        any(re.search(rf"\b{re.escape(cue)}\b", low) for cue in _words()["shared_cues"])
 
 
 # ---------------------------------------------------------------------------------------------- sides
@@ -85,6 +112,17 @@ def _last_name(text: str) -> str:
 def _first_name(text: str) -> str:
     names = _names(text)
     return names[0] if names else _LEAD.sub("", text.strip())
+
+
+def _pair(question: str) -> tuple[str, str] | None:
+    """The two things joined by the question's first "and": the name just before it ("Which base LLM were PaSa's
+    Selector and Crawler …" → PaSa's Selector) or, past an appositive, the first name ("The Blue Lacy, official
+    breed of Texas, and Chesapeake Bay Retriever" → Blue Lacy); and the first name after it."""
+    before, sep, after = question.partition(" and ")
+    a, b = _names(before), _names(after)
+    if not (sep and a and b):
+        return None
+    return (a[0] if before.rstrip().endswith(",") else a[-1]), b[0]
 
 
 def _names(text: str) -> list[str]:
@@ -171,6 +209,55 @@ def _same(sides: tuple[Side, Side], attribute: str) -> Answer | None:
     first = AnswerSentence(f"{'Yes' if same else 'No'}: {sides[0].name} — {values[0][0]}; {sides[1].name} — "
                            f"{values[1][0]} [{cites[0].n}, {cites[1].n}].", [cites[0].n, cites[1].n])
     return _composed(first, cites, "yes" if same else "no")
+
+
+def _shared(sides: tuple[Side, Side], question: str) -> Answer | None:
+    """The phrase both sides' evidence says that the question does not: the asked-for noun's phrase first ("19th
+    century" for "which century"), then the rarest words (general English frequency), then the longer phrase."""
+    asked_words = set(T.stems(question))
+    asked_noun = {T.stem(m.lower()) for m in _ASKED.findall(question)}
+    names = {w.lower() for s in sides for w in _TOKEN.findall(s.name)}
+    phrases = [_phrases(s, names) for s in sides]
+    best: tuple | None = None
+    for key in phrases[0].keys() & phrases[1].keys():
+        new = [w for w in key if T.stem(w) not in asked_words]
+        if not new:
+            continue
+        rank = (any(T.stem(w) in asked_noun for w in key), round(sum(rarity(w) for w in new), 3), len(key))
+        if best is None or rank > best[0]:
+            best = (rank, key)
+    if best is None:
+        return None
+    surface, cite_a = phrases[0][best[1]]
+    cite_b = phrases[1][best[1]][1]
+    numbers = list(dict.fromkeys([cite_a.n, cite_b.n]))
+    first = AnswerSentence(f"{surface} [{', '.join(map(str, numbers))}].", numbers)
+    return _composed(first, [cite_a, cite_b], surface)
+
+
+def _phrases(side: Side, names: set[str]) -> dict[tuple[str, ...], tuple[str, Candidate]]:
+    """Every phrase of up to MAX_SHARED words a side's evidence says (its most probable sentence first), without the
+    compared names, not starting or ending on a function word."""
+    out: dict[tuple[str, ...], tuple[str, Candidate]] = {}
+    for c in side.evidence:
+        for part in _BREAK.split(c.text):
+            tokens = _TOKEN.findall(part)
+            for n in range(1, MAX_SHARED + 1):
+                for k in range(len(tokens) - n + 1):
+                    gram = tokens[k:k + n]
+                    key = tuple(w.lower() for w in gram)
+                    if rarity(key[0]) <= FUNCTION_RARITY or rarity(key[-1]) <= FUNCTION_RARITY \
+                            or names & set(key) or len(key[-1]) < 2 or key in out or _cuts_a_name(tokens, k, n):
+                        continue
+                    out[key] = (" ".join(gram), c)
+    return out
+
+
+def _cuts_a_name(tokens: list[str], k: int, n: int) -> bool:
+    """tokens[k:k+n] starts or ends inside a capitalised name ("chain in the United" of "the United States")."""
+    def capital(i: int) -> bool:  # a capitalised word other than a sentence's "The" or "In"
+        return 0 <= i < len(tokens) and tokens[i][:1].isupper() and rarity(tokens[i].lower()) > FUNCTION_RARITY
+    return (capital(k) and capital(k - 1)) or (capital(k + n - 1) and capital(k + n))
 
 
 def _composed(first: AnswerSentence, cites: list[Candidate], short: str) -> Answer:

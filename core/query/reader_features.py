@@ -94,7 +94,7 @@ def question_focus(question: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1 << 14)
-def _rarity(word: str) -> float:
+def rarity(word: str) -> float:
     """How much a question word says, from its frequency in general English (wordfreq's Zipf scale, 0..8: "the"
     7.7, "format" 4.5, "json" 2.8): rare words decide which sentence is meant, common ones barely."""
     from wordfreq import zipf_frequency
@@ -143,7 +143,7 @@ def _stem_weights(question: str) -> dict[str, float]:
     for w in _WORD.findall(question.lower()):
         st = T.stems(w)
         if st:
-            out[st[0]] = max(out.get(st[0], 0.0), _rarity(w))
+            out[st[0]] = max(out.get(st[0], 0.0), rarity(w))
     return out
 
 

@@ -1,5 +1,5 @@
 """The learned reader's parts: its model file matches the features the code computes, composed answers (which of
-two, yes/no from both sides' facts, the same province or not) cite both sides and step aside when a side is
+two, yes/no from both sides' facts, the same province or not, what two things have in common) cite both sides and step aside when a side is
 missing, an LLM answer's sentences are checked against the passages, and a long passage keeps the part that
 matched."""
 from __future__ import annotations
@@ -66,6 +66,34 @@ def test_same_province_compares_the_names_beside_the_word():
                        ("Jinghu is a city in northeastern Jiangxi province, China.", "Jinghu"))
     answer = _compose("Are Nanfeng and Jinghu situated in the same province?", context)
     assert answer.short_answer == "no" and "Jiangsu" in answer.text and "Jiangxi" in answer.text
+
+
+def test_what_two_things_have_in_common_is_the_phrase_both_passages_say_and_cites_both():
+    context = _context(("The Okapi Graph is a citation index built by the Lyon Library Consortium in 1997.",
+                        "Okapi Graph"),
+                       ("Zebra Index, launched in 2006, was also built by the Lyon Library Consortium.", "Zebra Index"))
+    answer = _compose("What do the Okapi Graph and Zebra Index have in common?", context)
+    assert answer is not None and answer.short_answer == "Lyon Library Consortium"
+    assert answer.sentences[0].citations == [1, 2] and answer.answer_type == "comparison"
+    # the asked-for noun decides between shared phrases; a phrase is never cut inside a name
+    context = _context(("The Lacy Dog is a working breed that originated in Texas in the mid-19th century.", "Lacy Dog"),
+                       ("The Bay Retriever was developed in Texas during the 19th century.", "Bay Retriever"))
+    answer = _compose("The Lacy Dog, a working breed, and the Bay Retriever were both developed during which century?",
+                      context)
+    assert answer.short_answer == "19th century"
+
+
+def test_a_shared_question_whose_sides_share_nothing_new_is_not_composed():
+    context = _context(("The Okapi Graph is a citation index founded in 1997.", "Okapi Graph"),
+                       ("Zebra Index is a citation index from a Hungarian library.", "Zebra Index"))
+    # both say "citation index", which the question already says: nothing is composed
+    assert _compose("Are the Okapi Graph and the Zebra Index both citation indexes?", context).short_answer == "yes"
+    assert _compose("Which citation index do the Okapi Graph and Zebra Index share?", context) is None
+    # a question whose asking sentence names neither side is not a shared-phrase question
+    two = _context(("Okapi Graph was founded in 1997 by a library in Lyon.", "Okapi Graph"),
+                   ("Zebra Index was founded in 1998 by a library in Lyon.", "Zebra Index"))
+    assert _compose("Okapi Graph and Zebra Index were both founded by a library. Which was founded first?",
+                    two) is None
 
 
 def test_a_comparison_with_a_side_not_found_is_not_composed():
