@@ -26,11 +26,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import cpu, row  # noqa: E402
+from core.graph.stats import graph_stats  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.pipeline.documents import add_pdf  # noqa: E402
 from core.pipeline.graph.build import clear_graph  # noqa: E402
 from core.pipeline.graph.stage import process_graph_queue, retry_graph  # noqa: E402
-from core.pipeline.graph.stats import graph_stats  # noqa: E402
 from core.pipeline.ingest import process_queue  # noqa: E402
 from core.schema.records import GraphStatus  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
@@ -105,7 +105,7 @@ def main() -> int:
         f"({'within' if graph_wall <= parse_wall else 'OVER'})")
 
     # 4. communities
-    from core.pipeline.graph.communities_index import refresh_communities
+    from core.graph.communities.index import refresh_communities
 
     timings = refresh_communities(lib, force=True)
     reports = lib.graph_sources.community_reports()
@@ -140,7 +140,7 @@ def main() -> int:
 
     # 6. Leiden at scale
     if not args.skip_leiden:
-        from core.pipeline.graph.communities import detect_communities, generate_graph
+        from core.graph.communities.detect import detect_communities, generate_graph
 
         big = generate_graph(50_000, 200_000, seed=7)
         t0 = time.perf_counter()

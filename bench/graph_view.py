@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from core.graph.communities.detect import generate_graph  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.pipeline.graph.communities import generate_graph  # noqa: E402
 from core.presentation.graph.explorer import ViewFilters, build_view  # noqa: E402
 from core.presentation.graph.graph_index import build_index, load_index  # noqa: E402
 from core.presentation.graph.render import RenderOptions, render_html  # noqa: E402

@@ -27,11 +27,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import cpu, row  # noqa: E402
+from core.content.media_doc import load_media_doc  # noqa: E402
+from core.content.media_items import caption_label  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.pipeline.documents import add_pdf  # noqa: E402
 from core.pipeline.ingest import process_queue, reindex_items  # noqa: E402
-from core.pipeline.media.describe import describe_document_media, load_media_doc, offline_descriptions  # noqa: E402
-from core.pipeline.media.items import caption_label  # noqa: E402
+from core.pipeline.media.describe import describe_document_media, offline_descriptions  # noqa: E402
 from core.pipeline.status import StageReporter  # noqa: E402
 from core.query.search import search  # noqa: E402
 from core.schema.records import GraphStatus  # noqa: E402

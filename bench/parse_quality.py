@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from core.content.content_list import load_content_list  # noqa: E402
 from core.pipeline.parsing import ParseError, parse_pdf  # noqa: E402
-from core.pipeline.parsing.content_list import load_content_list  # noqa: E402
 from core.pipeline.parsing.layout_repair import _page_lines, _text_in, neighbour_lines  # noqa: E402
 from core.presentation.page_view import item_rows  # noqa: E402
 from core.settings.config import ParsingConfig  # noqa: E402

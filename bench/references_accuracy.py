@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.content.pages import load_items  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.pipeline.metadata.extract import norm_text  # noqa: E402
-from core.pipeline.pages import load_items  # noqa: E402
 from core.pipeline.references.entries import parse_references  # noqa: E402
 from core.pipeline.references.markers import link_markers  # noqa: E402
 

@@ -30,12 +30,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from core.cli.gc import collect_at_start  # noqa: E402
+from core.graph.communities.index import refresh_communities  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.pipeline.compute import RayUnavailable, compute_backend  # noqa: E402
 from core.pipeline.compute.local import WORKER_THREADS  # noqa: E402
 from core.pipeline.documents import add_document, add_pdf  # noqa: E402
 from core.pipeline.gc import collect_garbage  # noqa: E402
-from core.pipeline.graph.communities_index import refresh_communities  # noqa: E402
 from core.pipeline.graph.stage import process_graph_queue, recover_graph  # noqa: E402
 from core.pipeline.ingest import process_queue, recover  # noqa: E402
 from core.schema.records import DocStatus  # noqa: E402

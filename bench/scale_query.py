@@ -9,7 +9,7 @@ retrieval phrase layer (PHRASES_PER_CHUNK phrase keys per chunk in graph_phrases
 "~" nodes, most of them named by a few passages as real phrases are) and community reports over the entities
 (the community mode, extractive: no LLM). Then retrieval p50/p95 per mode, every mode including ppr and
 community, with the first load of the mention index and the community report vectors timed apart.
-The community report vectors are what a communities refresh stores (core.pipeline.graph.communities_vectors): the
+The community report vectors are what a communities refresh stores (core.graph.communities.vectors): the
 generated reports are written directly, so they are embedded and stored here once, timed ("report vectors"), and
 the first community question in a process reads them instead of embedding 1,500 texts.
 --chroma HOST:PORT reads the vectors from a `chroma run` server (the settings' Chroma server fields, for this run
@@ -39,8 +39,8 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import cpu  # noqa: E402
 from bench.query import SYNTHETIC_PER_DOC, Synthetic, _mark_ready, pct, row  # noqa: E402
+from core.graph.communities.vectors import report_vectors  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
-from core.pipeline.graph.communities_vectors import report_vectors  # noqa: E402
 from core.query.engine import Embeddings  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
 from core.query.mention_index import mention_index  # noqa: E402

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from core.models.embedding import get_embedder, get_tokenizer, vector_space
 from core.models.embedding_space import check_space
@@ -28,6 +29,7 @@ from core.store.base import (
     MetadataStore,
     ReferenceStore,
     ScoreCache,
+    SessionStore,
     StageProgress,
     VectorSpaceRecord,
     VectorStore,
@@ -49,6 +51,7 @@ from core.store.sqlite_media import SQLiteDescriptionStore
 from core.store.sqlite_metadata import SQLiteMetadataStore
 from core.store.sqlite_ragas_cache import SQLiteScoreCache
 from core.store.sqlite_references import SQLiteReferenceStore
+from core.store.sqlite_sessions import SQLiteSessionStore
 from core.store.sqlite_vector_space import SQLiteVectorSpace
 from core.store.sqlite_web_cache import SQLiteWebCache
 from core.store.sqlite_zotero import ZoteroUnreadable, read_zotero_database  # noqa: F401
@@ -108,7 +111,7 @@ class Library:
 
     @cached_property
     def community_state(self) -> CommunityState:
-        """What the community refresh keeps between runs (core.pipeline.graph.communities_index), in SQLite
+        """What the community refresh keeps between runs (core.graph.communities.index), in SQLite
         whatever the graph store."""
         return SQLiteCommunityState(self.db)
 
@@ -193,6 +196,12 @@ class Library:
 
     def tokenizer(self):
         return get_tokenizer(self.settings.embedding.model)
+
+
+def session_store(path: Path) -> SessionStore:
+    """The server's sign-in sessions (core/service/sessions.py): not a workspace's store, one file beside the
+    accounts that every workspace the server opens shares, so it is built here by path."""
+    return SQLiteSessionStore(path)
 
 
 def open_library(workspace: Workspace | None = None) -> Library:

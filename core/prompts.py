@@ -4,7 +4,7 @@ from __future__ import annotations
 
 PROMPTS: dict[str, str] = {}
 
-# --- entity and relation extraction (core/pipeline/graph/llm_extract.py) ---
+# --- entity and relation extraction (core/graph/extract/llm/extract.py) ---
 # LightRAG's record format: one record per line, fields split by the tuple delimiter, records by the record
 # delimiter, the reply closed by the completion marker. Kept here so the prompts and the parser agree.
 PROMPTS["extraction_tuple_delimiter"] = "<|>"
@@ -101,7 +101,7 @@ entity types from [{entity_types}], names exactly as before for entities already
 records you already wrote. When finished, output {completion_delimiter}"""
 
 # The JSON variant, for models that follow a JSON schema (the embedded llama.cpp model): the schema, with its
-# capped list lengths, lives in core/pipeline/graph/llm_extract.py.
+# capped list lengths, lives in core/graph/extract/llm/extract.py.
 PROMPTS["entity_extraction_json_system"] = """---Role---
 You build a knowledge graph of scientific papers. From a passage of a paper you extract the entities it
 names and the relationships the passage states between them, as one JSON object.
@@ -140,7 +140,7 @@ PROMPTS["entity_continue_extraction_json"] = """Many entities and relationships 
 Answer with the same JSON object holding only the missing ones (entity types from [{entity_types}]); use
 empty lists if nothing is missing."""
 
-# --- community reports (core/pipeline/graph/communities.py) ---
+# --- community reports (core/graph/communities/detect.py) ---
 # GraphRAG's community report, for a graph of papers: the reply is one JSON object.
 PROMPTS["community_report"] = """---Role---
 You help researchers find their way in a knowledge graph built from scientific papers.
@@ -174,7 +174,7 @@ Relationships:
 
 JSON report:"""
 
-# --- description summaries (core/pipeline/graph/merge.py) ---
+# --- description summaries (core/graph/merge.py) ---
 PROMPTS["summarize_descriptions"] = """You are helping build a knowledge graph of scientific papers.
 Below are several descriptions of the same {what}, "{name}", collected from different passages.
 Write one comprehensive description in {language}, third person, that keeps every distinct fact, resolves

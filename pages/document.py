@@ -4,11 +4,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.content.content_list import MalformedContentList
+from core.content.pages import PageImageUnavailable, load_items
 from core.models.scholarly import OnlineDisabled
 from core.pipeline.metadata.enrich import enrich
 from core.pipeline.metadata.refresh import correct_field
-from core.pipeline.pages import PageImageUnavailable, load_items
-from core.pipeline.parsing.content_list import MalformedContentList
 from core.presentation import display as present
 from core.presentation import page_view as pv
 from core.presentation.citations import author_year

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.content.images import item_png
+from core.content.media_items import kind_name
 from core.models.vlm import describe_vlm
 from core.pipeline.media.describe import redescribe_item
-from core.pipeline.media.images import item_png
-from core.pipeline.media.items import kind_name
 from core.presentation import display as present
 from core.presentation.gallery import KINDS, gallery_entries, kind_counts
 from core.text import tables

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.content.pages import PageImageUnavailable
 from core.models.embedding import EmbeddingModelError
-from core.pipeline.pages import PageImageUnavailable
 from core.presentation import display as present
 from core.presentation import page_view as pv
 from core.query.search import SearchFilters, search

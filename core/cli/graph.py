@@ -13,7 +13,7 @@ from core.pipeline.graph.stage import retry_graph
 
 
 def cmd_graph(lib: Library, args) -> int:
-    from core.pipeline.graph.stats import graph_stats
+    from core.graph.stats import graph_stats
 
     if args.action == "stats":
         stats = graph_stats(lib, top=args.top)
@@ -53,7 +53,7 @@ def cmd_graph(lib: Library, args) -> int:
             retry_graph(lib, doc_id, reextract=args.reextract)
         return 1 if build_graph(lib, None if args.quiet else progress_printer()) else 0
     if args.action == "communities":
-        from core.pipeline.graph.communities_index import refresh_communities
+        from core.graph.communities.index import refresh_communities
 
         timings = refresh_communities(lib, force=True)
         print(f"communities refreshed: {json.dumps(timings)}")

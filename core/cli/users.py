@@ -106,7 +106,7 @@ def _revoke_tokens(name: str) -> None:
 
 
 def _sign_out(name: str) -> None:
-    from core.settings.sessions import close_sessions_of, sessions_path
+    from core.service.sessions import close_sessions_of, sessions_path
 
     if sessions_path().exists() and (closed := close_sessions_of(name)):
         print(f"signed out {closed} session(s) of {name}")

@@ -13,10 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from core.content.items import item_text, media_text
 from core.schema import ids
 from core.schema.records import Chunk, ContentItem
 from core.settings.config import ChunkingConfig
-from core.text.tables import table_text
 
 # Running headers, footers and page numbers repeat on every page and say nothing about the paper.
 SKIPPED_TYPES = {"header", "footer", "page_number", "discarded"}
@@ -47,33 +47,6 @@ def window_metadata(w: Window) -> dict:
 class ChunkedDocument:
     chunks: list[Chunk] = field(default_factory=list)
     windows: list[Window] = field(default_factory=list)
-
-
-def media_text(item: ContentItem) -> str:
-    """The searchable text of a table, figure or equation: its caption, its footnote and what it contains."""
-    parts = [item.caption]
-    if item.type == "table":
-        parts.append(table_text(item.table_body))
-    elif item.type == "image":
-        parts.append(str(item.extra.get("content") or ""))  # mineru puts text found inside figures here
-    elif item.type == "equation":
-        parts.append(item.text)
-    parts.append(item.footnote)
-    return "\n".join(p.strip() for p in parts if p and p.strip())
-
-
-_INLINE_MARKUP = re.compile(r"</?(?:sup|sub|b|i|em|strong|span)[^>]*>|\*\*")
-
-
-def item_text(item: ContentItem) -> str:
-    """An item's words without the inline markup mineru keeps (`<sup>1</sup>`, `**bold**`)."""
-    text = "\n".join(item.list_items) if item.type == "list" and item.list_items else item.text
-    if item.type in ("code", "algorithm") and not text.strip():
-        # mineru >= 2 puts a code block's text in code_body and its caption in code_caption.
-        caption = item.extra.get("code_caption") or []
-        caption = " ".join(caption) if isinstance(caption, list) else str(caption)
-        text = "\n".join(p for p in (caption, str(item.extra.get("code_body") or "")) if p.strip())
-    return _INLINE_MARKUP.sub("", text).strip()
 
 
 def _sections(items: list[ContentItem], strategy: str) -> list[tuple[str, list[ContentItem]]]:

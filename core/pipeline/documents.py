@@ -10,10 +10,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.content.sources import TEXT_SUFFIXES, stored_source_name, text_format
 from core.library import Library
 from core.pipeline.graph.build import remove_document
 from core.pipeline.parsing.importer import copy_import_folder
-from core.pipeline.parsing.text_documents import TEXT_SUFFIXES, stored_source_name, text_format
 from core.pipeline.references.resolve import forget_references
 from core.schema.records import DocStatus, Document, GraphStatus
 from core.text.filenames import safe_filename

@@ -23,11 +23,11 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from core.graph.lock import graph_lock
+from core.graph.vectors import entity_vector_id, relation_vector_id
 from core.library import Library
 from core.pipeline.documents import purge_document
 from core.pipeline.graph.build import rebuild_dirty
-from core.pipeline.graph.lock import graph_lock
-from core.pipeline.graph.vectors import entity_vector_id, relation_vector_id
 from core.pipeline.ingest import ORPHAN_AGE_S
 from core.pipeline.status import worker_alive
 from core.schema.graph import PAPER_PREFIX, RELATED

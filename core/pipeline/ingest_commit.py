@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from core.content.sources import text_format
 from core.library import Library
 from core.pipeline.chunking import window_metadata
 from core.pipeline.compute.task import ComputeResult
 from core.pipeline.graph.build import remove_document
 from core.pipeline.metadata.refresh import store_extracted, title_from
-from core.pipeline.parsing.text_documents import text_format
 from core.pipeline.references.resolve import store_references
 from core.pipeline.status import StageReporter
 from core.schema.media import OFFLINE

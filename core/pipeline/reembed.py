@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from core.graph.communities.vectors import report_vectors
 from core.library import Library
 from core.models.embedding import get_embedder
 from core.models.embedding_space import REEMBEDDING, record_space
-from core.pipeline.graph.communities_vectors import report_vectors
 
 BATCH = 512  # records read, embedded and written at a time: bounded memory on a 100k-window workspace
 

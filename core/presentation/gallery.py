@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from core.content.media_doc import load_media_doc
+from core.content.media_items import fingerprint, kind_name
 from core.library import Library
-from core.pipeline.media.describe import load_media_doc
-from core.pipeline.media.items import fingerprint, kind_name
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import ContentItem
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from core.content.content_list import MalformedContentList
+from core.content.pages import load_items, page_image_path
 from core.library import Library
-from core.pipeline.pages import load_items, page_image_path
-from core.pipeline.parsing.content_list import MalformedContentList
 from core.schema.records import ContentItem, SearchHit
 from core.text.plain import plain_text
 from core.text.tables import table_text

@@ -1,7 +1,7 @@
 """The sentences of the retrieved passages that may answer a question: the LLM-free reader's candidates.
 
 Only body text may answer. What parsing knows about each item decides it: a paper's title, its author and
-affiliation block, headings, reference-list entries and page furniture never answer (core.pipeline.graph.item_roles,
+affiliation block, headings, reference-list entries and page furniture never answer (core.graph.item_roles,
 shared with the entity extractor); a footnote answers ("We use the cld2 tool for language detection …" is only said
 there) but is marked as one; a table answers with its rows; a caption only when the question is about a figure or
 table. How likely each candidate is to answer is the reader model's business (core.query.reader_model), not this
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.pipeline.chunking import item_text
-from core.pipeline.graph.item_roles import BODY, item_roles
+from core.content.items import item_text
+from core.graph.item_roles import BODY, item_roles
 from core.query import answer_types as T
 from core.query.records import Source
 from core.schema.records import ContentItem

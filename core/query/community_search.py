@@ -10,16 +10,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from core.library import Library
-from core.models.llm.base import ChatModel, LLMError
-from core.pipeline.graph.communities_vectors import (
+from core.graph.communities.vectors import (
     current_space,
     findings_vectors,
     report_findings,
     report_text,
     report_vectors,
 )
-from core.pipeline.graph.vectors import entity_vector_id
+from core.graph.vectors import entity_vector_id
+from core.library import Library
+from core.models.llm.base import ChatModel, LLMError
 from core.prompts import PROMPTS
 from core.query.records import Keywords, QueryParams, Retrieval, RetrievedChunk, Routed
 from core.query.retrieve import closest_chunks, resolve_hits
@@ -44,7 +44,7 @@ _RANKED: dict[str, tuple[str, str, list[dict], np.ndarray, dict[int, np.ndarray]
 def _ranked_reports(lib: Library, qvec: np.ndarray) -> list[tuple[dict, float, np.ndarray]]:
     """(report, similarity, its findings' vectors), closest to the question first. The reports' vectors and
     their findings' (which the extractive map scores) are read from the store, where the refresh put them
-    (core.pipeline.graph.communities_vectors), and kept in this process until the reports or the embedding
+    (core.graph.communities.vectors), and kept in this process until the reports or the embedding
     space change."""
     version = lib.graph_sources.meta("communities_version", "")
     space = current_space(lib)

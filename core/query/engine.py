@@ -139,7 +139,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
 
 
 def _context_images(lib: Library, context) -> list[tuple[int, bytes]]:
-    from core.pipeline.media.images import item_image
+    from core.content.images import item_image
 
     media = [s for s in context.sources if s.kind in MEDIA_TYPES]
     chunks = lib.chunks.get_many([s.chunk_id for s in media])

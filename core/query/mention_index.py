@@ -20,8 +20,8 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass
 
+from core.graph.merge import normalize_key
 from core.library import Library
-from core.pipeline.graph.merge import normalize_key
 from core.schema.graph import RELATED
 
 PHRASE = "~"  # phrase node keys; entity keys never start with it (normalize_key drops punctuation)

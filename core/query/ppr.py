@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 
 import igraph
 
-from core.pipeline.graph.duplicates import names_related
-from core.pipeline.graph.vectors import entity_vector_id
+from core.graph.names import names_related
+from core.graph.vectors import entity_vector_id
 from core.query.mention_index import is_phrase, mention_index
 from core.query.records import RetrievedEntity, RetrievedRelation
 from core.query.sources import ChunkSource, Probe, Proposal

@@ -17,9 +17,9 @@ from collections import Counter
 
 import numpy as np
 
-from core.pipeline.graph.item_roles import NEVER as NEVER  # re-exported: the reader's tests import it here
-from core.pipeline.graph.item_roles import item_roles as item_roles  # likewise
-from core.pipeline.pages import load_items
+from core.content.pages import load_items
+from core.graph.item_roles import NEVER as NEVER  # re-exported: the reader's tests import it here
+from core.graph.item_roles import item_roles as item_roles  # likewise
 from core.query import answer_types as T
 from core.query.candidates import Candidate, norm, source_candidates
 from core.query.candidates import sentence_ok as _sentence_ok  # noqa: F401  (the reader's tests import it here)

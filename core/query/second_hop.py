@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.graph.merge import normalize_key
 from core.library import Library
-from core.pipeline.graph.merge import normalize_key
 from core.query.mention_index import PHRASE, MentionIndex, mention_index
 from core.query.records import RetrievedChunk
 from core.query.walks import RARE_PHRASE_PASSAGES, RARE_PHRASE_SHARE
@@ -31,7 +31,7 @@ def rare_limit(index: MentionIndex) -> int:
 
 
 def question_words(question: str) -> set[str]:
-    """The question's words as names are keyed (core.pipeline.graph.merge.normalize_key)."""
+    """The question's words as names are keyed (core.graph.merge.normalize_key)."""
     return {key for word in question.split() if (key := normalize_key(word))}
 
 

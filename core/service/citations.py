@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from core.content.content_list import MalformedContentList
+from core.content.pages import load_items
 from core.library import Library
-from core.pipeline.pages import load_items
-from core.pipeline.parsing.content_list import MalformedContentList
 from core.presentation.graph.paths import supporting_passage
 from core.query.records import Source
 from core.schema.records import Chunk, SearchHit

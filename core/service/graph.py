@@ -3,8 +3,8 @@ extracted from) and the shortest paths between two entities (each link with the 
 citations, so an assistant can say what connects two things and where it is written."""
 from __future__ import annotations
 
+from core.graph.merge import normalize_key
 from core.library import Library
-from core.pipeline.graph.merge import normalize_key
 from core.presentation.graph.graph_index import load_index
 from core.presentation.graph.paths import MAX_PATHS, explain_connection
 from core.schema.graph import PAPER_PREFIX, RELATED, GraphNode

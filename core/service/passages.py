@@ -1,9 +1,9 @@
 """The text of a paper where a citation points: a chunk, or a page (all of it, or the items inside a box)."""
 from __future__ import annotations
 
+from core.content.content_list import MalformedContentList
+from core.content.pages import load_items
 from core.library import Library
-from core.pipeline.pages import load_items
-from core.pipeline.parsing.content_list import MalformedContentList
 from core.schema.records import ContentItem
 from core.service import citations
 from core.service.errors import invalid, not_found

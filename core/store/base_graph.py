@@ -71,7 +71,7 @@ class GraphStore(Protocol):
 
 
 class GraphSources(Protocol):
-    """The provenance the merged graph is rebuilt from (core.pipeline.graph.merge): raw per-chunk extractions,
+    """The provenance the merged graph is rebuilt from (core.graph.merge): raw per-chunk extractions,
     per-chunk contributions to entities and relations, aliases from merges, the dirty set, paper records,
     bibliography entries, community reports and manual overrides. A change and the marking of what it touched
     commit together, so rebuilding the dirty set after a crash is enough."""
@@ -174,7 +174,7 @@ class VectorRow(NamedTuple):
 class CommunityState(Protocol):
     """What the community refresh keeps between runs, beside the graph sources whatever the graph store: the
     entities and relations changed since the last refresh, the refresh's own state, the reports it writes by
-    community, and the vectors of each report's texts (core.pipeline.graph.communities_index, _vectors)."""
+    community, and the vectors of each report's texts (core.graph.communities.index, _vectors)."""
 
     def changes(self) -> tuple[int, list[str], list[tuple[str, str]]]:
         """(last change id, changed node keys, changed edge pairs) since the last refresh cleared them."""

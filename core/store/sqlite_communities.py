@@ -9,7 +9,7 @@ before it exist are covered by that refresh being a full one (there is no state 
 
 The reports live in `graph_community_reports` (created by sqlite_graph_sources, which reads them whole for the
 query side); this module writes them by community, and `communities_version` with them. Beside them, the vectors
-of each report's texts (core.pipeline.graph.communities_vectors): a row per (community, text), with the hash of the
+of each report's texts (core.graph.communities.vectors): a row per (community, text), with the hash of the
 text and the vector space it was embedded in, so a reader can tell a stale vector. A trigger drops a community's
 vectors with its report, whichever path deletes it (a refresh, `put_community_reports`, a graph clear).
 """

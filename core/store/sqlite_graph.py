@@ -2,7 +2,7 @@
 
 Every change is one transaction over the rows it touches, so adding a paper to a large graph costs what the
 paper touches, not a rewrite of the graph (GraphML of 50k nodes takes ~20 s to write: it is an export only).
-networkx is built from these rows on demand for algorithms (core.pipeline.graph.view).
+networkx is built from these rows on demand for algorithms (core.graph.view).
 """
 from __future__ import annotations
 

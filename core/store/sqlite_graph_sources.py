@@ -1,7 +1,7 @@
 """Provenance of the entity graph in SQLite: raw per-chunk extractions, per-chunk contributions to each entity
 and relation, aliases from merges, paper records, bibliography entries, and the set of "dirty" nodes and edges.
 
-The merged graph is a pure function of these rows (core.pipeline.graph.merge), which is what makes insert → delete →
+The merged graph is a pure function of these rows (core.graph.merge), which is what makes insert → delete →
 insert give the same graph, and crash recovery simple: a change of contributions and the marking of what it
 touched commit in one transaction; rebuilding dirty nodes, edges and vectors is idempotent and repeated
 until the dirty set is empty.

@@ -1,7 +1,7 @@
 """Which phrases each chunk mentions, for retrieval only: the passage ↔ phrase layer of the graph walks.
 
 The LLM-free extractor reads many candidate phrases per chunk and keeps as entities only those a researcher would
-look up (core/pipeline/graph/terms.py). The graph walks of local and ppr need the others too: a name said once in
+look up (core/graph/extract/terms.py). The graph walks of local and ppr need the others too: a name said once in
 a short document is the bridge of a two-hop question, and dropping it from the display graph must not drop it from
 retrieval (HippoRAG's phrase nodes). These rows are written with the paper's contributions, in the same
 transaction (SQLiteGraphSources.replace_doc), so they are replaced when its graph is rebuilt and go when it is

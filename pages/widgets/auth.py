@@ -1,6 +1,6 @@
 """Who is using the app, and may they change things: the sign-in gate app.py runs before any page, and the role
 checks the pages make around editor controls. The accounts, hashes and the policy are core.settings.accounts;
-sessions and the sign-in limits core.settings.sessions; the /sign-in form and the checks in front of Streamlit
+sessions and the sign-in limits core.service.sessions; the /sign-in form and the checks in front of Streamlit
 pages/widgets/server_gate.py (serve.py).
 
 On loopback without PAPERGRAPH_REQUIRE_SIGNIN the single local user is an editor, as before. Served to a network
@@ -19,7 +19,8 @@ from urllib.parse import quote, urlsplit
 import streamlit as st
 from streamlit import config
 
-from core.settings import accounts, sessions
+from core.service import sessions
+from core.settings import accounts
 from core.settings.accounts import EDITOR, Access, Account
 from core.text.safe_markdown import md_escape
 from pages.widgets import server_gate, state

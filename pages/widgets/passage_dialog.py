@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.content.pages import PageImageUnavailable
 from core.library import Library
-from core.pipeline.pages import PageImageUnavailable
 from core.presentation import page_view as pv
 from core.query.records import QueryResult, Source
 from core.text.safe_markdown import md_escape

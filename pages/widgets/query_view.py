@@ -215,7 +215,7 @@ def _source_body(lib: Library, result: QueryResult, source: Source, cited: bool,
 
 def _source_image(lib: Library, source: Source) -> bool:
     """The table's or figure's own image, as it appears in the paper; False when it has none."""
-    from core.pipeline.media.images import item_image
+    from core.content.images import item_image
 
     chunk = lib.chunks.get_many([source.chunk_id]).get(source.chunk_id)
     png = item_image(lib, chunk) if chunk else None

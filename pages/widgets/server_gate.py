@@ -3,7 +3,7 @@ cookie, and one ASGI middleware that every request and websocket passes through 
 
 Why in front, not in the script: a Streamlit script cannot set an HttpOnly cookie, and anything it keeps lives in
 a session that a new websocket can resume by presenting its id. Here the browser gets a signed, HttpOnly,
-SameSite=Strict cookie (core.settings.sessions); each run of app.py reads it again (pages/widgets/auth.py).
+SameSite=Strict cookie (core.service.sessions); each run of app.py reads it again (pages/widgets/auth.py).
 streamlit-authenticator 0.4 was the other candidate: its cookie is written from JavaScript (so not HttpOnly), is a
 self-contained JWT (sign-out cannot end the other copies), and it limits nothing across sessions.
 
@@ -29,7 +29,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from streamlit import config
 
-from core.settings import accounts, hosts, sessions
+from core.service import sessions
+from core.settings import accounts, hosts
 from core.settings.accounts import Access, Account
 
 log = logging.getLogger("papergraph.auth")
@@ -362,7 +363,7 @@ def _same_origin(scope: Scope) -> bool:
 
 async def sign_in_route(scope: Scope, receive: Receive, send: Send) -> None:
     """GET: the form (or, already signed in, straight on to `next`). POST: check the password within the global
-    limits (core.settings.sessions.sign_in), set the cookie, go on to `next` — the deep link asked for."""
+    limits (core.service.sessions.sign_in), set the cookie, go on to `next` — the deep link asked for."""
     from pages.widgets import auth
 
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -378,8 +379,7 @@ async def sign_in_route(scope: Scope, receive: Receive, send: Send) -> None:
         if auth.policy() != Access.SIGN_IN or not accounts.has_accounts():
             await _redirect(send, target)
             return
-        # In a worker thread: bcrypt takes a quarter of a second, which on the event loop would stall every
-        # websocket of the server.
+        # In a worker thread: bcrypt's quarter of a second on the event loop would stall every websocket.
         outcome = await asyncio.to_thread(sessions.sign_in, form.get("name", ""), form.get("password", ""),
                                           _client(scope))
         if outcome.cookie is None:

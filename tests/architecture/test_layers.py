@@ -1,5 +1,6 @@
 """The layers of core/ (docs/architecture.md): import-linter's contracts in pyproject.toml hold on the code as it
-is, and an import that points up — or at Streamlit — breaks them. Also: no module of core/ over 400 lines."""
+is, and an import that points up — or at Streamlit, or across the two wings — breaks them. Also: no module of
+core/ or pages/, and no test file, over 400 lines."""
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
     root = _copy(tmp_path)
     kept = _lint(root)
     assert kept.returncode == 0, kept.stdout + kept.stderr
-    assert "Contracts: 4 kept, 0 broken." in kept.stdout
+    assert "Contracts: 5 kept, 0 broken." in kept.stdout
 
     records = root / "core" / "schema" / "records.py"
     records.write_text(records.read_text() + "\n\ndef _upward():\n    from core.query import engine  # noqa\n")
@@ -40,6 +41,32 @@ def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
     assert broken.returncode == 1
     assert "core.schema is not allowed to import core.query" in broken.stdout
     assert "core.schema.records -> core.query.engine" in broken.stdout
+
+
+def test_the_read_side_and_the_write_side_are_independent(tmp_path):
+    """core.query and core.pipeline share a layer: neither imports the other, either way round."""
+    root = _copy(tmp_path)
+    reader = root / "core" / "query" / "reader.py"
+    reader.write_text(reader.read_text() + "\n\ndef _write_side():\n    from core.pipeline import chunking  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1
+    assert "core.query is not allowed to import core.pipeline" in broken.stdout
+    assert "core.query.reader -> core.pipeline.chunking" in broken.stdout
+
+    root = _copy(tmp_path / "again")
+    ingest = root / "core" / "pipeline" / "ingest.py"
+    ingest.write_text(ingest.read_text() + "\n\ndef _read_side():\n    from core.query import engine  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1 and "core.pipeline is not allowed to import core.query" in broken.stdout
+
+
+def test_presentation_never_imports_the_write_side(tmp_path):
+    root = _copy(tmp_path)
+    gallery = root / "core" / "presentation" / "gallery.py"
+    gallery.write_text(gallery.read_text() + "\n\nfrom core.pipeline import chunking  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1
+    assert "core.presentation never imports the write side (core.pipeline) BROKEN" in broken.stdout
 
 
 def test_core_never_imports_streamlit(tmp_path):
@@ -74,7 +101,7 @@ def test_the_store_contract_lists_every_backend_and_every_package_of_core():
     assert set(contract["source_modules"]) == packages - {"core.library", "core.store"}
 
 
-def test_no_module_of_core_is_over_400_lines():
-    long = {str(p.relative_to(REPO)): n for p in (REPO / "core").rglob("*.py")
+def test_no_module_of_core_or_pages_and_no_test_file_is_over_400_lines():
+    long = {str(p.relative_to(REPO)): n for folder in ("core", "pages", "tests") for p in (REPO / folder).rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}, f"split these by concern: {long}"

@@ -27,7 +27,10 @@ SECRET = "sk-deadline-test-0d15ea5e0d15ea5e0d15ea5e"
 HELLO = [{"role": "user", "content": "Name one graph algorithm in a word."}]
 NO_RETRY = RetryPolicy(max_retries=0)
 TIMEOUT = 1.5
-SLACK = 1.0  # thread wake-ups, a loaded CI machine; a per-read timeout would need the whole trickle (~minutes)
+# The replay server keeps a bad reply going for max_hang_s (30 s) before it hangs up. A call that ended well before
+# then was ended by its own deadline, not by the server: the upper bounds below tell those two apart (a factor of
+# ten from TIMEOUT), so they hold on a loaded machine; they are not speed targets (bench/ measures speed).
+BEFORE_HANG_UP = 15.0
 
 
 @pytest.fixture
@@ -58,7 +61,7 @@ def test_a_chat_ends_at_its_deadline_however_the_server_dawdles(server, mode):
     error, elapsed = timed(lambda: model_at(server).chat(HELLO))
     assert error.kind == "timeout"
     assert f"timed out after {TIMEOUT:g} s" in str(error)
-    assert TIMEOUT - 0.1 <= elapsed <= TIMEOUT + SLACK
+    assert TIMEOUT - 0.1 <= elapsed < BEFORE_HANG_UP
 
 
 def test_a_streamed_answer_that_keeps_trickling_is_cut_at_the_deadline(server):
@@ -73,14 +76,14 @@ def test_a_streamed_answer_that_keeps_trickling_is_cut_at_the_deadline(server):
     error, elapsed = timed(consume)
     assert error.kind == "timeout"
     assert f"timed out after {TIMEOUT:g} s: the streamed reply was still unfinished at its deadline" in str(error)
-    assert TIMEOUT - 0.1 <= elapsed <= TIMEOUT + SLACK
+    assert TIMEOUT - 0.1 <= elapsed < BEFORE_HANG_UP
     assert pieces and set(pieces) == {"token "}, "what came before the deadline was handed out"
 
 
 def test_a_stream_that_never_starts_ends_at_its_deadline(server):
     server.then(Reply(mode="stall"))
     error, elapsed = timed(lambda: list(model_at(server).stream(HELLO)))
-    assert error.kind == "timeout" and elapsed <= TIMEOUT + SLACK
+    assert error.kind == "timeout" and elapsed < BEFORE_HANG_UP
 
 
 def test_each_retry_has_its_own_deadline_and_the_message_counts_them(server):
@@ -88,7 +91,7 @@ def test_each_retry_has_its_own_deadline_and_the_message_counts_them(server):
     retry = RetryPolicy(max_retries=1, backoff_s=0.01)
     error, elapsed = timed(lambda: model_at(server, retry=retry).chat(HELLO))
     assert error.kind == "timeout" and f"timed out after {TIMEOUT:g} s (2 attempts)" in str(error)
-    assert 2 * TIMEOUT - 0.1 <= elapsed <= 2 * TIMEOUT + SLACK
+    assert 2 * TIMEOUT - 0.1 <= elapsed < BEFORE_HANG_UP
     assert len(server.chat_requests) == 2
 
 
@@ -99,7 +102,7 @@ def test_each_retry_has_its_own_deadline_and_the_message_counts_them(server):
 def test_a_reply_broken_off_or_not_http_fails_at_once_and_says_so(server, mode, said):
     server.then(Reply(content="half of this arrives", mode=mode))
     error, elapsed = timed(lambda: model_at(server).chat(HELLO))
-    assert error.kind == "protocol" and elapsed < 1.0
+    assert error.kind == "protocol"  # not "timeout": it did not wait for the deadline
     assert "broke off its reply or did not answer in HTTP" in str(error) and said in str(error)
     assert "could not reach" not in str(error), "the server was reached: it is what it answered that was wrong"
 
@@ -111,7 +114,7 @@ def test_the_vlm_has_the_same_deadline(server, db):
     vlm.inner.retry = NO_RETRY
     message = [{"role": "user", "content": [text_part("What does this figure show?"), image_part(b"\x89PNG")]}]
     error, elapsed = timed(lambda: vlm.chat(message, purpose="media"))
-    assert error.kind == "timeout" and elapsed <= TIMEOUT + SLACK
+    assert error.kind == "timeout" and elapsed < BEFORE_HANG_UP
 
 
 def test_the_connection_test_reports_a_stalled_chat_within_the_timeout(server):
@@ -120,7 +123,7 @@ def test_the_connection_test_reports_a_stalled_chat_within_the_timeout(server):
     report = check_connection(LLMConfig(provider="openai", base_url=server.url, model=MODEL, timeout_s=TIMEOUT),
                               None)
     assert (report.ok, report.step) == (False, "chat") and "timed out after" in report.message
-    assert time.monotonic() - started <= TIMEOUT + SLACK
+    assert time.monotonic() - started < BEFORE_HANG_UP
 
 
 # ---------------------------------------------------------------------------------------------- keys
@@ -216,11 +219,9 @@ def test_a_new_upload_is_indexed_while_the_graph_stage_is_stuck_on_the_llm(tmp_p
 
         b = add_pdf(lib, second.name, second.read_bytes()).doc_id
         worker.kick()
-        started = time.monotonic()
         doc = wait_for(lambda: (d := lib.documents.get(b)).status in (DocStatus.READY, DocStatus.FAILED) and d,
                        45, "the second paper being parsed and indexed")
         assert doc.status == DocStatus.READY, doc.message
-        assert time.monotonic() - started < 45
         assert lib.documents.get(a).graph_status == GraphStatus.EXTRACTING, "the LLM call was still stuck"
     finally:
         worker.stop()

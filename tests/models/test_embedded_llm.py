@@ -200,7 +200,7 @@ def test_a_prompt_longer_than_the_context_is_a_clear_error(model):
 @needs_model
 def test_the_llm_extractor_builds_entities_with_the_real_model(model):
     """The one end-to-end run of the real model through PaperGraph's own prompts, JSON schema and parser."""
-    from core.pipeline.graph.llm_extract import LLMExtractor
+    from core.graph.extract.llm.extract import LLMExtractor
     from core.schema.records import Chunk
     from core.settings.config import GraphConfig
 

@@ -8,12 +8,12 @@ import sys
 import numpy as np
 import pytest
 
+from core.graph.communities.vectors import report_text
 from core.library import open_library
 from core.models.embedding import Embedder, get_embedder, vector_space
 from core.models.embedding_space import REEMBEDDING, VectorSpaceMismatch, record_space, recorded_space
 from core.models.registry import resources
 from core.pipeline.documents import add_document
-from core.pipeline.graph.communities_vectors import report_text
 from core.pipeline.ingest import process_queue
 from core.pipeline.reembed import reembed_workspace
 from core.query.search import search

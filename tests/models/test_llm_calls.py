@@ -33,11 +33,12 @@ def test_chat_returns_the_text_with_tokens_latency_and_the_request_as_configured
 
 def test_a_429_with_retry_after_zero_is_retried_at_once(server):
     server.then(Reply(status=429, headers={"Retry-After": "0"}))
-    # Backoff of 30 s: only honouring Retry-After makes this fast.
-    model = model_at(server, RetryPolicy(max_retries=2, backoff_s=30))
+    # Backoff of 60 s: a retry within half of it honoured Retry-After (a bound that tells the two apart on any
+    # machine, not a speed target).
+    model = model_at(server, RetryPolicy(max_retries=2, backoff_s=60))
     started = time.monotonic()
     assert model.chat(HELLO).text == "ok"
-    assert len(server.chat_requests) == 2 and time.monotonic() - started < 5
+    assert len(server.chat_requests) == 2 and time.monotonic() - started < 30
 
 
 def test_a_long_retry_after_is_capped(server):
@@ -45,7 +46,7 @@ def test_a_long_retry_after_is_capped(server):
     model = model_at(server, RetryPolicy(max_retries=1, max_retry_after_s=0.2))
     started = time.monotonic()
     assert model.chat(HELLO).text == "ok"
-    assert 0.2 <= time.monotonic() - started < 5
+    assert 0.2 <= time.monotonic() - started < 1800  # waited the cap, not the hour asked for
 
 
 def test_backoff_doubles_with_jitter_up_to_its_cap():
@@ -93,12 +94,11 @@ def test_a_wrong_key_is_rejected_once_and_a_missing_model_is_named(server):
 
 
 def test_a_slow_reply_times_out_and_says_after_how_long(server):
+    # Had either attempt waited out the delay, its reply would have come and the call would not fail.
     server.then(Reply(content="late", delay_s=3), Reply(content="late", delay_s=3))
-    started = time.monotonic()
     with pytest.raises(LLMCallError, match=r"timed out after 0\.4 s \(2 attempts\)") as caught:
         model_at(server, RetryPolicy(max_retries=1, backoff_s=0.01), timeout_s=0.4).chat(HELLO)
-    assert caught.value.kind == "timeout"
-    assert time.monotonic() - started < 2.5 and len(server.chat_requests) == 2
+    assert caught.value.kind == "timeout" and len(server.chat_requests) == 2
 
 
 def test_unreachable_endpoints_and_non_completions_say_what_happened(server):

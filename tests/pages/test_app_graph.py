@@ -9,8 +9,8 @@ import shutil
 import networkx as nx
 import pytest
 
+from core.graph.merge import normalize_key
 from core.library import open_library
-from core.pipeline.graph.merge import normalize_key
 from core.presentation.graph.explorer import encode_view_state
 from core.presentation.graph.graph_index import load_index
 from core.settings.workspace import Workspace

@@ -6,7 +6,7 @@ asks every session to sign in; a viewer sees and can do no editor action, even w
 
 AppTest has no server socket: `server.address` is set per run with patch_config_options (pages/widgets/auth.py
 reads it through streamlit.config, the name that patch reaches). Nor can it send cookies: a session's cookie,
-made by core.settings.sessions as the /sign-in form makes it, goes in under auth.APPTEST_COOKIE_KEY, read only
+made by core.service.sessions as the /sign-in form makes it, goes in under auth.APPTEST_COOKIE_KEY, read only
 under AppTest. The form itself, the cookie's attributes and the attacks on it are tested on a real server
 (tests/security/test_shared_app.py, tests/pages/test_browser_auth.py). After switch_page, AppTest runs the page file
 on its own, without app.py — as Streamlit does for a deep link before the first st.navigation call of a server —
@@ -26,7 +26,8 @@ from streamlit.testing.v1.util import patch_config_options
 from core.library import open_library
 from core.presentation.graph import graph_index
 from core.schema.graph import PAPER_PREFIX
-from core.settings import accounts, sessions
+from core.service import sessions
+from core.settings import accounts
 from core.settings.workspace import Workspace
 from pages.widgets.auth import APPTEST_COOKIE_KEY
 from tests.paths import APP, REPO
@@ -77,7 +78,7 @@ def nav_pages(at: AppTest) -> set[str]:
 
 
 def sign_in(at: AppTest, name: str, password: str) -> AppTest:
-    """What the /sign-in form does (core.settings.sessions.sign_in), its cookie handed to the session."""
+    """What the /sign-in form does (core.service.sessions.sign_in), its cookie handed to the session."""
     outcome = sessions.sign_in(name, password, "127.0.0.1")
     assert outcome.cookie, outcome.refused
     at.session_state[APPTEST_COOKIE_KEY] = outcome.cookie

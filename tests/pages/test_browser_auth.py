@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import accounts, sessions
+from core.service import sessions
+from core.settings import accounts
 from tests.pages.test_browser import CHROMIUM, CHROMIUM_ARGS, PAGES, serve_app
 
 pytestmark = pytest.mark.slow

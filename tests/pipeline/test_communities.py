@@ -9,8 +9,7 @@ from itertools import combinations
 import networkx as nx
 import pytest
 
-from core.models.llm.factory import get_chat_model
-from core.pipeline.graph.communities import (
+from core.graph.communities.detect import (
     DIGEST,
     CommunityReport,
     community_prompt,
@@ -19,6 +18,7 @@ from core.pipeline.graph.communities import (
     generate_graph,
     parse_report,
 )
+from core.models.llm.factory import get_chat_model
 from core.settings.config import Settings
 from core.store.sqlite_db import Database
 from core.store.sqlite_llm_cache import SQLiteLLMCache

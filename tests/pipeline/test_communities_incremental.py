@@ -1,4 +1,4 @@
-"""Communities kept up to date in part (core.pipeline.graph.communities_index + communities_local): a change
+"""Communities kept up to date in part (core.graph.communities.index + communities_local): a change
 recomputes the communities it touches and reads only them, stays close to a full recompute, and falls back to a
 full one when an entity is deleted or the drift bound is reached.
 
@@ -12,11 +12,11 @@ import random
 import networkx as nx
 import pytest
 
+from core.graph.communities.detect import detect_communities, generate_graph
+from core.graph.communities.index import refresh_communities
+from core.graph.communities.local import FULL_AFTER, MIN_FULL_AFTER, assign_ids, refine_region, strengths
+from core.graph.view import entity_graph
 from core.library import Library, open_library
-from core.pipeline.graph.communities import detect_communities, generate_graph
-from core.pipeline.graph.communities_index import refresh_communities
-from core.pipeline.graph.communities_local import FULL_AFTER, MIN_FULL_AFTER, assign_ids, refine_region, strengths
-from core.pipeline.graph.view import entity_graph
 from core.schema.graph import RELATED, GraphEdge, GraphNode
 from core.settings.workspace import Workspace
 from core.store.sqlite_graph import SQLiteGraphStore

@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from core.pipeline.chunking import ITEM_SEPARATOR, item_text
-from core.pipeline.graph.spacy_extract import SpacyExtractor
-from core.pipeline.graph.text_clean import repair_text
+from core.content.items import item_text
+from core.graph.extract.spacy.extract import SpacyExtractor
+from core.graph.extract.text_clean import repair_text
+from core.pipeline.chunking import ITEM_SEPARATOR
 from core.schema.graph import ChunkExtraction
 from core.schema.records import Chunk, ContentItem
 from core.settings.config import GraphConfig

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.pipeline.graph.merge import normalize_key
-from core.pipeline.graph.spacy_extract import SpacyExtractor
+from core.graph.extract.spacy.extract import SpacyExtractor
+from core.graph.merge import normalize_key
 from core.schema.records import Chunk
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from core.content.content_list import load_content_list
+from core.graph.stats import graph_stats
 from core.library import open_library
 from core.pipeline.documents import add_document
 from core.pipeline.graph.batch import claim_batch
 from core.pipeline.graph.build import commit_document, current_extractor, extract_document
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
-from core.pipeline.graph.stats import graph_stats
 from core.pipeline.ingest import process_queue
-from core.pipeline.parsing.content_list import load_content_list
 from core.settings.workspace import Workspace
 from tests.graph_papers import fast_workspace
 from tests.pipeline.graph_build_helpers import SHARED_ENTITY_DOCS, extraction_times, snapshot

@@ -11,14 +11,14 @@ import sys
 import networkx as nx
 import pytest
 
+from core.content.content_list import load_content_list
+from core.graph.stats import graph_stats
 from core.library import open_library
 from core.pipeline.documents import add_mineru_output, add_pdf, delete_document
 from core.pipeline.graph.build import commit_document, current_extractor, extract_document
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
 from core.pipeline.graph.stage import process_graph_queue, recover_graph
-from core.pipeline.graph.stats import graph_stats
 from core.pipeline.ingest import process_queue
-from core.pipeline.parsing.content_list import load_content_list
 from core.schema.graph import MENTIONED_IN, RELATED
 from core.settings.workspace import Workspace
 from tests.graph_papers import (
@@ -164,7 +164,7 @@ def test_duplicate_suggestions_come_from_embeddings(spacy_ws):
 
 
 def test_duplicate_suggestions_skip_numbered_variants_and_unrelated_names():
-    from core.pipeline.graph.duplicates import names_related, numbered_variants
+    from core.graph.names import names_related, numbered_variants
 
     assert numbered_variants("TAPAS-base 4p", "TAPAS-base 8p") and numbered_variants("Paper-1", "Paper-2")
     assert not numbered_variants("BERT", "RoBERTa")

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from core.graph.extract.llm.extract import LLMExtractor
+from core.graph.extract.llm.replies import MAX_LIST_ITEMS
 from core.models.llm.factory import get_chat_model
-from core.pipeline.graph.llm_extract import LLMExtractor
-from core.pipeline.graph.llm_replies import MAX_LIST_ITEMS
 from core.schema.records import Chunk
 from core.settings.config import GraphConfig, LLMConfig, Settings
 from core.store.sqlite_db import Database

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from core.pipeline.graph.llm_replies import (
+from core.graph.extract.llm.replies import (
     EXTRACTION_JSON_SCHEMA,
     MAX_LIST_ITEMS,
     MAX_NAME_CHARS,

@@ -12,16 +12,17 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from core.content.images import item_image
+from core.content.media_doc import load_media_doc
+from core.content.media_items import caption_label, media_labels, short_title
+from core.graph.merge import normalize_key
 from core.library import open_library
 from core.models.vlm import image_part
 from core.pipeline.documents import add_pdf, delete_document
 from core.pipeline.graph.media_entities import BELONGS_TO, media_entity_name
-from core.pipeline.graph.merge import normalize_key
 from core.pipeline.graph.stage import process_graph_queue, retry_graph
 from core.pipeline.ingest import process_queue
-from core.pipeline.media.describe import load_media_doc, redescribe_item
-from core.pipeline.media.images import item_image
-from core.pipeline.media.items import caption_label, media_labels, short_title
+from core.pipeline.media.describe import redescribe_item
 from core.pipeline.media.vlm_describe import parse_reply
 from core.presentation.gallery import gallery_entries
 from core.query.search import SearchFilters, search

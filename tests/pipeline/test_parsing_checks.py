@@ -3,7 +3,8 @@ import re
 
 import pytest
 
-from core.pipeline.parsing import ParseError, check_pdf, parse_pdf, render_page_image
+from core.content.render import RenderError, render_page_image
+from core.pipeline.parsing import ParseError, check_pdf, parse_pdf
 from core.settings.config import ParsingConfig
 from tests import pdfs
 
@@ -79,5 +80,5 @@ def test_render_page_image(tmp_path):
     pdf = pdfs.make_paper_pdf(tmp_path / "paper.pdf")
     png = render_page_image(pdf, 1, tmp_path / "cache" / "p1.png", dpi=50)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(ParseError, match="page 3 does not exist: the PDF has 2 pages"):
+    with pytest.raises(RenderError, match="page 3 does not exist: the PDF has 2 pages"):
         render_page_image(pdf, 2, tmp_path / "p3.png")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.pipeline.parsing.content_list import (
+from core.content.content_list import (
     MalformedContentList,
     item_from_dict,
     item_to_dict,

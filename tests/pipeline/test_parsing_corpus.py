@@ -7,8 +7,8 @@ specific error or a warning); `python bench/parsing.py` runs the whole corpus wi
 
 import pytest
 
+from core.content.content_list import load_content_list
 from core.pipeline.parsing import ParseError, parse_pdf
-from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.parsing.ocr_pass import diagnose
 from core.pipeline.parsing.result import has_text
 from core.settings.config import ParsingConfig

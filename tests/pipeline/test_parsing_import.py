@@ -5,8 +5,8 @@ import zipfile
 
 import pytest
 
+from core.content.content_list import load_content_list
 from core.pipeline.parsing import ParseError, import_mineru_output
-from core.pipeline.parsing.content_list import load_content_list
 
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 64  # content does not matter: the importer copies bytes
 

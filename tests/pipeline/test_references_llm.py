@@ -11,10 +11,10 @@ from dataclasses import asdict
 import pytest
 
 from core.cli import main as cli_main
+from core.content.pages import load_items
 from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.pipeline.ingest import process_queue
-from core.pipeline.pages import load_items
 from core.pipeline.references.entries import parse_references
 from core.pipeline.references.llm_read import grounded_fields
 from core.pipeline.references.resolve import refresh_references

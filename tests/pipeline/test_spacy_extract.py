@@ -7,10 +7,10 @@ from dataclasses import asdict
 
 import pytest
 
-from core.pipeline.graph.acronyms import schwartz_hearst
-from core.pipeline.graph.spacy_abbrev import one_word_shorthand, spelled_by
-from core.pipeline.graph.spacy_extract import SpacyExtractor
-from core.pipeline.graph.spacy_text import clean_text
+from core.graph.extract.acronyms import schwartz_hearst
+from core.graph.extract.spacy.abbrev import one_word_shorthand, spelled_by
+from core.graph.extract.spacy.extract import SpacyExtractor
+from core.graph.extract.spacy.text import clean_text
 from core.schema.graph import ChunkExtraction
 from core.schema.records import Chunk
 from core.settings.config import GraphConfig

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.graph.merge import normalize_key
 from core.pipeline.documents import add_pdf
-from core.pipeline.graph.merge import normalize_key
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus

@@ -4,7 +4,7 @@ frames."""
 import pytest
 from PIL import Image
 
-from core.pipeline import pages
+from core.content import pages
 from core.presentation import page_view as pv
 from core.schema.records import Chunk, ContentItem, SearchHit
 from core.text import safe_markdown as safe_md

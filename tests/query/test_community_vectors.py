@@ -1,4 +1,4 @@
-"""The community mode's report vectors (core.pipeline.graph.communities_vectors, core/query/community_search.py):
+"""The community mode's report vectors (core.graph.communities.vectors, core/query/community_search.py):
 embedded by the communities refresh and stored beside the reports, so a question — in a new process too — embeds
 no report text; a refresh embeds only the texts it changed; the vectors go with their community; vectors of another
 embedding space, or of a report's older text, are never used; a workspace without stored vectors gets them once.
@@ -12,17 +12,17 @@ import random
 import numpy as np
 import pytest
 
-from core.library import Library, open_library
-from core.pipeline.graph.communities import generate_graph
-from core.pipeline.graph.communities_index import refresh_communities
-from core.pipeline.graph.communities_vectors import (
+from core.graph.communities.detect import generate_graph
+from core.graph.communities.index import refresh_communities
+from core.graph.communities.vectors import (
     current_space,
     embedded_texts,
     findings_vectors,
     report_text,
     text_sha,
 )
-from core.pipeline.graph.vectors import entity_vector_id
+from core.graph.vectors import entity_vector_id
+from core.library import Library, open_library
 from core.query import community_search
 from core.query.community_search import _candidates, _ranked_reports, community_retrieve
 from core.query.records import QueryParams

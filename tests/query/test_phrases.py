@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import pytest
 
+from core.graph.extract.name_spans import name_spans
 from core.library import open_library
 from core.pipeline.documents import add_document, delete_document
-from core.pipeline.graph.name_spans import name_spans
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
 from core.query.engine import ask

@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from core.cli import main as cli_main
+from core.graph.names import names_related
 from core.library import open_library
 from core.pipeline.documents import add_pdf
-from core.pipeline.graph.duplicates import names_related
 from core.query import ppr
 from core.query.engine import ask
 from core.query.mention_index import is_phrase, mention_index

@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from core.content.pages import load_items
 from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
-from core.pipeline.pages import load_items
 from core.query import answer_types as T
 from core.query import reader
 from core.query.answer import parse_answer, split_short_answer

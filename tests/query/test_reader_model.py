@@ -1,7 +1,7 @@
 """The learned reader's parts: its model file matches the features the code computes, composed answers (which of
-two, yes/no from both sides' facts, the same province or not, what two things have in common) cite both sides and step aside when a side is
-missing, an LLM answer's sentences are checked against the passages, and a long passage keeps the part that
-matched."""
+two, yes/no from both sides' facts, the same province or not, what two things have in common) cite both sides and
+step aside when a side is missing, an LLM answer's sentences are checked against the passages, and a long passage
+keeps the part that matched."""
 from __future__ import annotations
 
 import json
@@ -76,7 +76,8 @@ def test_what_two_things_have_in_common_is_the_phrase_both_passages_say_and_cite
     assert answer is not None and answer.short_answer == "Lyon Library Consortium"
     assert answer.sentences[0].citations == [1, 2] and answer.answer_type == "comparison"
     # the asked-for noun decides between shared phrases; a phrase is never cut inside a name
-    context = _context(("The Lacy Dog is a working breed that originated in Texas in the mid-19th century.", "Lacy Dog"),
+    context = _context(("The Lacy Dog is a working breed that originated in Texas in the mid-19th century.",
+                        "Lacy Dog"),
                        ("The Bay Retriever was developed in Texas during the 19th century.", "Bay Retriever"))
     answer = _compose("The Lacy Dog, a working breed, and the Bay Retriever were both developed during which century?",
                       context)

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.content.content_list import MalformedContentList, load_content_list
 from core.eval.questions import QuestionSetError, parse_question_set
-from core.pipeline.parsing.content_list import MalformedContentList, load_content_list
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -26,7 +26,8 @@ import psutil
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from core.settings import accounts, sessions
+from core.service import sessions
+from core.settings import accounts
 from tests.pages.test_browser import serve_app
 from tests.security.streamlit_client import run_page, sign_in
 

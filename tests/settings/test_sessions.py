@@ -1,4 +1,4 @@
-"""The server-side session table and the sign-in limits (core.settings.sessions), on a real SQLite file in this
+"""The server-side session table and the sign-in limits (core.service.sessions), on a real SQLite file in this
 test's config folder: what a cookie is worth once forged, signed out, expired or its account gone, and how the
 limits count and forget failures."""
 from __future__ import annotations
@@ -7,7 +7,8 @@ import stat
 
 import pytest
 
-from core.settings import accounts, sessions
+from core.service import sessions
+from core.settings import accounts
 
 PASSWORD = "editor-pass-1"
 

@@ -214,7 +214,8 @@ def test_a_chroma_server_where_nothing_listens_is_store_unavailable(tmp_path):
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match=f"cannot reach the Chroma server at 127.0.0.1:{port}"):
         chroma_client(config, tmp_path / "unused")
-    assert time.monotonic() - started < 10, "a refused connection fails fast, not after a long timeout"
+    # a liveness bound, not a speed target: the refusal is read at once instead of retried until some timeout
+    assert time.monotonic() - started < 60, "a refused connection fails fast, not after a long timeout"
 
 
 def test_query_history_keeps_the_newest_entries(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.pipeline.parsing.content_list import TEXT_TABLE_KEY, item_from_dict, item_to_dict
+from core.content.content_list import TEXT_TABLE_KEY, item_from_dict, item_to_dict
 from core.text.tables import table_records
 from core.text.text_tables import text_table_html, text_table_rows
 

@@ -22,10 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from core.content.media_doc import MediaDoc
+from core.content.media_items import media_labels
 from core.models.embedding import get_embedder, get_tokenizer
 from core.pipeline.chunking import ChunkedDocument, Window, chunk_document
-from core.pipeline.media.describe import MediaDoc, chunk_texts, describe_offline
-from core.pipeline.media.items import media_labels
+from core.pipeline.media.describe import chunk_texts, describe_offline
 from core.pipeline.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
 from core.pipeline.parsing.mineru_runner import children_cpu_seconds
 from core.pipeline.status import ProgressTicker

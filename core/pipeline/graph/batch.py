@@ -5,7 +5,7 @@ edge (a hub entity merged again from all its sources for every paper that mentio
 a dozen entity and relation texts, its own spaCy batch. A batch of papers is extracted in one extractor call, each
 paper's contributions committed in its own transaction (a crash mid-batch leaves every paper either committed
 whole or not at all, and the dirty marks of those committed: the next run's rebuild repairs them), then one rebuild
-merges, writes and embeds what the whole batch touched (each distinct text once, core.pipeline.graph.vectors), and
+merges, writes and embeds what the whole batch touched (each distinct text once, core.graph.vectors), and
 only then does each paper become `done`. The merged graph is a pure function of the contributions, so it is the
 one the one-at-a-time path builds (tests/pipeline/test_graph_batch.py).
 
@@ -19,6 +19,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from core.content.content_list import load_content_list
+from core.graph.lock import graph_lock
 from core.library import Library
 from core.pipeline.graph.build import (
     ExtractOutcome,
@@ -28,9 +30,7 @@ from core.pipeline.graph.build import (
     outcome_status,
     rebuild_dirty,
 )
-from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.media_entities import with_media_entity
-from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter
 from core.schema.graph import Extractor, PaperRecord, text_sha
 from core.schema.records import DocStatus, Document, GraphStatus

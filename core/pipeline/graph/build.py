@@ -16,14 +16,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from core.graph.lock import graph_lock
+from core.graph.merge import Summarizer, mention_edge, merge_entity, merge_relation, normalize_key
+from core.graph.papers import bibliography, publication_year
+from core.graph.vectors import entity_vector_id as entity_vector_id  # re-exported: callers import it here
+from core.graph.vectors import relation_vector_id as relation_vector_id
+from core.graph.vectors import sync_vectors
 from core.library import Library
-from core.pipeline.graph.lock import graph_lock
 from core.pipeline.graph.media_entities import paper_edge, with_media_entity
-from core.pipeline.graph.merge import Summarizer, mention_edge, merge_entity, merge_relation, normalize_key
-from core.pipeline.graph.papers import bibliography, publication_year
-from core.pipeline.graph.vectors import entity_vector_id as entity_vector_id  # re-exported: callers import it here
-from core.pipeline.graph.vectors import relation_vector_id as relation_vector_id
-from core.pipeline.graph.vectors import sync_vectors
 from core.pipeline.media.describe import describe_document_media
 from core.pipeline.references.resolve import sync_citation_edges
 from core.schema.graph import (
@@ -85,12 +85,12 @@ def current_extractor(lib: Library) -> Extractor:
     if config.extractor == "llm" or (config.extractor == "auto" and chat is not None):
         if chat is None:
             raise GraphError("the graph extractor is set to 'llm' but no LLM is configured (Settings → llm)")
-        from core.pipeline.graph.llm_extract import LLMExtractor
+        from core.graph.extract.llm.extract import LLMExtractor
 
         return LLMExtractor(chat, config, concurrency=lib.settings.llm.concurrency,
                             json_mode=chat.name.startswith("embedded"))
-    from core.pipeline.graph.spacy_extract import SpacyExtractor
-    from core.pipeline.pages import load_items
+    from core.content.pages import load_items
+    from core.graph.extract.spacy.extract import SpacyExtractor
 
     # The parsed items say which paragraphs are a title, a byline or references: no entities from those.
     return SpacyExtractor(config, items_of=lambda doc_id: load_items(lib, doc_id))

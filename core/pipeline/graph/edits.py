@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.graph.merge import normalize_key
 from core.library import Library
 from core.pipeline.graph.build import rebuild_dirty
-from core.pipeline.graph.merge import normalize_key
 from core.schema.graph import PAPER_PREFIX, RELATED, GraphEdge, GraphNode, paper_key
 from core.schema.overrides import DELETED, RENAME, RETYPE, Override
 

@@ -3,7 +3,7 @@ or equation; named after its caption, after its paper only when it has none), li
 RELATED to the entities its description mentions.
 
 The media entity is added to its chunk's extraction before the extraction is stored, so it is a contribution
-like any other: deleting the paper removes it, adding the paper back makes the same node (core/pipeline/graph/merge.py).
+like any other: deleting the paper removes it, adding the paper back makes the same node (core/graph/merge.py).
 Its links: every entity the extractor found in the item's chunk (which holds its caption and description), and
 the entities a VLM named while describing the image.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from core.content.media_doc import load_media_doc
+from core.content.media_items import ENTITY_NAME_SEP, entity_name
 from core.library import Library
-from core.pipeline.media.describe import load_media_doc
-from core.pipeline.media.items import ENTITY_NAME_SEP, entity_name
 from core.schema.graph import ChunkExtraction, EntityType, ExtractedEntity, ExtractedRelation, GraphEdge, GraphNode
 from core.schema.records import MEDIA_TYPES, Chunk
 

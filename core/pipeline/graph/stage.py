@@ -11,6 +11,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from core.content.content_list import load_content_list
+from core.graph.communities.index import refresh_communities
+from core.graph.lock import graph_lock
 from core.library import Library
 from core.pipeline.documents import purge_document
 from core.pipeline.graph.batch import claim_batch, held, process_graph_batch, reads_many_papers
@@ -23,9 +26,6 @@ from core.pipeline.graph.build import (
     outcome_status,
     rebuild_dirty,
 )
-from core.pipeline.graph.communities_index import refresh_communities
-from core.pipeline.graph.lock import graph_lock
-from core.pipeline.parsing.content_list import load_content_list
 from core.pipeline.status import StageReporter, worker_alive, worker_id
 from core.schema.records import DocStatus, Document, GraphStatus
 

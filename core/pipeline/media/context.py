@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.pipeline.media.items import caption_label
+from core.content.media_items import caption_label
 from core.schema.records import MEDIA_TYPES, ContentItem
 from core.text.tokens import approx_tokens
 

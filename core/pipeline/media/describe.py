@@ -22,12 +22,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from core.content.media_doc import MediaDoc, load_media_doc
+from core.content.media_items import fingerprint, is_media, media_labels
 from core.library import Library
 from core.pipeline.media.context import surrounding_text
 from core.pipeline.media.descriptions import chunk_text, offline_description
-from core.pipeline.media.items import fingerprint, is_media, media_labels
 from core.pipeline.media.page_text import texts_in_boxes
-from core.pipeline.pages import load_items
 from core.schema.ids import window_ids
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import ContentItem, DocStatus
@@ -37,36 +37,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[str, float], None]
 # Items needing the text inside their box: figures, equations kept as images, tables the parser did not read.
 _NEEDS_INNER_TEXT = ("image", "equation")
-
-
-@dataclass
-class MediaDoc:
-    """A paper's tables, figures and equations, labelled, with their current descriptions."""
-
-    doc_id: str
-    items: list[ContentItem]
-    labels: dict[int, str]
-    stored: dict[int, dict[str, Description]]
-
-    @property
-    def media(self) -> list[ContentItem]:
-        return [i for i in self.items if is_media(i)]
-
-    def current(self, item: ContentItem) -> Description | None:
-        """The VLM's description when it has one for this very item, else the offline one."""
-        rows = self.stored.get(item.index, {})
-        fp = fingerprint(item)
-        vlm = rows.get(VLM)
-        if vlm and vlm.text and vlm.fingerprint == fp:
-            return vlm
-        offline = rows.get(OFFLINE)
-        return offline if offline and offline.fingerprint == fp else None
-
-
-def load_media_doc(lib: Library, doc_id: str, items: list[ContentItem] | None = None) -> MediaDoc:
-    if items is None:
-        items = load_items(lib, doc_id)
-    return MediaDoc(doc_id, list(items), media_labels(items), lib.descriptions.by_doc(doc_id))
 
 
 def _needs_inner_text(item: ContentItem) -> bool:
@@ -150,7 +120,7 @@ def apply_description(lib: Library, doc_id: str, item: ContentItem, label: str, 
 # ---------------------------------------------------------------------------------------------- the VLM
 
 def _vlm_request(lib: Library, doc: MediaDoc, item: ContentItem, title: str, inner: dict[int, str]):
-    from core.pipeline.media.images import item_png
+    from core.content.images import item_png
     from core.pipeline.media.vlm_describe import VLMRequest
 
     png = item_png(lib, doc.doc_id, item)

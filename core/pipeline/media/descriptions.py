@@ -5,7 +5,7 @@ the text inside the figure's box, the equation's text, the footnote. It is marke
 """
 from __future__ import annotations
 
-from core.pipeline.media.items import kind_name
+from core.content.media_items import kind_name
 from core.schema.records import ContentItem
 from core.text.tables import table_records
 

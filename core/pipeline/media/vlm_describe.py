@@ -6,8 +6,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from core.content.media_items import kind_name
 from core.models.vlm import image_part, text_part
-from core.pipeline.media.items import kind_name
 from core.prompts import PROMPTS
 from core.schema.media import MediaEntity
 from core.schema.records import ContentItem

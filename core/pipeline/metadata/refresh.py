@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core.content.pages import load_items
 from core.library import Library
 from core.pipeline.metadata.extract import extract_metadata
 from core.pipeline.metadata.fields import clean_field
-from core.pipeline.pages import load_items
 from core.schema.metadata import FIELDS, MANUAL, PaperMetadata
 from core.schema.records import ContentItem
 

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from core.pipeline.parsing.checks import check_pdf  # noqa: F401
     from core.pipeline.parsing.importer import import_mineru_output  # noqa: F401
     from core.pipeline.parsing.pipeline import parse_pdf  # noqa: F401
-    from core.pipeline.parsing.render import render_page_image  # noqa: F401
     from core.pipeline.parsing.result import ParseError, ParseOutput  # noqa: F401
 
 _EXPORTS = {
@@ -24,7 +23,6 @@ _EXPORTS = {
     "check_pdf": "core.pipeline.parsing.checks",
     "import_mineru_output": "core.pipeline.parsing.importer",
     "parse_pdf": "core.pipeline.parsing.pipeline",
-    "render_page_image": "core.pipeline.parsing.render",
 }
 __all__ = sorted(_EXPORTS)
 

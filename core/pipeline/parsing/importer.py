@@ -8,7 +8,7 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from core.pipeline.parsing.content_list import MAX_PAGES, MalformedContentList, load_content_list, renumber
+from core.content.content_list import MAX_PAGES, MalformedContentList, load_content_list, renumber
 from core.pipeline.parsing.markdown import to_markdown
 from core.pipeline.parsing.result import IMAGES_DIR, ParseError, ParseOutput, process_cpu_seconds, write_output
 

@@ -7,10 +7,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.content.content_list import MalformedContentList, load_content_list, renumber
+from core.content.sources import text_source
 from core.pipeline.parsing.budget import ParseBudget, child_memory_bytes, parse_budget
 from core.pipeline.parsing.builtin import parse_builtin
 from core.pipeline.parsing.checks import check_pdf
-from core.pipeline.parsing.content_list import MalformedContentList, load_content_list, renumber
 from core.pipeline.parsing.dense_pages import dense_pages, page_range_without
 from core.pipeline.parsing.layout_repair import repair_layout
 from core.pipeline.parsing.markdown import to_markdown
@@ -25,7 +26,7 @@ from core.pipeline.parsing.result import (
     prune_images,
     write_output,
 )
-from core.pipeline.parsing.text_documents import parse_text_document, text_source
+from core.pipeline.parsing.text_documents import parse_text_document
 from core.pipeline.parsing.textlayer import PageText
 from core.schema.records import ContentItem
 from core.settings.config import ParsingConfig

@@ -6,7 +6,7 @@ import resource
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.pipeline.parsing.content_list import save_content_list
+from core.content.content_list import save_content_list
 from core.schema.records import CONTENT_TYPES, ContentItem
 
 CONTENT_LIST_FILE = "content_list.json"

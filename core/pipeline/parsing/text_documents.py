@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.content.content_list import renumber
+from core.content.sources import text_format
 from core.pipeline.parsing import text_items as mk
-from core.pipeline.parsing.content_list import renumber
 from core.pipeline.parsing.markdown import to_markdown
 from core.pipeline.parsing.result import ParseError, ParseOutput, process_cpu_seconds, write_output
 from core.pipeline.parsing.text_decode import decode_text
@@ -26,12 +27,7 @@ from core.schema.records import ContentItem
 from core.settings.config import ParsingConfig
 
 PAGE_CHARS = 3000
-# File suffix → the format it is read as; the stored source keeps the suffix (source.md, source.txt, source.html).
-TEXT_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", ".html": "html",
-                 ".htm": "html"}
-_STORED_SUFFIX = {"markdown": ".md", "text": ".txt", "html": ".html"}
 _KIND_NAMES = {"markdown": "Markdown", "text": "plain text", "html": "HTML"}
-SOURCE_STEM = "source"
 
 # Plain text: a heading only when it cannot be a sentence: a short numbered line ("2.1 Methods"), a short line in
 # capitals ("RESULTS"), or a line underlined with = or - (as Markdown's setext headings). The first paragraph is the
@@ -39,24 +35,6 @@ SOURCE_STEM = "source"
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[A-Z][^.!?:;]{0,70}$")
 _UNDERLINE = re.compile(r"^(=+|-+)\s*$")
 _MAX_HEADING_WORDS = 12
-
-
-def text_format(filename: str) -> str | None:
-    """'markdown', 'text', 'html', or None when the name is not a text document's."""
-    return TEXT_SUFFIXES.get(Path(filename).suffix.lower())
-
-
-def stored_source_name(fmt: str) -> str:
-    return SOURCE_STEM + _STORED_SUFFIX[fmt]
-
-
-def text_source(doc_dir: Path) -> Path | None:
-    """The stored source of a text document, or None (a PDF, an import, or nothing stored)."""
-    for suffix in dict.fromkeys(_STORED_SUFFIX.values()):
-        path = Path(doc_dir) / (SOURCE_STEM + suffix)
-        if path.is_file():
-            return path
-    return None
 
 
 def _is_caps_heading(line: str) -> bool:

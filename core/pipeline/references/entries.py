@@ -1,5 +1,5 @@
 """A paper's reference list split into entries and each entry parsed into fields, from the items parsing marked as
-references (core/pipeline/graph/item_roles.py). Three printed shapes are read:
+references (core/graph/item_roles.py). Three printed shapes are read:
 
 - numbered, "[12] …", "12. …" or "(12) …": a label starts an entry, an item without one continues the previous;
 - author-year (ACL, APA): an item starts an entry unless it cannot be one (it begins in lower case, or the entry
@@ -14,8 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from core.pipeline.chunking import item_text
-from core.pipeline.graph.item_roles import item_roles
+from core.content.items import item_text
+from core.graph.item_roles import item_roles
 from core.pipeline.metadata.patterns import ARXIV, YEAR, find_doi, plausible_year
 from core.pipeline.references.rules import ref_rules
 from core.schema.records import ContentItem

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from core.pipeline.chunking import item_text
-from core.pipeline.graph.item_roles import BODY, item_roles
+from core.content.items import item_text
+from core.graph.item_roles import BODY, item_roles
 from core.pipeline.references.entries import fold
 from core.pipeline.references.rules import ref_rules
 from core.schema.records import ContentItem

@@ -16,10 +16,10 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from core.content.pages import load_items
+from core.graph.lock import graph_lock
 from core.library import Library
-from core.pipeline.graph.lock import graph_lock
 from core.pipeline.metadata.extract import norm_text
-from core.pipeline.pages import load_items
 from core.pipeline.references.entries import parse_references
 from core.pipeline.references.llm_read import StopAfterError, llm_read
 from core.pipeline.references.markers import link_markers

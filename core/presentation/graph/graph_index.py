@@ -8,8 +8,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from core.graph.merge import normalize_key
 from core.library import Library
-from core.pipeline.graph.merge import normalize_key
 from core.schema.graph import MENTIONED_IN, PAPER_PREFIX
 
 FUZZY_CUTOFF = 80  # rapidfuzz ratio, 0-100: typos and word-order changes pass, unrelated names do not

@@ -1,4 +1,4 @@
-"""Paper text made ready for the spaCy extractor (core/pipeline/graph/spacy_extract.py): a chunk cut into units
+"""Paper text made ready for the spaCy extractor (core/graph/extract/spacy/extract.py): a chunk cut into units
 (paragraphs, a table's rows, the words found inside a figure) without what is noise to a phrase finder — links,
 markup, citations, URLs, e-mails, arXiv stamps, footnote marks — and reference-list sections recognised so they
 can be skipped (names and titles, no relations)."""
@@ -8,8 +8,8 @@ import html
 import re
 from collections.abc import Sequence
 
-from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.text_clean import repair_text
+from core.graph.extract.spacy import words as W
+from core.graph.extract.text_clean import repair_text
 from core.schema.records import Chunk
 
 MAX_CHUNK_CHARS = 60_000  # chunks are ~6k characters; a giant table is cut rather than parsed for seconds

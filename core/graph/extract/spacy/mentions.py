@@ -1,4 +1,4 @@
-"""The entity mentions of a sentence, for the spaCy extractor (core/pipeline/graph/spacy_extract.py). They are
+"""The entity mentions of a sentence, for the spaCy extractor (core/graph/extract/spacy/extract.py). They are
 - noun phrases found from part-of-speech tags, cleaned of determiners, "our", "such", numbers and citations;
 - acronyms with their definitions, both ways round: "Bidirectional Encoder Representations from Transformers
   (BERT)" is one mention named BERT (the name later chunks use) whose alias is the long form;
@@ -6,7 +6,7 @@
   wrong on science: MultiNLI → PERSON; elsewhere it is not run).
 Filters drop paper boilerplate ("this paper", "the results"), figure and section references, URLs, e-mails, maths,
 variables, over-long phrases, cited authors ("Saier and Färber") and abbreviations that are none (spacy_abbrev.py).
-Each mention carries type votes from rules on its head word (core/pipeline/graph/spacy_words.py); the verbs between
+Each mention carries type votes from rules on its head word (core/graph/extract/spacy/words.py); the verbs between
 mentions become the relations' keywords."""
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.graph.extract.acronyms import definitions, singular_acronym
+from core.graph.extract.entity_types import context_type
+from core.graph.extract.spacy import words as W
+from core.graph.extract.spacy.abbrev import one_word_shorthand, spelled_by
+from core.graph.extract.spacy.byline import byline_mentions
+from core.graph.extract.spacy.records import Mention, entity_key
+from core.graph.extract.spacy.text import PROSE, letter_count
+from core.graph.extract.terms import RARE, zipf
 from core.models.nlp import Lexicon
-from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.acronyms import definitions, singular_acronym
-from core.pipeline.graph.entity_types import context_type
-from core.pipeline.graph.spacy_abbrev import one_word_shorthand, spelled_by
-from core.pipeline.graph.spacy_byline import byline_mentions
-from core.pipeline.graph.spacy_records import Mention, entity_key
-from core.pipeline.graph.spacy_text import PROSE, letter_count
-from core.pipeline.graph.terms import RARE, zipf
 
 MAX_PHRASE_WORDS = 6
 MAX_PHRASE_CHARS = 80
@@ -367,7 +367,7 @@ class SentenceReader:
 
     def _dataset_cues(self, mentions: list[Mention]) -> None:
         """A name after "trained on", "results on", "collected from" is most likely a dataset; "we propose X",
-        "X outperforms", "the X library" say what X is too (core/pipeline/graph/entity_types.py)."""
+        "X outperforms", "the X library" say what X is too (core/graph/extract/entity_types.py)."""
         for m in mentions:
             if m.named and len(m.words) == 1:
                 before = [t.lower_ for t in self.doc[max(self.start, m.start - 2):m.start]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from core.pipeline.graph.terms import zipf
+from core.graph.extract.terms import zipf
 
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "ft", "ﬆ": "st",
                             "\u00ad": "", "\u200b": "", "\ufeff": "", "\u2010": "-", "\u2011": "-"})

@@ -1,4 +1,4 @@
-"""The word lists and typing rules of the spaCy extractor (core/pipeline/graph/spacy_extract.py), kept apart so
+"""The word lists and typing rules of the spaCy extractor (core/graph/extract/spacy/extract.py), kept apart so
 the rules can be read and tuned in one place. Everything here is lower-case."""
 from __future__ import annotations
 

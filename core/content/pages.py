@@ -7,9 +7,9 @@ import uuid
 from functools import lru_cache
 from pathlib import Path
 
+from core.content.content_list import load_content_list
+from core.content.sources import text_source
 from core.library import Library
-from core.pipeline.parsing.content_list import load_content_list
-from core.pipeline.parsing.text_documents import text_source
 from core.schema.records import ContentItem
 
 PAGE_DPI = 110
@@ -57,7 +57,7 @@ def page_image_path(lib: Library, doc_id: str, page_idx: int, dpi: int = PAGE_DP
     out = ws.pages_dir(doc_id) / f"page_{page_idx:04d}.png"
     if out.exists():
         return out
-    from core.pipeline.parsing.render import render_page_image  # PyMuPDF: only when a page is first shown
+    from core.content.render import render_page_image  # PyMuPDF: only when a page is first shown
 
     out.parent.mkdir(parents=True, exist_ok=True)
     # Render beside the target and rename: two sessions showing the same page never see half a file.

@@ -1,6 +1,6 @@
 """Entity types for the LLM-free extractor from what a name looks like, a lexicon of well-known names, and the
 words around a mention. The phrase-head rules ("… dataset", "… accuracy", "… classification") are in
-core/pipeline/graph/spacy_words.py; votes from all of them are counted over the whole paper."""
+core/graph/extract/spacy/words.py; votes from all of them are counted over the whole paper."""
 from __future__ import annotations
 
 import re

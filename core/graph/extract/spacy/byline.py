@@ -1,11 +1,11 @@
 """A paper's byline read by spaCy's NER: its people and organisations, each checked against the shape of a name
-("Daniel S. Weld", "Allen Institute for AI"), for the spaCy extractor (core/pipeline/graph/spacy_mentions.py)."""
+("Daniel S. Weld", "Allen Institute for AI"), for the spaCy extractor (core/graph/extract/spacy/mentions.py)."""
 from __future__ import annotations
 
 import re
 
-from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.spacy_records import Mention, entity_key
+from core.graph.extract.spacy import words as W
+from core.graph.extract.spacy.records import Mention, entity_key
 
 _CONNECTORS = {"of", "for", "on", "and", "in", "de"}
 

@@ -1,5 +1,5 @@
 """Abbreviations in parentheses that are not a term's acronym, for the spaCy extractor
-(core/pipeline/graph/spacy_mentions.py): a long form whose letters the acronym finds inside words rather than at
+(core/graph/extract/spacy/mentions.py): a long form whose letters the acronym finds inside words rather than at
 their starts ("self-attention module (SO)"), and the shorthand of one word ("all sequences (SEQ)", "relation (REL)"),
 which names a table's column, not something to look up."""
 from __future__ import annotations

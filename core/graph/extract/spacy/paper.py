@@ -1,4 +1,4 @@
-"""What a whole paper says about each candidate entity of the spaCy extractor (core/pipeline/graph/spacy_extract.py):
+"""What a whole paper says about each candidate entity of the spaCy extractor (core/graph/extract/spacy/extract.py):
 its mentions, spellings, type votes and support, and the paper-wide rules read from them (footnote marks glued to a
 name, acronyms whose long form is common words, names only table cells give)."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.entity_types import known_type
-from core.pipeline.graph.spacy_records import Mention, entity_key
-from core.pipeline.graph.terms import rarity
+from core.graph.extract.entity_types import known_type
+from core.graph.extract.spacy import words as W
+from core.graph.extract.spacy.records import Mention, entity_key
+from core.graph.extract.terms import rarity
 
 # A reference number glued to a name: "GraphLIME87", "MACCS138" (names of four letters or more: not "BM25").
 _REFERENCE_NUMBER = re.compile(r"([A-Za-z][\w-]*[A-Za-z])(\d{2,3})")

@@ -3,14 +3,14 @@ affiliation block (the first page's front matter before the abstract), headings,
 items of sub_type reference, or anything under a References section), page furniture and footnotes, or body.
 
 Shared by the LLM-free reader (core/query/reader.py: only body text answers) and the LLM-free entity extractor
-(core/pipeline/graph/spacy_extract.py: only body text, captions and tables give entities; the byline gives its
+(core/graph/extract/spacy/extract.py: only body text, captions and tables give entities; the byline gives its
 people and organisations)."""
 from __future__ import annotations
 
 import re
 
-from core.pipeline.chunking import item_text
-from core.pipeline.graph.spacy_text import is_references_section
+from core.content.items import item_text
+from core.graph.extract.spacy.text import is_references_section
 from core.schema.records import ContentItem
 
 BODY = "body"

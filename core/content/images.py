@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PIL import Image
 
+from core.content.pages import PageImageUnavailable, load_items, page_image_path
 from core.library import Library
-from core.pipeline.pages import PageImageUnavailable, load_items, page_image_path
 from core.schema.records import MEDIA_TYPES, Chunk, ContentItem
 from core.text.safe_markdown import safe_local_file
 

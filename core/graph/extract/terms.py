@@ -24,7 +24,7 @@ from pathlib import Path
 
 from wordfreq import zipf_frequency
 
-from core.pipeline.graph import spacy_words as W
+from core.graph.extract.spacy import words as W
 
 # Zipf values (log10 of a word's frequency per billion words).
 RARE = 2.5  # a word this rare makes a phrase specific on its own ("Viterbi", "tokenization")
@@ -57,7 +57,7 @@ _NUMBERISH = re.compile(r"[\d.,]+[kmbt%x]?|[ivxlc]+", re.I)
 
 # What a phrase finder returns from any paper ("title", "full text", "PDF", "downstream task"): derived from the
 # shared papers' graph and the frequency list by bench/entities.py stoplist, not typed by hand.
-GENERIC_TERMS = frozenset(line.strip() for line in (Path(__file__).with_name("generic_terms.txt")
+GENERIC_TERMS = frozenset(line.strip() for line in (Path(__file__).parents[1] / "data" / "generic_terms.txt"
                                                     ).read_text(encoding="utf-8").splitlines()
                           if line.strip() and not line.startswith("#"))
 

@@ -1,11 +1,11 @@
 """Keeping communities in step with the graph: after a change, only the communities it touched are recomputed and
-reported again (core.pipeline.graph.communities_local); a full Leiden over the whole graph when the drift bound
+reported again (core.graph.communities.local); a full Leiden over the whole graph when the drift bound
 says so, when an entity was deleted, when there is no earlier state, or on request (`force`).
 
 What changed comes from the change log (core.store.sqlite_communities), so an add reads what the paper touched
 and the communities around it, never every node. Reports carry `volume` (their members' weighted degree in the
 whole graph) so the graph's total weight, which modularity needs, is kept up to date without reading every edge.
-The reports written are embedded with them (core.pipeline.graph.communities_vectors), only the texts that changed.
+The reports written are embedded with them (core.graph.communities.vectors), only the texts that changed.
 """
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from dataclasses import asdict, dataclass
 
 import networkx as nx
 
-from core.library import Library
-from core.pipeline.graph.communities import CommunityReport, community_reports, detect_communities
-from core.pipeline.graph.communities_local import (
+from core.graph.communities.detect import CommunityReport, community_reports, detect_communities
+from core.graph.communities.local import (
     FULL_AFTER,
     LARGE_REGION,
     MIN_FULL_AFTER,
@@ -25,9 +24,10 @@ from core.pipeline.graph.communities_local import (
     refine_region,
     strengths,
 )
-from core.pipeline.graph.communities_vectors import current_space, vector_rows
-from core.pipeline.graph.lock import graph_lock
-from core.pipeline.graph.view import entity_graph, entity_subgraph
+from core.graph.communities.vectors import current_space, vector_rows
+from core.graph.lock import graph_lock
+from core.graph.view import entity_graph, entity_subgraph
+from core.library import Library
 from core.schema.graph import PAPER_PREFIX
 from core.store.base import CommunityState
 

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from core.pipeline.graph.communities import edge_weight
+from core.graph.communities.detect import edge_weight
 from core.schema.graph import RELATED
 from core.store.base import GraphStore
 

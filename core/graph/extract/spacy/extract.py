@@ -1,12 +1,12 @@
 """LLM-free entity and relation extraction with spaCy: GraphRAG's "fast" indexing idea, fitted to papers.
 
-A paper's chunks are read together. Each is cut into units of clean text (core/pipeline/graph/spacy_text.py,
+A paper's chunks are read together. Each is cut into units of clean text (core/graph/extract/spacy/text.py,
 text_clean.py) without what parsing says is not prose (the title, reference entries, page furniture: item_roles.py;
 the author block gives only its people and organisations), run through the spaCy pipeline (core/models/nlp.py) and
 read sentence by sentence for entity mentions: noun phrases, acronyms with their definitions, a byline's people and
-organisations (core/pipeline/graph/spacy_mentions.py). Then, over the whole paper: an acronym defined anywhere
+organisations (core/graph/extract/spacy/mentions.py). Then, over the whole paper: an acronym defined anywhere
 absorbs the paper's mentions of its long form (the paper-wide evidence: spacy_paper.py); a candidate is kept
-only if it is a term (core/pipeline/graph/terms.py: how rare its words are in general English, how often the paper
+only if it is a term (core/graph/extract/terms.py: how rare its words are in general English, how often the paper
 comes back to it, whether it is a name, a definition or in a caption, whether prose names it or only table cells
 do); types are voted from all its mentions, the lexicon and the words around a name
 (entity_types.py), restricted to the configured entity types. Relations are co-occurrences in one sentence between
@@ -25,16 +25,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from core.models.nlp import Lexicon, lexicon
-from core.pipeline.chunking import item_text
-from core.pipeline.graph import spacy_words as W
-from core.pipeline.graph.entity_types import default_type, known_type, looks_like_person, name_type
-from core.pipeline.graph.item_roles import item_roles
-from core.pipeline.graph.name_spans import name_spans
-from core.pipeline.graph.spacy_mentions import SentenceReader
-from core.pipeline.graph.spacy_paper import Paper, defined, fall_back_to_name, footnoted, name_quality, readable
-from core.pipeline.graph.spacy_records import Mention, Sentence, entity_key
-from core.pipeline.graph.spacy_text import (
+from core.content.items import item_text
+from core.graph.extract.entity_types import default_type, known_type, looks_like_person, name_type
+from core.graph.extract.name_spans import name_spans
+from core.graph.extract.spacy import words as W
+from core.graph.extract.spacy.mentions import SentenceReader
+from core.graph.extract.spacy.paper import Paper, defined, fall_back_to_name, footnoted, name_quality, readable
+from core.graph.extract.spacy.records import Mention, Sentence, entity_key
+from core.graph.extract.spacy.text import (
     BYLINE,
     FRAGMENTS,
     PROSE,
@@ -45,7 +43,9 @@ from core.pipeline.graph.spacy_text import (
     letter_count,
     sentence_spans,
 )
-from core.pipeline.graph.terms import Evidence, is_term, zipf
+from core.graph.extract.terms import Evidence, is_term, zipf
+from core.graph.item_roles import item_roles
+from core.models.nlp import Lexicon, lexicon
 from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation
 from core.schema.records import Chunk, ContentItem
 from core.settings.config import GraphConfig
@@ -102,7 +102,7 @@ class SpacyExtractor:
                  byline_ner: bool = True, batch_size: int = 64):
         self.config = config or GraphConfig()
         self.entity_types = {t.strip().lower() for t in self.config.entity_types if t.strip()}
-        # A paper's parsed items (core/pipeline/pages.load_items): which paragraphs are its title, byline,
+        # A paper's parsed items (core/content/pages.load_items): which paragraphs are its title, byline,
         # references or page furniture. Without it, the first chunk's byline is found by the NER alone.
         self.items_of = items_of
         self.max_entities = max_entities  # per chunk, the best by frequency, shape and type (an LLM gives 10-30)

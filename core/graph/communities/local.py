@@ -16,7 +16,7 @@ only where the change makes them.
 
 What it is not: a full recompute. Entities outside the region keep their community, and a region community
 cannot absorb an outside one (GraphRAG's incremental update is coarser: it clusters the new documents' graph alone
-and appends its communities to the old ones). The drift is bounded (core.pipeline.graph.communities_index): a
+and appends its communities to the old ones). The drift is bounded (core.graph.communities.index): a
 full Leiden runs when the entities changed since the last full run exceed FULL_AFTER of the graph and
 MIN_FULL_AFTER (so its cost is amortised over the adds, like a growing array's copies), when an entity was
 deleted, and on request.
@@ -29,7 +29,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from core.pipeline.graph.communities import LEIDEN_ITERATIONS, edge_weight, seeded_igraph
+from core.graph.communities.detect import LEIDEN_ITERATIONS, edge_weight, seeded_igraph
 
 FULL_AFTER = 0.25  # a full Leiden once this share of the entities changed since the last one,
 MIN_FULL_AFTER = 200  # and at least this many: a small graph would otherwise be recomputed in full every few papers

@@ -7,25 +7,23 @@ and sign-out (which deletes the row) or expiry ends the session in every tab at 
 sign-in lives in Streamlit's session state or is tied to the websocket's session id, which shows up in upload
 URLs and proxy logs.
 
-The table is an SQLite file beside accounts.json ($PAPERGRAPH_CONFIG_DIR or ~/.config/papergraph), mode 0600,
-shared by every session and thread of the server: so are the sign-in limits, which count failures per account
-and per client address over a window. An attempt takes its place in the count *before* bcrypt runs, in one
-transaction, so a burst of parallel guesses cannot all pass the check before the first failure is written.
+The table is a store (core/store/sqlite_sessions.py, built by core.library.session_store): an SQLite file beside
+accounts.json ($PAPERGRAPH_CONFIG_DIR or ~/.config/papergraph), mode 0600, shared by every session and thread of
+the server: so are the sign-in limits, which count failures per account and per client address over a window. An
+attempt takes its place in the count *before* bcrypt runs, in one transaction, so a burst of parallel guesses
+cannot all pass the check before the first failure is written.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
 import logging
-import os
 import secrets
-import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.library import SessionStore, session_store
 from core.settings import accounts
 from core.settings.accounts import Account
 from core.settings.workspace import config_dir
@@ -63,41 +61,9 @@ def sessions_path() -> Path:
     return config_dir() / SESSIONS_FILE
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (token_sha256 TEXT PRIMARY KEY, name TEXT NOT NULL, address TEXT,
-                                     created REAL NOT NULL, expires REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS sessions_by_name ON sessions(name);
-CREATE TABLE IF NOT EXISTS attempts (id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL,
-                                     at REAL NOT NULL, state TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS attempts_by_time ON attempts(at);
-"""
-
-
-@contextmanager
-def _db() -> Iterator[sqlite3.Connection]:
-    """One connection per call: the server's threads (the HTTP routes, every session's script) share the file,
-    and SQLite serialises their writes. The file is created 0600 in a 0700 folder before SQLite opens it (its
-    journal takes the file's mode)."""
-    path = sessions_path()
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    try:
-        conn.executescript(_SCHEMA)
-        yield conn
-    finally:
-        conn.close()
-
-
-def _secret(conn: sqlite3.Connection) -> bytes:
-    """The key cookies are signed with, made on first use and kept in the table's file (never in the repo)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'cookie_key'").fetchone()
-    if row is None:
-        conn.execute("INSERT OR IGNORE INTO meta VALUES ('cookie_key', ?)", (secrets.token_hex(32),))
-        row = conn.execute("SELECT value FROM meta WHERE key = 'cookie_key'").fetchone()
-    return bytes.fromhex(row[0])
+def _store() -> SessionStore:
+    """Built per call: the file follows $PAPERGRAPH_CONFIG_DIR as it is now (tests and the CLI point it elsewhere)."""
+    return session_store(sessions_path())
 
 
 def _sign(key: bytes, token: str) -> str:
@@ -108,12 +74,12 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
-def _token_of(conn: sqlite3.Connection, cookie: str | None) -> str | None:
+def _token_of(store: SessionStore, cookie: str | None) -> str | None:
     """The token of a cookie whose signature holds, else None (checked before any lookup by token)."""
     token, _, signature = (cookie or "").partition(".")
     if not token or len(cookie or "") > 256 or not token.isascii() or not signature.isascii():
         return None
-    return token if hmac.compare_digest(_sign(_secret(conn), token), signature) else None
+    return token if hmac.compare_digest(_sign(store.cookie_key(), token), signature) else None
 
 
 # --------------------------------------------------------------------------------------------------- sessions
@@ -121,11 +87,9 @@ def open_session(name: str, address: str = "", now: float | None = None) -> str:
     """A new session for `name`: the cookie value to hand to the browser (and nowhere else)."""
     now = time.time() if now is None else now
     token = secrets.token_urlsafe(32)
-    with _db() as conn:
-        conn.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
-        conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
-                     (_digest(token), name, address, now, now + SESSION_TTL_S))
-        return f"{token}.{_sign(_secret(conn), token)}"
+    store = _store()
+    store.add(_digest(token), name, address, now, now + SESSION_TTL_S)
+    return f"{token}.{_sign(store.cookie_key(), token)}"
 
 
 def session_for(cookie: str | None, now: float | None = None) -> Session | None:
@@ -133,12 +97,11 @@ def session_for(cookie: str | None, now: float | None = None) -> Session | None:
     if not cookie:
         return None
     now = time.time() if now is None else now
-    with _db() as conn:
-        token = _token_of(conn, cookie)
-        if token is None:
-            return None
-        row = conn.execute("SELECT name, created, expires FROM sessions WHERE token_sha256 = ?",
-                           (_digest(token),)).fetchone()
+    store = _store()
+    token = _token_of(store, cookie)
+    if token is None:
+        return None
+    row = store.find(_digest(token))
     if row is None or row[2] <= now:
         return None
     return Session(*row)
@@ -157,52 +120,31 @@ def account_for(cookie: str | None) -> Account | None:
 
 def close_session(cookie: str | None) -> bool:
     """Sign-out: the session ends for every tab and copy of the cookie. False when it was not open."""
-    with _db() as conn:
-        token = _token_of(conn, cookie)
-        if token is None:
-            return False
-        return conn.execute("DELETE FROM sessions WHERE token_sha256 = ?", (_digest(token),)).rowcount > 0
+    store = _store()
+    token = _token_of(store, cookie)
+    return token is not None and store.remove(_digest(token))
 
 
 def close_sessions_of(name: str) -> int:
     """Every session of an account (its removal, a password reset)."""
-    with _db() as conn:
-        return conn.execute("DELETE FROM sessions WHERE name = ?", (name,)).rowcount
+    return _store().remove_all_of(name)
 
 
 # ---------------------------------------------------------------------------------------------- sign-in limit
 def _begin_attempt(name: str, address: str, now: float) -> int | None:
     """Take a place among the attempts counted against `name` and `address`; None when either is locked out.
     Counted: failures in the window and attempts still being checked."""
-    since, stale = now - WINDOW_S, now - PENDING_TTL_S
-    with _db() as conn:
-        conn.execute("BEGIN IMMEDIATE")  # the count and the insert are one step for every thread and process
-        try:
-            conn.execute("DELETE FROM attempts WHERE at < ? OR (state = 'pending' AND at < ?)", (since, stale))
-            by_name, by_address = conn.execute(
-                "SELECT COALESCE(SUM(name = ?), 0), COALESCE(SUM(address = ?), 0) FROM attempts",
-                (name, address)).fetchone()
-            if by_name >= MAX_FAILURES_PER_ACCOUNT or by_address >= MAX_FAILURES_PER_ADDRESS:
-                conn.execute("COMMIT")
-                which = "account" if by_name >= MAX_FAILURES_PER_ACCOUNT else "address"
-                log.warning("sign-in locked out (%s): account %r from %s; %d failed for the account and %d from the "
-                            "address in the last %d min", which, name, address, by_name, by_address, WINDOW_S // 60)
-                return None
-            attempt = conn.execute("INSERT INTO attempts (name, address, at, state) VALUES (?, ?, ?, 'pending')",
-                                   (name, address, now)).lastrowid
-            conn.execute("COMMIT")
-            return attempt
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    attempt, by_name, by_address = _store().begin_attempt(name, address, now, now - WINDOW_S, now - PENDING_TTL_S,
+                                                          MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS)
+    if attempt is None:
+        which = "account" if by_name >= MAX_FAILURES_PER_ACCOUNT else "address"
+        log.warning("sign-in locked out (%s): account %r from %s; %d failed for the account and %d from the "
+                    "address in the last %d min", which, name, address, by_name, by_address, WINDOW_S // 60)
+    return attempt
 
 
 def _end_attempt(attempt: int, succeeded: bool) -> None:
-    with _db() as conn:
-        if succeeded:  # a right password does not count against anyone
-            conn.execute("DELETE FROM attempts WHERE id = ?", (attempt,))
-        else:
-            conn.execute("UPDATE attempts SET state = 'failed' WHERE id = ?", (attempt,))
+    _store().end_attempt(attempt, succeeded)  # a right password does not count against anyone
 
 
 def sign_in(name: str, password: str, address: str, now: float | None = None) -> SignIn:

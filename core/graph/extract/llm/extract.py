@@ -1,7 +1,7 @@
 """LLM entity and relation extraction, LightRAG's scheme: one extraction call per chunk, then gleaning calls in
 the same conversation asking for what was missed.
 
-Replies are read defensively (core/pipeline/graph/llm_replies.py). A reply that cannot be read costs that
+Replies are read defensively (core/graph/extract/llm/replies.py). A reply that cannot be read costs that
 reply's records, never the chunk; only an LLMError (the endpoint could not be reached for good) marks a chunk
 failed so the next run retries it.
 """
@@ -12,8 +12,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
-from core.models.llm.base import ChatModel, LLMError, Message
-from core.pipeline.graph.llm_replies import (
+from core.graph.extract.llm.replies import (
     COMPLETION_DELIMITER,
     RECORD_DELIMITER,
     TUPLE_DELIMITER,
@@ -23,6 +22,7 @@ from core.pipeline.graph.llm_replies import (
     extraction_json_schema,
     parse_records,
 )
+from core.models.llm.base import ChatModel, LLMError, Message
 from core.prompts import PROMPTS
 from core.schema.graph import ChunkExtraction
 from core.schema.records import Chunk

@@ -1,11 +1,11 @@
 """The records of the spaCy extractor: an entity mention, a sentence with its mentions, and the key that groups
-mentions of one entity within a paper (the merge step has its own, wider key: core/pipeline/graph/merge.py)."""
+mentions of one entity within a paper (the merge step has its own, wider key: core/graph/merge.py)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from core.pipeline.graph import spacy_words as W
+from core.graph.extract.spacy import words as W
 
 
 def entity_key(name: str) -> str:
@@ -27,7 +27,7 @@ class Mention:
     types: list[str] = field(default_factory=list)  # votes; "" says nothing
     plain: bool = False  # one common word: kept only when it is typed or comes back in the chunk
     alias: str = ""  # an acronym's long form
-    words: list[str] = field(default_factory=list)  # lower case, the last one singular (core/pipeline/graph/terms.py)
+    words: list[str] = field(default_factory=list)  # lower case, the last one singular (core/graph/extract/terms.py)
     named: bool = False  # written as a name (see SentenceReader._is_name)
     name_shaped: bool = False  # an acronym, CamelCase or a name with digits
     adjective_led: bool = False  # its first word is an adjective ("transparent nature")

@@ -1,0 +1,1 @@
+"""Extraction by an LLM: the request (extract.py) and the tolerant parser of its replies (replies.py)."""
