@@ -69,31 +69,15 @@ ROUTES: dict[Mode, Route] = {route.mode: route for route in (
     fused(Mode.LOCAL, LOCAL),
     fused(Mode.GLOBAL, GLOBAL),
     fused(Mode.HYBRID, LOCAL, GLOBAL),
-    # mix: naive, local and ppr, reranked. With the retrieval phrase layer (phrase nodes), HotpotQA
-    # complete-evidence recall@10: naive + local + ppr 0.84, naive + local + global 0.80, all four 0.82, naive +
-    # local 0.81; on the shared papers naive + local + ppr keeps R@1 0.67 / R@5 0.97 and the answers of naive +
-    # local + global (bench/query.py hotpot, bench/answers.py). Global stays a mode of its own and in hybrid.
-    # The round-robin order of the three routes counts twice the reranker's (chosen on hotpot's first 50
-    # questions): complete-evidence recall@10 0.84 -> 0.90 (held-out half 0.86 -> 0.92); on the shared papers
-    # evidence R@1 0.67 and MRR 0.78 unchanged, R@5 0.97 -> 0.95. At 0 the reranker alone pushed the second hop down.
-    # naive, mix and ppr: a question about what cites a paper gets the citing sentences' passages first
-    # (core.query.citing); any other question is untouched.
+    # mix: naive, local and ppr, reranked, the three routes' round-robin order counting twice the reranker's: the
+    # combination and weight that found most complete multi-hop evidence without losing the shared papers' first
+    # passage (measured: docs/tuning.md, "mix"). A question about what cites a paper gets the citing sentences'
+    # passages first (core.query.citing), in naive, mix and ppr.
     fused(Mode.MIX, NAIVE, LOCAL, PPR, order_weight=2.0, citing=True),
     # Reranked, then the second hop (core.query.second_hop): the bridge of each of the reranker's top two passages
     # (the candidate sharing with it the rarest name the question does not say) takes one of the last places of the
-    # passages returned (chunk_top_k) when the reranker put it lower. HotpotQA complete-evidence recall@10 0.88 ->
-    # 0.91 (first 50 questions 0.86 -> 0.92, second 50 0.90 -> 0.90: its misses lack a gold passage among ppr's
-    # candidates or the first hop in the top two), recall@5 0.71 unchanged; on the shared papers evidence R@1 0.72,
-    # R@5 0.95 and answer contains reference 0.91 unchanged (their top 8 never move). Tried: the bridges right after
-    # the top two (the same 0.91, but the papers' answers lost one reference); the top one or three passages' bridges
-    # (0.89 / 0.92, the second half 0.90 in both); the shared rare names' weight as a fourth ranking of the fusion
-    # (0.75-0.88: names shared with the top passage rank its topic, not its bridge).
-    # Before it: with phrase nodes, ppr's own order (seed_passages=5, ppr_passage_weight=0.5) reached 0.90 hotpot
-    # complete-evidence recall@10 against 0.88 reranked, but fell to evidence R@1 0.57 on the shared papers
-    # against 0.71 reranked; ppr + naive in ppr's order gave hotpot 0.88-0.89 but R@1 0.57-0.64 on the papers.
-    # Neither did ppr's order kept beside the reranker's (order_weight 0.5-3: 0.86-0.88), the reranker on the
-    # top 1-3 slots only with ppr's order below (0.87), nor the walk's settings chosen on hotpot's first 50
-    # questions (0.90 there, 0.84-0.88 on the held-out 50) lift ppr above 0.89 (bench/query.py hotpot --halves).
+    # passages returned when the reranker put it lower; the reranker keeps the first places, which the shared
+    # papers' answers need (measured, with what was tried instead: docs/tuning.md, "ppr").
     fused(Mode.PPR, PPR, needs_nodes=True, opt_in=True, second_hop=2, citing=True),
     Route(Mode.COMMUNITY, community_retrieve, keywords=False, needs_graph=True, needs_reports=True, opt_in=True),
 )}

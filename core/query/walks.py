@@ -6,8 +6,8 @@
   strongest relations; passages are ranked by the weight of the seeds (and hops) they name, so a passage naming
   two of the question's entities, or the bridge entity of a dense passage, comes first; the dense passages fill
   what is left. Phrase nodes (core.query.mention_index) count only when rare and named in a dense passage: the
-  hop through a name said once, which the display graph does not keep (hotpot complete-evidence recall@10 0.86
-  against 0.79 without; the keywords' exact phrases as seeds lost 4 points, so local leaves them to ppr).
+  hop through a name said once, which the display graph does not keep; the keywords' exact phrases are left to
+  ppr (measured: docs/tuning.md, "local").
 - global: relation vectors searched with the high-level keywords → those relations → their endpoint entities →
   the source chunks of the relations that touch the question's entities (LightRAG's walk, with that filter: see
   global_chunks).
@@ -31,8 +31,8 @@ PASSAGE_SHARE = 0.3
 HOP_SHARE = 0.5  # a neighbour reached in one hop weighs this share of its seed (times the relation's strength)
 RELATION_CHUNKS = 3  # global: passages taken per matched relation, in relation order
 RELATION_SHARE = 0.5  # global: the share of its candidates relations may take
-# global: passages proposed by relations that touch the question's entities, at most. Chosen on hotpot's first 50
-# questions (2 and 3 tie there); 5 gave the shared papers' evidence R@1 0.62 against 0.69 with 3.
+# global: passages proposed by relations that touch the question's entities, at most: more push the first
+# passage out on the papers (measured: docs/tuning.md, "global").
 ASKED_RELATION_PASSAGES = 3
 MAX_ENTITY_PASSAGES = 60  # an entity named in more passages is too generic to lead anywhere: not expanded
 # local: a phrase node of a dense passage counts only when this rare (in at most this share of the passages, and
@@ -166,10 +166,8 @@ def global_chunks(probe: Probe) -> Proposal:
 
     Only relations that touch an entity the question's keywords name (as local seeds them) propose passages, those
     between two such entities first, at most ASKED_RELATION_PASSAGES of them: a relation that merely reads like the
-    question names other things. On hotpot the other relations' passages held no evidence the dense top 20 lacked
-    (0 of 100 questions) and pushed evidence out: complete-evidence recall@10 0.75 -> 0.79 (naive 0.79); on the
-    shared papers evidence R@1 0.53 -> 0.69 (bench/answers.py). The context keeps every matched relation, those
-    touching the question's entities first."""
+    question names other things, and the other relations' passages pushed evidence out (docs/tuning.md, "global").
+    The context keeps every matched relation, those touching the question's entities first."""
     lib, params, scope = probe.lib, probe.params, probe.scope
     words = probe.keywords.high if probe.keywords else []
     if not words:
@@ -198,10 +196,8 @@ def global_chunks(probe: Probe) -> Proposal:
     for r in relations:
         if r.source in asked or r.target in asked:
             chunk_ids.extend(c for c in r.source_chunks[:RELATION_CHUNKS] if c not in chunk_ids)
-    # Relations take at most half of the candidates, the dense passages the rest. With all of them, a graph whose
-    # relations miss the question (the cleaned LLM-free graph of one-paragraph documents: 2,377 relations for 994
-    # HotpotQA paragraphs) filled the candidates with unrelated passages: complete-evidence recall@10 0.02, against
-    # 0.75 with half and 0.63 with three quarters (bench/query.py hotpot).
+    # Relations take at most half of the candidates, the dense passages the rest: a graph whose relations miss the
+    # question would otherwise fill the candidates with unrelated passages (docs/tuning.md, "global").
     chunk_ids = chunk_ids[:min(ASKED_RELATION_PASSAGES,
                                max(1, int(lib.settings.query.graph_candidates * RELATION_SHARE)))]
     via = {cid: ["relation"] for cid in chunk_ids}

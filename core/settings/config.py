@@ -210,9 +210,8 @@ class QueryConfig:
     max_entity_tokens: int = setting(1500, label="Context budget: entities (tokens)", min=0)
     max_relation_tokens: int = setting(1500, label="Context budget: relations (tokens)", min=0)
     max_chunk_tokens: int = setting(3000, label="Context budget: passages (tokens)", min=0)
-    # 0: on the independent question set's dev split (bench/reader_train.py) whole passages gave the reader more
-    # answer sentences than 400- or 200-token cuts (evidence among the candidates 0.88 / 0.84 / 0.72); a passage
-    # the budget cuts keeps the part around its matched window either way.
+    # 0: whole passages give the reader more answer sentences than cuts (docs/tuning.md, "context"); a passage the
+    # budget cuts keeps the part around its matched window either way.
     max_passage_tokens: int = setting(0, label="Longest passage in the context (tokens)", min=0,
                                       help="A longer passage is cut to this many tokens around the part that "
                                            "matched the question (0: whole passages).")
@@ -233,7 +232,7 @@ class QueryConfig:
     seed_passages: int = setting(2, label="Graph seeds: dense passages", min=0, max=50,
                                  help="local and ppr also start from the entities named in this many of the "
                                       "passages closest to the question (0: only from the question's keywords).")
-    # 0: on hotpot the hop cost local two points of complete-evidence recall@10 (0.79 against 0.81 without).
+    # 0: the hop cost local complete multi-hop evidence (docs/tuning.md, "local").
     hop_neighbours: int = setting(0, label="Graph hop: relations per entity", min=0, max=100,
                                   help="local also follows this many of each seed entity's strongest relations one "
                                        "hop (0: only the seeds).")
@@ -245,8 +244,7 @@ class QueryConfig:
     ppr_passage_weight: float = setting(0.05, label="ppr: weight of dense passages", min=0, max=10,
                                         help="The closest passages' share of the walk's seeds, against the "
                                              "strongest entity's.")
-    # Off: on hotpot (bench/query.py) the edges changed no complete-evidence recall@10 reranked (0.88 at 0.8, 0.85
-    # and 0.9) and cost one point in ppr's own order at 0.8-0.85.
+    # Off: the edges found no more evidence and cost some in ppr's own order (docs/tuning.md, "ppr synonyms").
     ppr_synonym_similarity: float = setting(0.0, label="ppr: near-synonym similarity", min=0, max=1,
                                             help="Links the walk's strongest seed entities to the entities whose "
                                                  "vectors are at least this similar and whose names could name the "

@@ -17,6 +17,7 @@ of earlier rounds.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,25 +27,23 @@ from wordfreq import zipf_frequency
 
 from core.graph.extract.spacy import words as W
 
-# Zipf values (log10 of a word's frequency per billion words).
-RARE = 2.5  # a word this rare makes a phrase specific on its own ("Viterbi", "tokenization")
-SPECIFIC = 3.7  # a phrase whose rarest word is this rare is a term once the paper comes back to it
-TYPED = 4.3  # a phrase whose head names a task, metric, dataset, model or method may be this common
-COMMON_NAME = 4.0  # a capitalised word this common is a word in capitals ("OUTPUT", "Methodology"), not a name
+_TERMS = json.loads((Path(__file__).parents[1] / "data" / "terms.json").read_text(encoding="utf-8"))
+
+# Zipf values (log10 of a word's frequency per billion words), in core/graph/data/terms.json with the head lists below.
+RARE = _TERMS["rare"]  # a word this rare makes a phrase specific on its own ("Viterbi", "tokenization")
+SPECIFIC = _TERMS["specific"]  # a phrase whose rarest word is this rare is a term once the paper comes back to it
+TYPED = _TERMS["typed"]  # a phrase whose head names a task, metric, dataset, model or method may be this common
+COMMON_NAME = _TERMS["common_name"]  # a capitalised word this common is a word in capitals ("OUTPUT"), not a name
 # A phrase that no head, lexicon or context types is named by its head: that head must be specific itself
 # ("column perturbation", "annotation granularity"); with a common head it describes ("hyperparameter grid",
 # "annotator workload", "expository writing piece", "learnable scalar").
-SPECIFIC_HEAD = 2.8
+SPECIFIC_HEAD = _TERMS["specific_head"]
 # Types whose heads name a process or a measure ("classification", "accuracy", "loss"): with any modifier they are
 # terms. A model, dataset or method named by a generic head ("training dataset", "machine learning framework")
 # needs a specific modifier.
 _PROCESS_TYPES = {"task", "metric", "field"}
-_GENERIC_HEADS = {"paper", "task", "setting", "study", "work", "detail", "subset", "part", "example", "result",
-                  "case", "aspect", "issue", "type", "kind", "version", "section", "question", "step", "stage",
-                  "category", "id", "parse"}
-_VAGUE_HEADS = {"approach", "method", "model", "framework", "technique", "strategy", "mechanism", "system",
-                "representation", "module", "counterpart", "tool", "interface", "pipeline", "baseline", "software",
-                "library", "application", "platform", "package"}
+_GENERIC_HEADS = set(_TERMS["generic_heads"])
+_VAGUE_HEADS = set(_TERMS["vague_heads"])
 # Types a name said once may have when its shape makes it one ("Citation-informed TransformERs", "Google Search API").
 _NAMED_TYPES = {"model", "dataset", "software", "task", "metric", "person", "organization"}
 _CONNECTORS = {"of", "for", "on", "and", "in", "de", "to", "with", "the", "a", "an", "from", "by", "via"}
