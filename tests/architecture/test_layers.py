@@ -69,6 +69,16 @@ def test_presentation_never_imports_the_write_side(tmp_path):
     assert "core.presentation never imports the write side (core.pipeline) BROKEN" in broken.stdout
 
 
+def test_the_remote_faces_reach_the_workspace_through_the_service_only(tmp_path):
+    root = _copy(tmp_path)
+    rest = root / "core" / "api" / "rest.py"
+    rest.write_text(rest.read_text() + "\n\nfrom core.query import engine  # noqa\n")
+    broken = _lint(root)
+    assert broken.returncode == 1
+    assert "core.api reaches the workspace through core.service only BROKEN" in broken.stdout
+    assert "core.api.rest -> core.query.engine" in broken.stdout
+
+
 def test_core_never_imports_streamlit(tmp_path):
     root = _copy(tmp_path)
     search = root / "core" / "query" / "search.py"
