@@ -53,7 +53,8 @@ def answer_markdown(answer: Answer, known: set[int]) -> str:
     matches no source is flagged with "?", a sentence citing nothing is flagged."""
     def marked(match: re.Match) -> str:
         numbers = re.split(r"\s*[,;]\s*", match.group(1))
-        return "".join(f"**\\[{n}\\]**" if int(n) in known else f"\\[{n}?\\]" for n in numbers)
+        # one bold run per marker, a space between: "**[7]****[2]**" would show its asterisks
+        return " ".join(f"**\\[{n}\\]**" if int(n) in known else f"\\[{n}?\\]" for n in numbers)
 
     parts = []
     for k, sentence in enumerate(answer.sentences):
@@ -80,7 +81,8 @@ def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
         st.info("Context only: no answer was generated. The assembled context is below.")
         return
     short = (getattr(answer, "short_answer", "") or "").strip()
-    if answer.sentences and short == _MARKERS.sub("", answer.sentences[0].text).strip():
+    first = _MARKERS.sub("", answer.sentences[0].text).strip() if answer.sentences else None
+    if first is not None and short.removesuffix(".") == first.removesuffix("."):
         short = ""  # the whole first sentence: shown once, not twice
     st.markdown((f"**{md_escape(short)}**\n\n" if short else "")
                 + answer_markdown(answer, {s.n for s in result.context.sources}))

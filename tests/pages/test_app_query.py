@@ -236,3 +236,15 @@ def test_an_off_topic_question_states_nothing_and_offers_no_passage_as_evidence(
     assert "The papers do not seem to discuss this." in markdown and "**[1]**" not in markdown
     assert "Passages retrieved (none is about the question)" in [e.label for e in at.expander]
     assert "nothing is stated" in texts(at.caption)
+
+
+def test_a_sentence_citing_two_passages_shows_both_markers_bold_without_stray_asterisks():
+    from core.query.records import Answer, AnswerSentence
+    from pages.widgets.query_view import answer_markdown
+
+    both = "Walt Disney Pictures [1, 2]."
+    answer = Answer(text=both, sentences=[AnswerSentence(both, [1, 2])], extractive=True)
+    shown = answer_markdown(answer, {1, 2})
+    assert "**\\[1\\]** **\\[2\\]**" in shown and "****" not in shown
+    unknown = Answer(text="A [1, 3].", sentences=[AnswerSentence("A [1, 3].", [1, 3])], extractive=True)
+    assert "**\\[1\\]** \\[3?\\]" in answer_markdown(unknown, {1})
