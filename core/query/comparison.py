@@ -201,7 +201,8 @@ def _both(sides: tuple[Side, Side], predicate: str) -> Answer | None:
 
 def _same(sides: tuple[Side, Side], attribute: str) -> Answer | None:
     kinds = _words()["attribute_synonyms"].get(attribute, [attribute])
-    values = [_next_to(s, kinds) for s in sides]
+    place = _words()["address_positions"].get(attribute)
+    values = [_next_to(s, kinds) or (_in_address(s, place) if place is not None else None) for s in sides]
     if any(v is None for v in values):
         return None
     cites = [v[1] for v in values]
@@ -302,6 +303,24 @@ def _support(side: Side, terms: set[str]) -> tuple[float, Candidate] | None:
         return None
     best = max(side.evidence, key=lambda c: (len(terms & term_bag(c.text, terms).keys()), c.p))
     return len(terms & term_bag(best.text, terms).keys()) / len(terms), best
+
+
+_ADDRESS = re.compile(r"\b(?:in|of|at|near)\s+((?:[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
+                      r"(?:,\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})+)")
+
+
+def _in_address(side: Side, position: int) -> tuple[str, Candidate] | None:
+    """The part of a written address a place question asks for, when no word names it ("located in Jefferson
+    County, New York, United States": a state is the part before the country, a country the last, a city the
+    first); an address of two parts ("in Alexandria, Louisiana") has no country, so its last part is the state."""
+    for c in side.evidence:
+        for m in _ADDRESS.finditer(c.text):
+            parts = [p.strip().rstrip(".") for p in m.group(1).split(",")]
+            k = position if len(parts) > 2 or position >= 0 else -1
+            name = parts[k]
+            if name and name.lower() not in side.name.lower():
+                return name, c
+    return None
 
 
 def _next_to(side: Side, kinds: list[str]) -> tuple[str, Candidate] | None:

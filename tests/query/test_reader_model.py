@@ -68,6 +68,19 @@ def test_same_province_compares_the_names_beside_the_word():
     assert answer.short_answer == "no" and "Jiangsu" in answer.text and "Jiangxi" in answer.text
 
 
+def test_same_state_reads_the_written_address_when_no_word_names_the_state():
+    context = _context(("Okapi Field is a public airport located in Dane County, Vermont, United States.",
+                        "Okapi Field"),
+                       ("Zebra Field is a small airport west of Milton, in Lake Parish, Oregon, United States.",
+                        "Zebra Field"))
+    answer = _compose("Are Okapi Field and Zebra Field both airports in the same state?", context)
+    assert answer.short_answer == "no" and "Vermont" in answer.text and "Oregon" in answer.text
+    assert answer.sentences[0].citations == [1, 2]
+    same = _context(("Okapi Field is an airport in Burlington, Vermont.", "Okapi Field"),
+                    ("Zebra Field is an airport located in Dane County, Vermont, United States.", "Zebra Field"))
+    assert _compose("Are Okapi Field and Zebra Field in the same state?", same).short_answer == "yes"
+
+
 def test_what_two_things_have_in_common_is_the_phrase_both_passages_say_and_cites_both():
     context = _context(("The Okapi Graph is a citation index built by the Lyon Library Consortium in 1997.",
                         "Okapi Graph"),
