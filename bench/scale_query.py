@@ -40,10 +40,10 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from bench.common import cpu  # noqa: E402
 from bench.query import SYNTHETIC_PER_DOC, Synthetic, _mark_ready, pct, row  # noqa: E402
 from core.graph.communities.vectors import report_vectors  # noqa: E402
+from core.graph.mention_index import mention_index  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
 from core.query.engine import Embeddings  # noqa: E402
 from core.query.keywords import question_keywords  # noqa: E402
-from core.query.mention_index import mention_index  # noqa: E402
 from core.query.records import QueryParams  # noqa: E402
 from core.query.rerank import FusionReranker  # noqa: E402
 from core.query.routes import route_of  # noqa: E402

@@ -9,7 +9,7 @@ entities, seeded with the question's entities and its closest passages.
              them is named in, and the seed passages; passage–entity edges for every mention inside it,
              entity–entity edges weighted by the relation's weight, and near-synonym edges by entity-vector
              similarity when QueryConfig.ppr_synonym_similarity is set (off: no gain on hotpot). Phrase nodes
-             (every candidate phrase of the LLM-free extractor, terms or not: core.query.mention_index) are
+             (every candidate phrase of the LLM-free extractor, terms or not: core.graph.mention_index) are
              entities without relations here: the bridge a two-hop question needs is often a name the display
              graph does not keep
     rank     personalised PageRank (igraph) with damping ~0.5, passages by their mass
@@ -18,7 +18,7 @@ A passage that shares no word with the question is reached through the entity it
 does (the bridge of a two-hop question): that is what naive, local and global cannot do.
 
 Which chunk names which entity is not indexed by chunk in the store, so the entity ↔ passage incidence and the
-RELATED adjacency are read once per graph version into memory (core.query.mention_index); each query then builds
+RELATED adjacency are read once per graph version into memory (core.graph.mention_index); each query then builds
 only its bounded neighbourhood into an igraph graph, a few hundred nodes.
 """
 from __future__ import annotations
@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 
 import igraph
 
+from core.graph.mention_index import is_phrase, mention_index
 from core.graph.names import names_related
 from core.graph.vectors import entity_vector_id
-from core.query.mention_index import is_phrase, mention_index
 from core.query.records import RetrievedEntity, RetrievedRelation
 from core.query.sources import ChunkSource, Probe, Proposal
 from core.query.walks import keyword_entities, passage_entities

@@ -5,7 +5,7 @@ the reranker put it below the passages returned.
 A reranker scores each passage alone against the question, so the passage of a two-hop question's second hop, which
 shares no word with the question, falls below passages that repeat the question's words. But the first hop's
 passage names the bridge ("Dick Humbert played for the Philadelphia Eagles"), and the second hop names it too.
-Which passage names which entity and phrase is in memory already (core.query.mention_index): a name only a few
+Which passage names which entity and phrase is in memory already (core.graph.mention_index): a name only a few
 passages share ties two passages; a name many share (a country, "national football league") ties a topic. Rare is
 what local calls rare for a phrase (core.query.walks.RARE_PHRASE_SHARE and RARE_PHRASE_PASSAGES); a name the question
 says is what it asks about, not a bridge (as core.query.chain.bridges).
@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.graph.mention_index import PHRASE, MentionIndex, mention_index
 from core.graph.merge import normalize_key
 from core.library import Library
-from core.query.mention_index import PHRASE, MentionIndex, mention_index
 from core.query.records import RetrievedChunk
 from core.query.walks import RARE_PHRASE_PASSAGES, RARE_PHRASE_SHARE
 

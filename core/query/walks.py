@@ -5,7 +5,7 @@
   optionally (QueryConfig.hop_neighbours, off by default: it lost two points on hotpot) one hop along each seed's
   strongest relations; passages are ranked by the weight of the seeds (and hops) they name, so a passage naming
   two of the question's entities, or the bridge entity of a dense passage, comes first; the dense passages fill
-  what is left. Phrase nodes (core.query.mention_index) count only when rare and named in a dense passage: the
+  what is left. Phrase nodes (core.graph.mention_index) count only when rare and named in a dense passage: the
   hop through a name said once, which the display graph does not keep; the keywords' exact phrases are left to
   ppr (measured: docs/tuning.md, "local").
 - global: relation vectors searched with the high-level keywords → those relations → their endpoint entities →
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from core.graph.mention_index import MentionIndex, is_phrase, mention_index, phrase_key
 from core.library import Library
-from core.query.mention_index import MentionIndex, is_phrase, mention_index, phrase_key
 from core.query.records import RetrievedEntity, RetrievedRelation
 from core.query.sources import ChunkSource, Probe, Proposal, Scope, keyword_text
 from core.schema.graph import RELATED
@@ -60,7 +60,7 @@ def keyword_entities(probe: Probe, index: MentionIndex, words: list[str], per_ke
         # The entity of that very name first: an entity vector reads its type and description too, so even an
         # exact name can fall below the similarity floor (BooksCorpus against "BooksCorpus (dataset): …": 0.44).
         exact = " ".join(word.lower().split())
-        # The phrase node of that name (core.query.mention_index): a name the display graph does not keep.
+        # The phrase node of that name (core.graph.mention_index): a name the display graph does not keep.
         for key in (exact, phrase_key(word) if phrases and word not in parts else ""):
             if key in index.passages_of:
                 seeds[key] = max(seeds.get(key, 0.0), index.idf(key))

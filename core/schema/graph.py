@@ -70,7 +70,7 @@ class ChunkExtraction:
     errors: list[str] = field(default_factory=list)  # why records were dropped, for the status message
     # The LLM could not be reached for good: nothing is stored for this chunk, so the next run retries it.
     failed: bool = False
-    # Retrieval only (core/query/mention_index.py), never shown: the keys of every candidate phrase the chunk's
+    # Retrieval only (core/graph/mention_index.py), never shown: the keys of every candidate phrase the chunk's
     # sentences mention, terms or not, so the graph walks reach a passage through a name said once (the LLM-free
     # extractor; the LLM extractor leaves it empty and retrieval walks its entities alone).
     phrases: list[str] = field(default_factory=list)

@@ -55,7 +55,7 @@ class GraphStore(Protocol):
 
     def version(self) -> str:
         """A token that changes whenever the graph does (apply, set_communities, clear), cheap to read: caches of
-        the whole graph (core.query.mention_index) check it at every question. SQLite counts its writes; Neo4j
+        the whole graph (core.graph.mention_index) check it at every question. SQLite counts its writes; Neo4j
         gives its counts for now, so there an edit that keeps both counts goes unseen until the graph sources'
         version moves (as every rebuild from them does)."""
 

@@ -12,13 +12,13 @@ from dataclasses import replace
 import pytest
 
 from core.graph.extract.name_spans import name_spans
+from core.graph.mention_index import is_phrase, mention_index, phrase_key
 from core.library import open_library
 from core.pipeline.documents import add_document, delete_document
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
 from core.query.engine import ask
 from core.query.keywords import spacy_keywords
-from core.query.mention_index import is_phrase, mention_index, phrase_key
 from core.query.ppr import params_of, personalised_ranking
 from core.query.records import QueryParams
 from core.query.sources import Probe, scope_of

@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from core.cli import main as cli_main
+from core.graph.mention_index import is_phrase, mention_index
 from core.graph.names import names_related
 from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.query import ppr
 from core.query.engine import ask
-from core.query.mention_index import is_phrase, mention_index
 from core.query.records import QueryParams
 from core.query.routes import available_modes, check_available, default_modes, unavailable_reason
 from core.query.sources import Probe, scope_of

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.graph.mention_index import mention_index
 from core.library import open_library
 from core.query.engine import ask
 from core.query.keywords import question_keywords
-from core.query.mention_index import mention_index
 from core.query.ppr import PPR
 from core.query.records import QueryParams
 from core.query.rerank import FusionReranker

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.graph.mention_index import MAX_PHRASE_PASSAGES, PHRASE, mention_index
 from core.library import open_library
 from core.models.embedding import cheapest_batches
 from core.query.engine import Embeddings
 from core.query.keywords import question_keywords
-from core.query.mention_index import MAX_PHRASE_PASSAGES, PHRASE, mention_index
 from core.query.records import QueryParams
 from core.query.rerank import FusionReranker
 from core.query.retrieve import closest_chunks, resolve_hits

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
+from core.graph import mention_index as mi
 from core.library import open_library
 from core.presentation.display import ModelStatus
-from core.query import mention_index as mi
 from core.query.history import recent
 from core.query.warmup import start_warm_up, warm_up, warming
 from core.settings.workspace import Workspace

@@ -26,7 +26,7 @@ def test_phrases_are_replaced_with_the_paper_and_deleted_with_it(tmp_path):
     # A rebuild of the paper's graph replaces its phrases, in the transaction that bumps the graph version
     sources.replace_doc("a", [], [], PaperRecord(doc_id="a", title="A"), phrases=[("a-0", "cult film")])
     assert sources.chunk_phrases()["a-0"] == ["cult film"] and "a-1" not in sources.chunk_phrases()
-    assert sources.meta("version") != version  # the query side's index is keyed by it (core.query.mention_index)
+    assert sources.meta("version") != version  # the query side's index is keyed by it (core.graph.mention_index)
 
     # Deleting the paper (core.pipeline.graph.build.remove_document) takes them; the other paper keeps its own
     sources.replace_doc("a", [], [], None)

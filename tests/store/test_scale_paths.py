@@ -3,8 +3,8 @@ that is cheap to check at every question, BM25 queries with bounded postings."""
 import numpy as np
 import pytest
 
+from core.graph.mention_index import mention_index
 from core.library import open_library
-from core.query.mention_index import mention_index
 from core.schema.graph import RELATED, GraphEdge, GraphNode
 from core.schema.records import Chunk
 from core.settings.config import Settings, StoreConfig
