@@ -68,8 +68,10 @@ def _both_first(text: str) -> str:
     return f"{m.group('aux')} {m.group('sides')} both {m.group('pred')}" if m else text
 
 
-def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | None:
-    """A composed answer, or None when the question compares nothing or a side's fact is missing."""
+def compare(q: QuestionView, ranked: list[Candidate], source_of, papers=None) -> Answer | None:
+    """A composed answer, or None when the question compares nothing or a side's fact is missing. `papers` gives a
+    library paper's bibliographic record by its id (None without a library): a side that names a paper of the
+    library is compared by the paper's year, and two papers' shared authors answer "who wrote both"."""
     text = _both_first(q.text.strip())
     if q.yes_no and (m := _BOTH.match(text)):
         a, _, b = m.group("sides").rpartition(" and ")
@@ -80,11 +82,18 @@ def compare(q: QuestionView, ranked: list[Candidate], source_of) -> Answer | Non
         return _same(sides, same.group("attr").lower()) if same else _both(sides, m.group("pred"))
     if not q.yes_no and re.match(r"^\s*(which|who|what)\b", text, re.I) and (m := _OPTIONS.search(text)):
         sides = _sides(_last_name(m.group("a")), _first_name(m.group("b")), ranked, source_of)
-        return _choose(sides, text) if sides is not None else None
+        if sides is None:
+            return None
+        segments = (m.group("a"), m.group("b"))
+        return _choose(sides, text, _papers_of(sides, segments, ranked, source_of, papers))
     asked = _last_sentence(text)
     if not q.yes_no and _asks_shared(asked) and (pair := _pair(asked)):
         sides = _sides(*pair, ranked, source_of)
-        return _shared(sides, asked) if sides is not None else None
+        if sides is None:
+            return None
+        before, _, after = asked.partition(" and ")
+        found = _papers_of(sides, (before, after), ranked, source_of, papers)
+        return (_shared_authors(sides, found) if found and _asks_person(asked) else None) or _shared(sides, asked)
     return None
 
 
@@ -156,12 +165,15 @@ def _sides(a: str, b: str, ranked: list[Candidate], source_of) -> tuple[Side, Si
 
 
 # ---------------------------------------------------------------------------------------------- answers
-def _choose(sides: tuple[Side, Side], question: str) -> Answer | None:
+def _choose(sides: tuple[Side, Side], question: str, papers: list | None = None) -> Answer | None:
     low = f" {question.lower()} "
     words = _words()
     direction = next((d for d in ("earlier", "later", "larger", "smaller")
                       if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words[d])), "")
-    if direction in ("earlier", "later"):
+    if direction in ("earlier", "later") and papers and all(meta.year for meta, _ in papers):
+        # Two papers of the library: their years, not a year their sentences mention (mostly others' work).
+        values = [(float(meta.year), c) for meta, c in papers]
+    elif direction in ("earlier", "later"):
         values = [_first_value(s, T._YEAR, lambda t: int(re.findall(r"\d{4}", t)[0])) for s in sides]
     elif direction:
         values = [_first_value(s, T._NUMBER, _number) for s in sides]
@@ -252,6 +264,57 @@ def _phrases(side: Side, names: set[str]) -> dict[tuple[str, ...], tuple[str, Ca
                         continue
                     out[key] = (" ".join(gram), c)
     return out
+
+
+def _papers_of(sides: tuple[Side, Side], segments: tuple[str, str], ranked: list[Candidate], source_of,
+               papers) -> list | None:
+    """The library paper each side names, with its most probable sentence to cite, or None unless both do. A side
+    names a paper when its name is in the paper's title; of several such papers, the one whose title shares most
+    words with what the question says around the name ("the Semantic Scholar literature graph paper")."""
+    if papers is None:
+        return None
+    found = []
+    for side, segment in zip(sides, segments):
+        words, best, seen = set(T.stems(segment)), None, set()
+        for c in ranked:
+            source = source_of(c.n)
+            if source is None or source.doc_id in seen:
+                continue
+            seen.add(source.doc_id)
+            meta = papers(source.doc_id)
+            title = (meta.title if meta is not None and meta.title else source.doc_title or "").lower()
+            if meta is None or not re.search(rf"(?<![\w-]){re.escape(side.name.lower())}(?![\w-])", title):
+                continue
+            score = len(words & set(T.stems(title)))
+            if best is None or score > best[0]:
+                best = (score, meta, c)
+        if best is None:
+            return None
+        found.append((best[1], best[2]))
+    return found if found[0][0].doc_id != found[1][0].doc_id else None
+
+
+def _asks_person(question: str) -> bool:
+    low = question.lower()
+    return bool(re.match(r"^\s*who\b", low)) or any(
+        re.search(rf"\b(?:which|what)\s+{re.escape(w)}\b", low) for w in _words()["person_words"])
+
+
+def _shared_authors(sides: tuple[Side, Side], papers: list) -> Answer | None:
+    """Who wrote both papers: the authors their records share (as printed, compared without case and spacing)."""
+    def key(name: str) -> str:
+        return " ".join(name.lower().replace(".", " ").split())
+    second = {key(a) for a in papers[1][0].authors}
+    both = [a for a in papers[0][0].authors if key(a) in second]
+    if not both:
+        return None
+    cites = [papers[0][1], papers[1][1]]
+    numbers = list(dict.fromkeys(c.n for c in cites))
+    names = ", ".join(both)
+    titles = [meta.title or side.name for (meta, _), side in zip(papers, sides)]
+    first = AnswerSentence(f"{names}: an author of both “{titles[0]}” and “{titles[1]}” (their bibliographic "
+                           f"records) [{', '.join(map(str, numbers))}].", numbers)
+    return _composed(first, cites, names)
 
 
 def _cuts_a_name(tokens: list[str], k: int, n: int) -> bool:

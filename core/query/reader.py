@@ -128,7 +128,7 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec
     if not ranked:
         return _abstain(context, ranked, q.kind, 0.0, related=False)
     confidence = model.confidence_of(ranked)
-    composed = compare(q, ranked, context.source)
+    composed = compare(q, ranked, context.source, lib.metadata.get if lib is not None else None)
     if composed is not None:
         return composed
     if q.yes_no and two_sided(question):  # both sides' facts were not found: one side's sentence cannot answer

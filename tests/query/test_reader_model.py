@@ -28,9 +28,9 @@ def _context(*texts_and_titles):
     return Context(text="", sources=sources, tokens={}, dropped={})
 
 
-def _compose(question, context):
+def _compose(question, context, papers=None):
     q, ranked = rank(question, context, None, None, np.zeros(2))
-    return compare(q, ranked, context.source)
+    return compare(q, ranked, context.source, papers)
 
 
 def test_the_model_file_weighs_exactly_the_features_the_code_computes():
@@ -108,6 +108,27 @@ def test_a_shared_question_whose_sides_share_nothing_new_is_not_composed():
                    ("Zebra Index was founded in 1998 by a library in Lyon.", "Zebra Index"))
     assert _compose("Okapi Graph and Zebra Index were both founded by a library. Which was founded first?",
                     two) is None
+
+
+def test_two_library_papers_are_compared_by_their_records():
+    """A side that names a library paper: "which was published first" reads the papers' years, not a year their
+    sentences mention; "which researcher wrote both" reads their shared authors."""
+    from core.schema.metadata import PaperMetadata
+
+    context = _context(("Okapi Graph links papers by citations, following Marsh (1990).",
+                        "Okapi Graph: citation links"),
+                       ("Zebra Index ranks papers by their readers, unlike Ito (2015).", "Zebra Index for readers"))
+    records = {"d1": PaperMetadata("d1", "Okapi Graph: citation links", ["Ana Ruiz", "Kyle Lo"], 2021),
+               "d2": PaperMetadata("d2", "Zebra Index for readers", ["Kyle Lo", "Wen Li"], 2019)}
+    answer = _compose("Which was published first, Okapi Graph or Zebra Index?", context, records.get)
+    assert answer.short_answer == "Zebra Index" and answer.sentences[0].citations == [1, 2]
+    assert _compose("Which was published first, Okapi Graph or Zebra Index?", context).short_answer == "Okapi Graph"
+    authors = _compose("Which researcher is an author of both the Okapi Graph paper and the Zebra Index paper?",
+                       context, records.get)
+    assert authors.short_answer == "Kyle Lo" and authors.sentences[0].citations == [1, 2]
+    records["d2"].authors = ["Wen Li"]  # no author in common: nothing is composed from the records or the passages
+    assert _compose("Which researcher is an author of both the Okapi Graph paper and the Zebra Index paper?",
+                    context, records.get) is None
 
 
 def test_a_comparison_with_a_side_not_found_is_not_composed():
