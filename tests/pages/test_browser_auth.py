@@ -122,6 +122,10 @@ def test_signed_in_through_reload_new_tab_and_deep_link_until_signed_out_in_anot
         expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=60_000)
         page.locator('input[type="file"]').first.set_input_files(str(note))
         expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=60_000)
+        # Off the Library, whose list refreshes itself while the note is parsed: a refresh after the sign-out below
+        # would be this tab's next action (signing it out, rightly) before the click this test makes (CI clone 24).
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Ask").click()
+        expect(page.get_by_role("heading", name="Ask", exact=True)).to_be_visible(timeout=60_000)
 
         # A second tab, straight to another page.
         tab = browser.new_page()
