@@ -29,15 +29,23 @@ def _copy(tmp_path: Path) -> Path:
     return root
 
 
+def _lint_with(tmp_path: Path, module: str, added: str) -> subprocess.CompletedProcess:
+    """lint-imports on a copy of core/ whose `module` (a path under core/) has `added` appended: a deliberate
+    violation."""
+    root = _copy(tmp_path)
+    path = root / "core" / module
+    path.write_text(path.read_text() + "\n\n" + added + "\n")
+    return _lint(root)
+
+
 def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
     root = _copy(tmp_path)
     kept = _lint(root)
     assert kept.returncode == 0, kept.stdout + kept.stderr
     assert "Contracts: 5 kept, 0 broken." in kept.stdout
 
-    records = root / "core" / "schema" / "records.py"
-    records.write_text(records.read_text() + "\n\ndef _upward():\n    from core.query import engine  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path / "broken", "schema/records.py",
+                        "def _upward():\n    from core.query import engine  # noqa")
     assert broken.returncode == 1
     assert "core.schema is not allowed to import core.query" in broken.stdout
     assert "core.schema.records -> core.query.engine" in broken.stdout
@@ -45,53 +53,38 @@ def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
 
 def test_the_read_side_and_the_write_side_are_independent(tmp_path):
     """core.query and core.pipeline share a layer: neither imports the other, either way round."""
-    root = _copy(tmp_path)
-    reader = root / "core" / "query" / "reader.py"
-    reader.write_text(reader.read_text() + "\n\ndef _write_side():\n    from core.pipeline import chunking  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path, "query/reader.py",
+                        "def _write_side():\n    from core.pipeline import chunking  # noqa")
     assert broken.returncode == 1
     assert "core.query is not allowed to import core.pipeline" in broken.stdout
     assert "core.query.reader -> core.pipeline.chunking" in broken.stdout
 
-    root = _copy(tmp_path / "again")
-    ingest = root / "core" / "pipeline" / "ingest.py"
-    ingest.write_text(ingest.read_text() + "\n\ndef _read_side():\n    from core.query import engine  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path / "again", "pipeline/ingest.py",
+                        "def _read_side():\n    from core.query import engine  # noqa")
     assert broken.returncode == 1 and "core.pipeline is not allowed to import core.query" in broken.stdout
 
 
 def test_presentation_never_imports_the_write_side(tmp_path):
-    root = _copy(tmp_path)
-    gallery = root / "core" / "presentation" / "gallery.py"
-    gallery.write_text(gallery.read_text() + "\n\nfrom core.pipeline import chunking  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path, "presentation/gallery.py", "from core.pipeline import chunking  # noqa")
     assert broken.returncode == 1
     assert "core.presentation never imports the write side (core.pipeline) BROKEN" in broken.stdout
 
 
 def test_the_remote_faces_reach_the_workspace_through_the_service_only(tmp_path):
-    root = _copy(tmp_path)
-    rest = root / "core" / "api" / "rest.py"
-    rest.write_text(rest.read_text() + "\n\nfrom core.query import engine  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path, "api/rest.py", "from core.query import engine  # noqa")
     assert broken.returncode == 1
     assert "core.api reaches the workspace through core.service only BROKEN" in broken.stdout
     assert "core.api.rest -> core.query.engine" in broken.stdout
 
 
 def test_core_never_imports_streamlit(tmp_path):
-    root = _copy(tmp_path)
-    search = root / "core" / "query" / "search.py"
-    search.write_text(search.read_text() + "\n\nimport streamlit  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path, "query/search.py", "import streamlit  # noqa")
     assert broken.returncode == 1 and "core never imports Streamlit" in broken.stdout
 
 
 def test_only_the_library_imports_a_store_backend(tmp_path):
-    root = _copy(tmp_path)
-    gc = root / "core" / "pipeline" / "gc.py"
-    gc.write_text(gc.read_text() + "\n\nfrom core.store.sqlite_media import SQLiteDescriptionStore  # noqa\n")
-    broken = _lint(root)
+    broken = _lint_with(tmp_path, "pipeline/gc.py",
+                        "from core.store.sqlite_media import SQLiteDescriptionStore  # noqa")
     assert broken.returncode == 1
     assert "only core.library (and core.store) import the store backends BROKEN" in broken.stdout
     assert "core.pipeline.gc -> core.store.sqlite_media" in broken.stdout
