@@ -30,6 +30,11 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "fig.", "Eq."
                   "approx.", "cf.", "resp.")
 _NOTE_MARK = re.compile(r"^\d{1,2}(?=[A-Z])")  # "14We use the cld2 tool …": the footnote's number
 _MEDIA_LABEL = re.compile(r"^\s*(table|figure|fig\.|equation)\s*\d*", re.I)
+# A run-in heading that parsing left at the start of a paragraph ("Training Data To train our model, we use …"):
+# capitalised words (and the small words of titles), then a word that starts sentences, then a lower-case word.
+_RUN_IN = re.compile(r"^(?:[A-Z][\w/-]*)(?:\s+(?:[A-Z][\w/-]*|of|and|for|with|the|in|on|to|from|via|vs\.?|v/s)){0,6}"
+                     r"\s+(?=(?:To|We|In|Our|The|This|These|For|While|Although|Since|Given|Here|As|It|Unlike|Each|"
+                     r"All|Both|Following|Finally|First|Second|Third|Next|Then|Similarly|However|Overall)\s+[a-z(])")
 
 
 @dataclass
@@ -119,6 +124,11 @@ def _split_source(source: Source, items: list[ContentItem], question: str) -> li
                 role, at = roles.get(index, BODY), k + 1
                 break
         if role == BODY:
+            heading = _RUN_IN.match(segment)
+            if heading:  # a new paragraph under its own heading: nothing before it runs on into it
+                segment = segment[heading.end():]
+                if runs[-1]:
+                    runs.append([])
             runs[-1].append(segment)
             continue
         if role == "footnote":

@@ -158,21 +158,49 @@ def _cue(sentence_lower: str, cues: tuple[str, ...]) -> float:
     return float(any(re.search(rf"(?<![a-z]){re.escape(c)}", sentence_lower) for c in cues))
 
 
+# A paper's own name is the head of its title ("SPECTER: Document-level …"); its sentences call it "our model".
+_TITLE_NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
+_COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]{3,}[\w-]*)(?![\w-])")
+_SELF = re.compile(r"\b(?:we|our|us)\b", re.I)
+
+
+def own_name(title: str, question_lower: str) -> str:
+    """The name a paper's title gives it when the question says it; "" otherwise. A title names its paper by
+    the part before its colon (one to three words: "SPECTER: Document-level …") or by a coined word in it, one
+    with an inner capital or in capitals ("Combating Web Spam with TrustRank")."""
+    m = _TITLE_NAME.match(title or "")
+    names = [m.group(1)] if m and len(m.group(1).split()) <= 3 else []
+    names += _COINED.findall(title or "")
+    for name in names:
+        if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", question_lower):
+            return name
+    return ""
+
+
+def _read_as(c: Candidate, source: Source | None, question_lower: str) -> str:
+    """The sentence as the overlaps read it: a paper speaking of itself ("To train our model, we use …" in the
+    SPECTER paper) also says the paper's name when the question asks about it by that name."""
+    name = own_name(source.doc_title, question_lower) if source else ""
+    return f"{c.text} ({name})" if name and _SELF.search(c.text) else c.text
+
+
 def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
     """Fill each candidate's `features` (every name of FEATURES). `source_of(n)` is the context's source [n]."""
     if not candidates:
         return
-    lexical = _bm25(candidates, q.stems)
+    q_lower = q.text.lower()
+    read_as = [_read_as(c, source_of(c.n), q_lower) for c in candidates]
+    lexical = _bm25(read_as, q.stems)
     best_prior = max(c.prior for c in candidates)
     best_lexical = max(lexical)
     q_low = q.text.lower()
     passages: dict[int, str] = {}
-    for c, lex in zip(candidates, lexical):
+    for c, lex, text in zip(candidates, lexical, read_as):
         source = source_of(c.n)
         if c.n not in passages:
             passages[c.n] = (f"{source.text} {source.section} {source.doc_title}".lower() if source else "")
-        low = c.text.lower()
-        bag = term_bag(c.text, set(q.stems))
+        low = text.lower()
+        bag = term_bag(text, set(q.stems))
         overlap = len(q.stems & bag.keys()) / len(q.stems) if q.stems else 0.0
         passage_bag = set(T.stems(passages[c.n])) | bag.keys()
         words = set(T.words(c.text))
@@ -218,12 +246,12 @@ def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
         f["focus_near"] = max([f["focus"]] + [a["focus"] for a in around])
 
 
-def _bm25(candidates: list[Candidate], terms: frozenset[str]) -> list[float]:
+def _bm25(texts: list[str], terms: frozenset[str]) -> list[float]:
     """BM25 over the candidate pool (its own document frequencies) of stemmed words, scaled to 0..1 by the
     question's weight."""
     if not terms:
-        return [0.0] * len(candidates)
-    bags = [term_bag(c.text, set(terms)) for c in candidates]
+        return [0.0] * len(texts)
+    bags = [term_bag(t, set(terms)) for t in texts]
     avg = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
     n = len(bags)
     df = {t: sum(t in b for b in bags) for t in terms}

@@ -27,6 +27,9 @@ def _source(n, text, kind="text", section="", title="A paper"):
     ("What is a self-explanatory model?", T.DEFINITION),
     ("What does MMACE stand for?", T.DEFINITION),
     ("How many queries were collected?", T.NUMBER),
+    # Passive: what it was trained on, not what SPECTER is.
+    ("What is SPECTER trained on?", T.OTHER),
+    ("What is S2ORC based on?", T.OTHER),
 ])
 def test_answer_types(question, kind):
     assert T.answer_type(question) == kind
@@ -121,3 +124,36 @@ def test_token_counts_are_remembered_and_stay_exact():
     assert count_tokens(tokenizer, texts) == expected
     assert count_tokens(tokenizer, texts[::-1]) == expected[::-1]
     assert expected[0] > expected[3] > 0
+
+
+def test_a_paper_speaking_of_itself_says_its_own_name():
+    from core.query.candidates import Candidate
+    from core.query.reader_features import QuestionView, featurize, own_name
+
+    assert own_name("SPECTER: Document-level Representation Learning", "what is specter trained on?") == "SPECTER"
+    assert own_name("Combating Web Spam with TrustRank", "how does trustrank seed pages?") == "TrustRank"
+    assert own_name("Identifying Relations for Open Information Extraction", "what does reverb extract?") == ""
+    assert own_name("SPECTER: Document-level Representation Learning", "what is scibert trained on?") == ""
+    question = "What data is SPECTER trained on?"
+    own = "To train our model, we use a subset of the Semantic Scholar corpus of 146K query papers."
+    other = "To train our model, we use the 1B Word Benchmark."
+    sources = {1: _source(1, own, title="SPECTER: Document-level Representation Learning"),
+               2: _source(2, other, title="Another paper: on language models")}
+    candidates = [Candidate(1, own, "body"), Candidate(2, other, "body")]
+    featurize(QuestionView.of(question, ["SPECTER"]), candidates, sources.get)
+    mine, theirs = (c.features for c in candidates)
+    assert mine["named"] == 1.0 and theirs["named"] == 0.0
+    assert mine["overlap"] > theirs["overlap"] and mine["lexical"] > theirs["lexical"]
+
+
+def test_a_run_in_heading_starts_a_new_sentence():
+    from core.query.candidates import source_candidates
+
+    # A paragraph cut by a column break, then a paragraph parsing left under its run-in heading.
+    text = ("For SPECTER, we also perform an online A/B test to measure whether its advantages\n\n"
+            "Training Data To train our model, we use a subset of the Semantic Scholar corpus.\n\n"
+            "The model is trained for two epochs. In Table 3 we show the results.")
+    found = [c.text for c in source_candidates(_source(1, text), [], "What is SPECTER trained on?")]
+    assert "To train our model, we use a subset of the Semantic Scholar corpus." in found
+    assert "For SPECTER, we also perform an online A/B test to measure whether its advantages" in found
+    assert "The model is trained for two epochs." in found and "In Table 3 we show the results." in found
