@@ -115,17 +115,10 @@ def answer_type(question: str) -> str:
     return OTHER
 
 
-# "What is SPECTER trained on?", "What are the embeddings used for?": a passive verb ends the subject, so the
-# question asks what it was done with, not what the subject is.
-_PASSIVE_END = re.compile(r"\s[a-z]{2,}[^e\s]ed(?:\s+(?:on|for|by|with|from|in|into|to|of|as|at|about|against|"
-                          r"over|under|through|using))?$", re.I)
-
-
 def definition_term(question: str) -> str:
-    """X of "what is X?" — only when X is short, so "what is the accuracy of …" stays a number question, and not
-    passive ("what is X trained on?" asks for what X was trained on)."""
+    """X of "what is X?" — only when X is short, so "what is the accuracy of …" stays a number question."""
     m = _DEFINITION_Q.search(question)
-    if not m or (m.group("term") and _PASSIVE_END.search(" " + m.group("term").strip())):
+    if not m:
         return ""
     term = next(g for g in (m.group("term"), m.group("term2"), m.group("term3")) if g is not None)
     term = re.sub(r"^(an?|the)\s+", "", term.strip(), flags=re.I)

@@ -161,7 +161,12 @@ def _cue(sentence_lower: str, cues: tuple[str, ...]) -> float:
 # A paper's own name is the head of its title ("SPECTER: Document-level …"); its sentences call it "our model".
 _TITLE_NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]{3,}[\w-]*)(?![\w-])")
-_SELF = re.compile(r"\b(?:we|our|us)\b", re.I)
+_WE = re.compile(r"\b(?:we|our|us)\b", re.I)
+_ACRONYM = re.compile(r"(?<![\w-])(?:[A-Z]{2,}[\w-]*|[A-Za-z][a-z]*[A-Z][\w-]*)")  # SGC, SciBERT: another system
+_SELF = re.compile(r"\bour\s+(?:[\w-]+\s+)?(?:model|method|approach|system|framework|architecture|toolkit|tool|"
+                   r"corpus|dataset|pipeline|algorithm|technique|embeddings?|representations?|protocol|scheme|"
+                   r"guidelines?|library|agent|benchmark|encoder|parser|language|compiler|engine|implementation)s?\b",
+                   re.I)
 
 
 def own_name(title: str, question_lower: str) -> str:
@@ -178,10 +183,14 @@ def own_name(title: str, question_lower: str) -> str:
 
 
 def _read_as(c: Candidate, source: Source | None, question_lower: str) -> str:
-    """The sentence as the overlaps read it: a paper speaking of itself ("To train our model, we use …" in the
-    SPECTER paper) also says the paper's name when the question asks about it by that name."""
+    """The sentence as the overlaps read it: a paper speaking of what it presents ("To train our model, we use …"
+    in the SPECTER paper) also says the paper's name when the question asks about it by that name. A "we" beside
+    another system's name does not: "For SGC, we remove …" is about a baseline."""
     name = own_name(source.doc_title, question_lower) if source else ""
-    return f"{c.text} ({name})" if name and _SELF.search(c.text) else c.text
+    if not name or not _WE.search(c.text):
+        return c.text
+    others = [m for m in _ACRONYM.findall(c.text) if m.lower() != name.lower()]
+    return f"{c.text} ({name})" if _SELF.search(c.text) or not others else c.text
 
 
 def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
