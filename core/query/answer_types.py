@@ -15,15 +15,24 @@ from functools import lru_cache
 NUMBER, YEAR, NAME, DEFINITION, OTHER = "number", "year", "name", "definition", "other"
 TERM, MANNER = "term", "manner"  # "what is X called?" (the term), "how is X computed?" (the way)
 
-_NUMBER_Q = re.compile(r"\b(how (many|much|large|big|long|often|fast|small|high|low|far|old)|what (fraction|percent"
+_NUMBER_Q = re.compile(r"\b(how (many|much|large|big|long|often|fast|small|high|low|far|old|thick|deep|wide|heavy|tall|"
+                       r"hot|cold|strong|accurate)|what (fraction|percent"
                        r"(age)?|proportion|share|ratio|number|amount|size|accuracy|score|f1|precision|recall|rate)"
                        r"|by how much|how many times)\b|^\s*what (is|are) the [\w\s'-]{0,50}\b(values?|scores?|"
                        r"numbers?|counts?|sizes?|rates?|percentages?)\b|^\s*what\b.*\b(reach|reaches|achieve|achieves|obtain|"
                        r"obtains|attain|attains|score|scores)\b", re.I)
 # A quantity with a unit: "what learning rate", "what batch size", "how long", "in seconds" — answered by a number.
-_UNIT_Q = re.compile(r"^\s*(what|which)\s+(?:[\w-]+\s+){0,2}?(learning rates?|batch sizes?|dimensions?|dimensionality|"
-                     r"dropout|epochs?|steps?|temperature|weight decay|warm-?up|length|duration|latency|time|speed|"
-                     r"threshold|budget|window|margin)\b|\bhow long\b"
+_UNIT_Q = re.compile(r"^\s*(?:(?:at|above|below|under|over|to|by|with|of|in)\s+)?(what|which)\s+"
+                     r"(?!(?:is|are|was|were)\s+an?\s)"  # "what is a factual error": a kind of thing, no quantity
+                     r"(?:[\w-]+\s+){0,3}?"
+                     r"(learning rates?|batch sizes?|dimensions?|dimensionality|"
+                     r"dropout|epochs?|steps?|temperatures?|weight decay|warm-?up|length|duration|latency|time|speed|"
+                     r"threshold|budget|window|margin|resolution|mass|ratio|depth|thickness|speed-?up|difference|"
+                     r"values?|concentrations?|dose|current|voltage|frequency|energy|pressure|weight|height|width|"
+                     r"distance|volume|density|error|correlation|coefficient|p-value|[li]c50|ec50)\b"
+                     # the quantity heads its noun phrase: "which density profile" asks for a profile
+                     r"(?=\s*[?,]|\s+(?:of|is|are|was|were|did|does|do|has|have|had|for|in|on|at|to|between|per|that|"
+                     r"with|when|after|during|by|must|can|could|should|would|will|[a-z]{2,}ed)\b)|\bhow long\b"
                      r"|\bin (seconds|minutes|hours|days|ms|milliseconds)\b", re.I)
 _YEAR_Q = re.compile(r"^\s*when\b|\b(what|which) (years?|dates?|months?)\b", re.I)
 _NAME_NOUNS = (r"(model|dataset|corpus|corpora|method|system|tool|library|algorithm|benchmark|framework|baseline|"
@@ -37,7 +46,9 @@ _NAME_Q = re.compile(rf"\b(who|whom|whose|(which|what)(?! (?:is|are) an? )( [\w-
 _DEFINITION_Q = re.compile(r"^\s*(what (is|are) (an? |the )?(?P<term>[^?]{1,80}?)\s*\??$|define (?P<term2>[^?]+)"
                            r"|what does (?P<term3>[^?]+?) (mean|stand for|refer to)\b)", re.I)
 # "What is X referred to as?", "What are two molecules called when …": the answer is the term the sentence gives.
-_TERM_Q = re.compile(r"^\s*(what|how)\b.*\b(called|referred to(?: as)?|known as|termed|dubbed|named)\b", re.I)
+_TERM_Q = re.compile(r"^\s*(?:(what|how)\b.*\b(called|referred to(?: as)?|known as|termed|dubbed|named|"
+                     r"(?:do|does|did)\b.*\bcall)\b|(which|what)\s+(?:[\w-]+\s+){0,2}(term|name)s?\s+(?:do|does|did)\b)",
+                     re.I)
 _TERM = re.compile(r"\b(?:(?:is|are|was|were)\s+)?(?:called|referred (?:to )?as|known as|termed|dubbed|denoted? as|"
                    r"named|coined)\s+(?:an?\s+|the\s+)?(?:[“\"‘']\s*(?P<quoted>[^”\"’']{2,80}?)\s*[”\"’']|"
                    r"(?P<plain>[\w-]+(?:\s+[\w-]+){0,4}))", re.I)
@@ -98,15 +109,21 @@ class Span:
     score: float  # how well it fits: closeness to the question's words
 
 
+# "Which gene …", "In which cell line …": a thing picked by its name.
+_WHICH_Q = re.compile(r"^\s*(?:(?:in|on|from|by|at|with|for|to|of|under|apart from [^,]+,)\s+)?which\s+[\w-]+", re.I)
+# A scene set before the question proper: "In the review of …, what is the molecular size …?"
+_LEAD_CLAUSE = re.compile(r"^[^,?]{0,100},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what)\b)", re.I)
+
+
 def answer_type(question: str) -> str:
-    q = question.strip()
+    q = _LEAD_CLAUSE.sub("", question.strip())
     if _YEAR_Q.search(q):
         return YEAR
     if _NUMBER_Q.search(q) or _UNIT_Q.search(q):
         return NUMBER
     if _TERM_Q.search(q):
         return TERM
-    if _NAME_Q.search(q):
+    if _NAME_Q.search(q) or _WHICH_Q.search(q):
         return NAME
     if definition_term(q):
         return DEFINITION

@@ -27,6 +27,19 @@ def _source(n, text, kind="text", section="", title="A paper"):
     ("What is a self-explanatory model?", T.DEFINITION),
     ("What does MMACE stand for?", T.DEFINITION),
     ("How many queries were collected?", T.NUMBER),
+    ("What does Bigtable call a dynamically partitioned range of rows?", T.TERM),
+    ("Which cognitive-science term does the paper use for reading sources?", T.TERM),
+    ("Can traces cross function call boundaries?", T.OTHER),
+    # A quantity, however it is asked for, after a scene-setting clause too.
+    ("At what temperature were the STM experiments carried out?", T.NUMBER),
+    ("How thick was the Cr film deposited on the substrate?", T.NUMBER),
+    ("What pooled weighted mean difference in haemoglobin was found?", T.NUMBER),
+    ("What is a factual error in the definition LongEval adopts?", T.DEFINITION),
+    ("In the review of scramblases, what is the molecular size of the purified protein?", T.NUMBER),
+    # The quantity word must head the noun phrase: a density profile is a thing with a name.
+    ("Which density profile is used to model galaxy clusters?", T.NAME),
+    ("In which cell line did mCTRP2 induce glycogen accumulation?", T.NAME),
+    ("Which gene was identified as mutated in Scott syndrome platelets?", T.NAME),
 ])
 def test_answer_types(question, kind):
     assert T.answer_type(question) == kind
