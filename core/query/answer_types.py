@@ -115,8 +115,13 @@ _WHICH_Q = re.compile(r"^\s*(?:(?:in|on|from|by|at|with|for|to|of|under|apart fr
 _LEAD_CLAUSE = re.compile(r"^[^,?]{0,100},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what)\b)", re.I)
 
 
+def main_clause(question: str) -> str:
+    """The question without a scene-setting clause before it: what its type is read from."""
+    return _LEAD_CLAUSE.sub("", question.strip())
+
+
 def answer_type(question: str) -> str:
-    q = _LEAD_CLAUSE.sub("", question.strip())
+    q = main_clause(question)
     if _YEAR_Q.search(q):
         return YEAR
     if _NUMBER_Q.search(q) or _UNIT_Q.search(q):
@@ -347,7 +352,7 @@ def spans(sentence: str, kind: str, question: str) -> list[Span]:
                     g = 1 if m.group(1) else 2
                     found.append(Span(m.start(g), m.end(g), m.group(g), 1.0 + said))
     elif kind == DEFINITION:
-        term = definition_term(question)
+        term = definition_term(main_clause(question))
         m, gap = None, ""
         # "X is …", "X, a …" or "X (…) is …": the definition follows the term, not a later verb of the sentence;
         # any mention of the term may be the one defined ("factual errors in …, where a factual error is …").
@@ -383,7 +388,7 @@ def spans(sentence: str, kind: str, question: str) -> list[Span]:
             if text.lower() not in qlower:
                 found.append(Span(m.start(group), m.start(group) + len(text), text, 2.0 if group == "quoted" else 1.0))
     elif kind == MANNER:
-        verb = _MANNER_Q.search(question).group("verb")
+        verb = _MANNER_Q.search(main_clause(question)).group("verb")
         for m in re.finditer(rf"\b{re.escape(verb)}{_MANNER_AFTER}", sentence, re.I):
             end = _clause_end(sentence, m.end())
             found.append(Span(m.end(), end, sentence[m.end():end].strip(), 2.0))

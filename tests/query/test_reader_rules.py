@@ -56,6 +56,16 @@ def _first(sentence, kind, question):
     return found[0].text if found else None
 
 
+def test_a_question_after_a_scene_setting_clause_is_typed_and_answered_by_its_main_clause():
+    question = "In the association rule study, how is the occurrence of a MeSH term represented?"
+    assert T.answer_type(question) == T.MANNER
+    found = T.spans("The occurrence of a MeSH term is represented as a binary feature.", T.MANNER, question)
+    assert found and found[0].text.startswith("a binary feature")
+    question = "In the LongEval paper, what is a factual error?"
+    assert T.answer_type(question) == T.DEFINITION
+    assert T.spans("A factual error is a span that the source contradicts.", T.DEFINITION, question)
+
+
 def test_term_manner_and_definition_spans():
     assert _first("This is referred as “establishing the working memory” [2, 13], a key step.", T.TERM,
                   "What is the early step referred to as?") == "establishing the working memory"
@@ -171,3 +181,23 @@ def test_a_run_in_heading_starts_a_new_sentence():
     assert "To train our model, we use a subset of the Semantic Scholar corpus." in found
     assert "For SPECTER, we also perform an online A/B test to measure whether its advantages" in found
     assert "The model is trained for two epochs." in found and "In Table 3 we show the results." in found
+
+
+_LEADS = ["", "In the study, ", "According to X, "]
+_ASKS = ["what", "which", "how", "at what", "in which", "how many", "what does", "how is", "define"]
+_WORDS = ["is", "was", "does", "the", "a", "mass", "term", "value", "of", "gene", "thick", "temperature", "Bigtable",
+          "called", "call", "computed", "stand for", ","]
+
+
+def test_every_question_form_gets_spans_without_error():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=400, deadline=None, derandomize=True, database=None)
+    @given(st.sampled_from(_LEADS), st.sampled_from(_ASKS), st.lists(st.sampled_from(_WORDS), max_size=6),
+           st.sampled_from(["?", " computed?", " called?", " mean?", ""]))
+    def check(lead, ask, words, end):
+        question = f"{lead}{ask} {' '.join(words)}{end}"
+        T.spans("X was computed as 5 by Y, called a tablet, in 2019; X is a thing.", T.answer_type(question), question)
+
+    check()
