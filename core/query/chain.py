@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from core.query import answer_types as T
+from core.query.reader_features import rarity
 
 # A clause inside the question that describes the thing asked about: "the film that …", "a musician whose …",
 # "X's first novel was published by …", "the director of …".
@@ -23,6 +24,8 @@ _COMPOSITIONAL = re.compile(r"\w[^?]*\b(that|which|who|whose|whom|where)\b|'s\b|
 _NAME = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|the|and|von|van|la|le)\s+)?[A-Z][\w'’.-]*)*")
 _GENERIC = {"The", "A", "An", "It", "He", "She", "They", "In", "On", "At", "This", "That", "His", "Her", "Its"}
 MAX_FIRST = 3  # first-hop candidates tried, best first
+FUNCTION_RARITY = 1.5  # "for", "in", "the" (wordfreq Zipf 6.5 and above): never a name's first word
+START_RARITY = 3.0  # "further", "finally", "each" (Zipf 5 and above): alone at a sentence's start, not a name
 
 
 @dataclass
@@ -41,8 +44,16 @@ def _names(text: str) -> list[str]:
     for m in _NAME.finditer(text):
         name = m.group().strip(" .'’")
         words = name.split()
-        while words and words[0] in _GENERIC:
+        at_start = not text[:m.start()].strip(" \"'“(")
+        # A function word capitalised ("For SGC", "In Oslo"), not the name.
+        while words and (words[0] in _GENERIC or rarity(words[0].lower()) <= FUNCTION_RARITY):
             words.pop(0)
+            at_start = False
+        # "However, …", "Further, …", "Finally the …": a word that starts the sentence only because it is common
+        # there (a comma after it, or as common as "finally" in general English), not a name.
+        if len(words) == 1 and at_start and (text[m.end():m.end() + 1] == "," or
+                                             rarity(words[0].lower()) <= START_RARITY):
+            continue
         if words and len(" ".join(words)) > 2:
             out.append(" ".join(words))
     return list(dict.fromkeys(out))

@@ -27,3 +27,14 @@ def test_compositional_questions_and_their_bridges():
     found = bridges("The Zorbatron engine was invented by Miriam Castellane in 1987.", "", "Who invented the "
                     "Zorbatron engine?")
     assert found == ["Miriam Castellane"]
+
+
+def test_a_word_capitalised_only_because_it_starts_the_sentence_is_no_bridge():
+    question = "Why is exact recovery impossible in the setting of the Okapi paper?"
+    assert bridges("Further, the observed impacts on flows may be exaggerated.", "", question) == []
+    assert bridges("However the master fails rarely.", "", question) == []
+    assert bridges("For each query paper we construct up to 5 triples.", "", question) == []
+    # a name after a capitalised function word, or starting the sentence on its own, still is one
+    assert bridges("For SGC, we remove the test citations.", "", question) == ["SGC"]
+    assert bridges("Metallica released the album in 1991.", "", question) == ["Metallica"]
+    assert bridges("New York hosts the archive.", "", question) == ["New York"]
