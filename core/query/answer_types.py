@@ -112,7 +112,8 @@ class Span:
 # "Which gene …", "In which cell line …": a thing picked by its name.
 _WHICH_Q = re.compile(r"^\s*(?:(?:in|on|from|by|at|with|for|to|of|under|apart from [^,]+,)\s+)?which\s+[\w-]+", re.I)
 # A scene set before the question proper: "In the review of …, what is the molecular size …?"
-_LEAD_CLAUSE = re.compile(r"^[^,?]{0,100},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what)\b)", re.I)
+_LEAD_CLAUSE = re.compile(r"^[^,?]{0,100},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what|is|are|was|"
+                          r"were|do|does|did|can|could|has|have|had|will|would|should)\b)", re.I)
 
 
 def main_clause(question: str) -> str:

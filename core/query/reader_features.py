@@ -134,7 +134,8 @@ class QuestionView:
         cls_ = question_class(question)
         return cls(text=question, kind=T.answer_type(question), stems=frozenset(T.stems(question)),
                    named=tuple(w.lower() for w in named), words=frozenset(T.words(question)),
-                   cues=tuple(cue_lexicon().get(cls_, [])), yes_no=bool(_YES_NO.match(question)),
+                   cues=tuple(cue_lexicon().get(cls_, [])),
+                   yes_no=bool(_YES_NO.match(T.main_clause(question))),
                    focus=question_focus(question), weights=tuple(_stem_weights(question).items()))
 
 

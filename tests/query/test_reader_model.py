@@ -195,6 +195,17 @@ def test_a_yes_no_question_states_its_verdict_before_the_evidence():
     assert yes_no.polarity("Does SPECTER beat SciBERT without any fine-tuning?",
                            "Without any fine-tuning, SPECTER still outperforms SciBERT.") == yes_no.YES
     assert yes_no.polarity("Did the study find an association?", "We found no association.") == yes_no.NO
+    # Two negations are still a no; one said in passing or one that does not negate is none.
+    assert yes_no.polarity("Are Shapley values actionable and sparse?",
+                           "Yet Shapley values are not actionable nor sparse.") == yes_no.NO
+    assert yes_no.polarity("Did the extracts inhibit microbial growth?",
+                           "The extracts were found insensitive to microbial growth (data not shown).") == yes_no.NO
+    assert yes_no.polarity("Does the constraint improve recall?",
+                           "The constraint not only raises precision but also improves recall.") == yes_no.YES
+    assert yes_no.polarity("Does the method work?", "The method works (although not always).") == yes_no.YES
+    # A yes/no question after a scene-setting clause is one too.
+    from core.query.reader_features import QuestionView
+    assert QuestionView.of("According to the review, does deleting PLSCR1 abolish scrambling?", []).yes_no
 
 
 def test_the_embedded_models_context_is_the_best_sentences_under_their_passage_numbers():
