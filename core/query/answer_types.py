@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+# The words' helpers are re-exported: the reader's modules read them as answer_types.stems, .words, …
+from core.query.words import LOWER_STOP, WORD
+from core.query.words import mentions as mentions
+from core.query.words import named_words as named_words
+from core.query.words import stem as stem
+from core.query.words import stems as stems
+from core.query.words import words as words
 
 NUMBER, YEAR, NAME, DEFINITION, OTHER = "number", "year", "name", "definition", "other"
 TERM, MANNER = "term", "manner"  # "what is X called?" (the term), "how is X computed?" (the way)
@@ -95,10 +102,6 @@ _RANGE = re.compile(r"\bfrom\s+[-+−]?\d[\d,]*(?:\.\d+)?\s?%?\s+to\s+[-+−]?\d
 _LIST_OR_MARKER = re.compile(r"[\d,]+(\)|\.\s|\s+[A-Z][a-z])")
 _COPULA = re.compile(r"\b(is|are|was|were|refers to|denotes|means|stands for|is called|consists of|is defined as)\b"
                      r"\s+", re.I)
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_LOWER_STOP = {"the", "a", "an", "of", "in", "on", "for", "to", "and", "or", "with", "by", "we", "our", "this",
-               "that", "these", "is", "are", "was", "were", "it", "its", "as", "at", "from", "be", "how", "what",
-               "which", "who", "when", "does", "do", "did", "many", "much"}
 
 
 @dataclass
@@ -173,27 +176,7 @@ def focus_words(question: str) -> list[str]:
         if w.lower() in _FOCUS_END:
             break
         out.append(w)
-    return [w for w in out if w.lower() not in _MEASURE and w.lower() not in _LOWER_STOP]
-
-
-# Named tokens of a question (FinTabNet, Martins, OTSL, TableFormer-Large): an acronym, an inner capital or digit,
-# or a capitalised word that does not start the question.
-_NAMED_Q = re.compile(r"(?<![\w-])(?:[A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z0-9][\w-]*|[a-z]+[A-Z][\w-]*|[A-Z][a-z][\w-]*)")
-
-
-def named_words(question: str) -> list[str]:
-    first = re.match(r"\s*\S+", question)
-    return [m.group() for m in _NAMED_Q.finditer(question)
-            if not (first and m.start() < first.end()) and m.group().lower() not in _LOWER_STOP]
-
-
-def mentions(text_lower: str, word: str) -> bool:
-    """The word, or each part of a hyphenated one, in the text (lower-cased), singular or plural."""
-    parts = [p for p in re.split(r"[-']", word.lower()) if len(p) > 1] or [word.lower()]
-    stems = [p[:-1] if len(p) > 3 and p.endswith("s") and not p.endswith("ss") else p for p in parts]
-    # At a word start: "teds" is not in "reported" (compounds such as "TABLEFORMERLARGE" still hold "large").
-    return all(re.search(rf"(?<![a-z0-9]){re.escape(p)}", text_lower) or len(p) > 4 and p in text_lower
-               for p in stems)
+    return [w for w in out if w.lower() not in _MEASURE and w.lower() not in LOWER_STOP]
 
 
 def about_media(question: str) -> bool:
@@ -201,39 +184,12 @@ def about_media(question: str) -> bool:
     return bool(_MEDIA_Q.search(question))
 
 
-def words(text: str) -> set[str]:
-    """Lower-case words without the commonest ones and a plural s, for overlap with the question."""
-    out = set()
-    for w in _WORD.findall(text.lower()):
-        if w in _LOWER_STOP or len(w) < 2:
-            continue
-        out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
-    return out
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A crude suffix stem for term overlap: "deployed" and "deploy", "computed" and "compute" meet."""
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[:-len(suffix)]
-    return word
-
-
-def stems(text: str) -> list[str]:
-    """The content words of a text, stemmed, with hyphenated words also joined ("SQuAL-ITY", "de- terministic")."""
-    low = text.lower()
-    out = [stem(w) for w in _WORD.findall(low) if w not in _LOWER_STOP and len(w) > 1]
-    out += [stem(a + b) for a, b in re.findall(r"([a-z0-9]+)-\s?([a-z0-9]+)", low)]
-    return out
-
-
 def _closeness(sentence: str, start: int, end: int, qwords: set[str]) -> float:
     """Question words within a few words of a span, nearer ones counting more: which of several numbers in a
     sentence is the one asked about ("37M unique paper nodes", not "12M authors")."""
     # Distance in content words: "94.0% of the queries were qualified" has "queries" right next to the number.
-    left = [w for w in _WORD.findall(sentence[max(0, start - 60):start]) if w.lower() not in _LOWER_STOP][-6:]
-    right = [w for w in _WORD.findall(sentence[end:end + 60]) if w.lower() not in _LOWER_STOP][:6]
+    left = [w for w in WORD.findall(sentence[max(0, start - 60):start]) if w.lower() not in LOWER_STOP][-6:]
+    right = [w for w in WORD.findall(sentence[end:end + 60]) if w.lower() not in LOWER_STOP][:6]
     score = 0.0
     for distance, w in enumerate(reversed(left), 1):
         score += (1.0 / distance) * (_one(w) in qwords)
@@ -245,7 +201,7 @@ def _closeness(sentence: str, start: int, end: int, qwords: set[str]) -> float:
 def _one(word: str) -> str:
     """words() of a single word ("" when it does not count)."""
     w = word.lower()
-    if w in _LOWER_STOP or len(w) < 2:
+    if w in LOWER_STOP or len(w) < 2:
         return ""
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
