@@ -72,6 +72,11 @@ def cue_lexicon() -> dict[str, list[str]]:
     return _cues()["classes"]
 
 
+def not_negating() -> list[str]:
+    """Negation words that negate nothing the evidence claims ("not only", "nor")."""
+    return _cues()["not_negating"]
+
+
 def negation_words() -> list[str]:
     """The words that make a yes/no question's evidence a no (core.query.yes_no)."""
     return _cues()["negation"]
@@ -164,10 +169,13 @@ _TITLE_NAME = re.compile(r"^\s*([^:]{2,40}?)\s*:\s")
 _COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9]{3,}[\w-]*)(?![\w-])")
 _WE = re.compile(r"\b(?:we|our|us)\b", re.I)
 _ACRONYM = re.compile(r"(?<![\w-])(?:[A-Z]{2,}[\w-]*|[A-Za-z][a-z]*[A-Z][\w-]*)")  # SGC, SciBERT: another system
-_SELF = re.compile(r"\bour\s+(?:[\w-]+\s+)?(?:model|method|approach|system|framework|architecture|toolkit|tool|"
-                   r"corpus|dataset|pipeline|algorithm|technique|embeddings?|representations?|protocol|scheme|"
-                   r"guidelines?|library|agent|benchmark|encoder|parser|language|compiler|engine|implementation)s?\b",
-                   re.I)
+
+
+@lru_cache(maxsize=1)
+def _self_reference() -> re.Pattern:
+    """ "our <noun>": how a paper speaks of what it presents (the nouns: reader_cues.json, `self_nouns`)."""
+    nouns = "|".join(re.escape(n) for n in _cues()["self_nouns"])
+    return re.compile(rf"\bour\s+(?:[\w-]+\s+)?(?:{nouns})s?\b", re.I)
 
 
 def own_name(title: str, question_lower: str) -> str:
@@ -191,19 +199,18 @@ def _read_as(c: Candidate, source: Source | None, question_lower: str) -> str:
     if not name or not _WE.search(c.text):
         return c.text
     others = [m for m in _ACRONYM.findall(c.text) if m.lower() != name.lower()]
-    return f"{c.text} ({name})" if _SELF.search(c.text) or not others else c.text
+    return f"{c.text} ({name})" if _self_reference().search(c.text) or not others else c.text
 
 
 def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
     """Fill each candidate's `features` (every name of FEATURES). `source_of(n)` is the context's source [n]."""
     if not candidates:
         return
-    q_lower = q.text.lower()
-    read_as = [_read_as(c, source_of(c.n), q_lower) for c in candidates]
+    q_low = q.text.lower()
+    read_as = [_read_as(c, source_of(c.n), q_low) for c in candidates]
     lexical = _bm25(read_as, q.stems)
     best_prior = max(c.prior for c in candidates)
     best_lexical = max(lexical)
-    q_low = q.text.lower()
     passages: dict[int, str] = {}
     for c, lex, text in zip(candidates, lexical, read_as):
         source = source_of(c.n)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import re
 
-from core.query.reader_features import negation_words
+from core.query.reader_features import negation_words, not_negating
 
 YES, NO = "yes", "no"
-# Said in passing, or not negating what the sentence claims: "(data not shown)", "not only … but also", "nor" (it
-# continues the "not" before it).
+# Said in passing: "(data not shown)". What negates nothing ("not only … but also") is data: reader_cues.json.
 _ASIDE = re.compile(r"\([^()]*\)")
-_NOT_NEGATING = re.compile(r"\bnot only\b|\bnor\b", re.I)
 
 
 def _negations(text: str) -> list[str]:
@@ -31,5 +29,6 @@ def _negations(text: str) -> list[str]:
 
 def polarity(question: str, sentence: str) -> str:
     asked = set(_negations(question))
-    said = [n for n in _negations(_ASIDE.sub(" ", _NOT_NEGATING.sub(" ", sentence))) if n not in asked]
+    kept = re.sub("|".join(rf"\b{re.escape(w)}\b" for w in not_negating()), " ", sentence, flags=re.I)
+    said = [n for n in _negations(_ASIDE.sub(" ", kept)) if n not in asked]
     return NO if said else YES
