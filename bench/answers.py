@@ -35,10 +35,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import bench_workspace  # noqa: E402
+from bench.common import percentile as pct  # noqa: E402
 from core.eval.metrics import (  # noqa: E402
     complete_at_k,
+    contains_reference,
     exact_match,
-    normalize_answer,
     passage_hits,
     recall_at_k,
     reciprocal_rank,
@@ -50,14 +51,6 @@ from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams, QueryResult  # noqa: E402
 from core.query.routes import available_modes  # noqa: E402
 from core.schema.records import DocStatus, GraphStatus  # noqa: E402
-
-try:
-    from core.eval.metrics import contains_reference  # noqa: E402
-except ImportError:  # an older metrics module: the same rule, whole words of the normalised texts
-    def contains_reference(answers, references) -> float:
-        texts = [f" {normalize_answer(a)} " for a in answers if a]
-        needles = [normalize_answer(r) for r in references]
-        return float(any(n and f" {n} " in t for n in needles for t in texts))
 
 PAPERS = REPO.parent / "shared" / "corpus" / "papers"
 # The independent set (bench/qa_corpus): 43 papers rebuilt by bench/qa_corpus/build.py, questions written by people
@@ -71,11 +64,6 @@ WARM_UP = "Which datasets are used for evaluation?"
 
 def row(*cells) -> None:
     print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 def mean(values: list[float]) -> float | None:

@@ -1,5 +1,5 @@
-"""What the benchmark scripts share: a workspace to work in, CPU time of this process and its children, and a
-table row."""
+"""What the benchmark scripts share: a workspace to work in, CPU time of this process and its children, a
+percentile and a table row."""
 from __future__ import annotations
 
 import resource
@@ -22,6 +22,12 @@ def bench_workspace(path: str | None, prefix: str):
 def cpu() -> float:
     self_, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return self_.ru_utime + self_.ru_stime + children.ru_utime + children.ru_stime
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th value of the sorted values (nearest rank); nan for none."""
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 def row(label: str, value) -> None:

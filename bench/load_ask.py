@@ -41,6 +41,8 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.common import percentile as pct  # noqa: E402
+
 CHROMIUM = Path("/usr/bin/chromium")
 QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -69,11 +71,6 @@ ANSWER_OR_FAILURE = """([question, ms]) => new Promise((resolve) => {
   const now = state();
   if (now) done(now);
 })""" % json.dumps(RUNNING)
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
 
 
 class Tally:

@@ -35,6 +35,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 import numpy as np  # noqa: E402
 
 from bench.common import bench_workspace, cpu  # noqa: E402
+from bench.common import percentile as pct  # noqa: E402
 from core.eval.metrics import complete_at_k, exact_match, passage_hits  # noqa: E402
 from core.eval.metrics import token_f1 as f1  # noqa: E402
 from core.library import Library, open_library  # noqa: E402
@@ -58,11 +59,6 @@ HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
 
 def row(*cells) -> None:
     print("| " + " | ".join(str(c) for c in cells) + " |", flush=True)
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
 # ---------------------------------------------------------------------------------------------- text documents

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 # The words' helpers are re-exported: the reader's modules read them as answer_types.stems, .words, …
-from core.query.words import LOWER_STOP, WORD
+from core.query.words import LOWER_STOP, WORD, word_form
 from core.query.words import mentions as mentions
 from core.query.words import named_words as named_words
 from core.query.words import stem as stem
@@ -114,14 +114,22 @@ class Span:
 
 # "Which gene …", "In which cell line …": a thing picked by its name.
 _WHICH_Q = re.compile(r"^\s*(?:(?:in|on|from|by|at|with|for|to|of|under|apart from [^,]+,)\s+)?which\s+[\w-]+", re.I)
-# A scene set before the question proper: "In the review of …, what is the molecular size …?"
-_LEAD_CLAUSE = re.compile(r"^[^,?]{0,100},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what|is|are|was|"
-                          r"were|do|does|did|can|could|has|have|had|will|would|should)\b)", re.I)
+_AUXILIARY = r"(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)"  # a yes/no question's
+_YES_NO_Q = re.compile(rf"^\s*{_AUXILIARY}\b", re.I)
+# A scene set before the question proper: "In the review of …, what is the molecular size …?", "According to …,
+# does …?"
+_LEAD_CLAUSE = re.compile(rf"^[^,?]{{0,100}},\s*(?=(?:what|which|how|when|who|where|at what|in what|on what|"
+                          rf"{_AUXILIARY})\b)", re.I)
 
 
 def main_clause(question: str) -> str:
     """The question without a scene-setting clause before it: what its type is read from."""
     return _LEAD_CLAUSE.sub("", question.strip())
+
+
+def yes_no_question(question: str) -> bool:
+    """Asked for a yes or a no: its main clause starts with an auxiliary ("Does …", "According to X, is …")."""
+    return bool(_YES_NO_Q.match(main_clause(question)))
 
 
 def answer_type(question: str) -> str:
@@ -192,18 +200,10 @@ def _closeness(sentence: str, start: int, end: int, qwords: set[str]) -> float:
     right = [w for w in WORD.findall(sentence[end:end + 60]) if w.lower() not in LOWER_STOP][:6]
     score = 0.0
     for distance, w in enumerate(reversed(left), 1):
-        score += (1.0 / distance) * (_one(w) in qwords)
+        score += (1.0 / distance) * (word_form(w) in qwords)
     for distance, w in enumerate(right, 1):
-        score += (1.2 / distance) * (_one(w) in qwords)
+        score += (1.2 / distance) * (word_form(w) in qwords)
     return score
-
-
-def _one(word: str) -> str:
-    """words() of a single word ("" when it does not count)."""
-    w = word.lower()
-    if w in LOWER_STOP or len(w) < 2:
-        return ""
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
 _CELL = re.compile(r"(?:^|;\s+)(?P<col>[^:;]{1,60}?):\s+(?P<value>[^;]*?)(?=;\s|$)")

@@ -24,7 +24,7 @@ _COMPOSITIONAL = re.compile(r"\w[^?]*\b(that|which|who|whose|whom|where)\b|'s\b|
 _NAME = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|the|and|von|van|la|le)\s+)?[A-Z][\w'’.-]*)*")
 _GENERIC = {"The", "A", "An", "It", "He", "She", "They", "In", "On", "At", "This", "That", "His", "Her", "Its"}
 MAX_FIRST = 3  # first-hop candidates tried, best first
-FUNCTION_RARITY = 1.5  # "for", "in", "the" (wordfreq Zipf 6.5 and above): never a name's first word
+CAPITALISED_FUNCTION_RARITY = 1.5  # "For", "In" (wordfreq Zipf 6.5 and above): never a name's first word
 START_RARITY = 3.0  # "further", "finally", "each" (Zipf 5 and above): alone at a sentence's start, not a name
 
 
@@ -46,7 +46,7 @@ def _names(text: str) -> list[str]:
         words = name.split()
         at_start = not text[:m.start()].strip(" \"'“(")
         # A function word capitalised ("For SGC", "In Oslo"), not the name.
-        while words and (words[0] in _GENERIC or rarity(words[0].lower()) <= FUNCTION_RARITY):
+        while words and (words[0] in _GENERIC or rarity(words[0].lower()) <= CAPITALISED_FUNCTION_RARITY):
             words.pop(0)
             at_start = False
         # "However, …", "Further, …", "Finally the …": a word that starts the sentence only because it is common

@@ -37,7 +37,6 @@ _SECTIONS = {"abstract": "abstract", "introduction": "intro", "conclusion": "con
              "experiment": "results", "evaluation": "results", "method": "method", "approach": "method",
              "related": "related", "discussion": "conclusion", "limitation": "conclusion"}
 SECTION_NAMES = ("abstract", "intro", "method", "results", "conclusion", "related")
-_YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9-]+")
 
 FEATURES = (
@@ -140,7 +139,7 @@ class QuestionView:
         return cls(text=question, kind=T.answer_type(question), stems=frozenset(T.stems(question)),
                    named=tuple(w.lower() for w in named), words=frozenset(T.words(question)),
                    cues=tuple(cue_lexicon().get(cls_, [])),
-                   yes_no=bool(_YES_NO.match(T.main_clause(question))),
+                   yes_no=T.yes_no_question(question),
                    focus=question_focus(question), weights=tuple(_stem_weights(question).items()))
 
 
@@ -191,11 +190,10 @@ def own_name(title: str, question_lower: str) -> str:
     return ""
 
 
-def _read_as(c: Candidate, source: Source | None, question_lower: str) -> str:
+def _read_as(c: Candidate, name: str) -> str:
     """The sentence as the overlaps read it: a paper speaking of what it presents ("To train our model, we use …"
-    in the SPECTER paper) also says the paper's name when the question asks about it by that name. A "we" beside
-    another system's name does not: "For SGC, we remove …" is about a baseline."""
-    name = own_name(source.doc_title, question_lower) if source else ""
+    in the SPECTER paper) also says the paper's `name` (own_name: "" when the question does not say it). A "we"
+    beside another system's name does not: "For SGC, we remove …" is about a baseline."""
     if not name or not _WE.search(c.text):
         return c.text
     others = [m for m in _ACRONYM.findall(c.text) if m.lower() != name.lower()]
@@ -207,7 +205,9 @@ def featurize(q: QuestionView, candidates: list[Candidate], source_of) -> None:
     if not candidates:
         return
     q_low = q.text.lower()
-    read_as = [_read_as(c, source_of(c.n), q_low) for c in candidates]
+    names = {n: own_name(source.doc_title, q_low) if (source := source_of(n)) else ""
+             for n in {c.n for c in candidates}}  # once per passage, not per sentence
+    read_as = [_read_as(c, names[c.n]) for c in candidates]
     lexical = _bm25(read_as, q.stems)
     best_prior = max(c.prior for c in candidates)
     best_lexical = max(lexical)

@@ -31,14 +31,17 @@ def mentions(text_lower: str, word: str) -> bool:
                for p in stems)
 
 
+def word_form(word: str) -> str:
+    """A word as words() counts it: lower case, without a plural s; "" for the commonest words."""
+    w = word.lower()
+    if w in LOWER_STOP or len(w) < 2:
+        return ""
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 def words(text: str) -> set[str]:
     """Lower-case words without the commonest ones and a plural s, for overlap with the question."""
-    out = set()
-    for w in WORD.findall(text.lower()):
-        if w in LOWER_STOP or len(w) < 2:
-            continue
-        out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
-    return out
+    return {form for w in WORD.findall(text.lower()) if (form := word_form(w))}
 
 
 @lru_cache(maxsize=1 << 16)

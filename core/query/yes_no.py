@@ -11,6 +11,7 @@ nothing: its own negations are not counted in the sentence.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from core.query.reader_features import negation_words, not_negating
 
@@ -27,8 +28,13 @@ def _negations(text: str) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1)
+def _not_negating() -> re.Pattern:
+    return re.compile("|".join(rf"\b{re.escape(w)}\b" for w in not_negating()), re.I)
+
+
 def polarity(question: str, sentence: str) -> str:
     asked = set(_negations(question))
-    kept = re.sub("|".join(rf"\b{re.escape(w)}\b" for w in not_negating()), " ", sentence, flags=re.I)
+    kept = _not_negating().sub(" ", sentence)
     said = [n for n in _negations(_ASIDE.sub(" ", kept)) if n not in asked]
     return NO if said else YES
