@@ -72,6 +72,8 @@ def main() -> int:
     ap.add_argument("--questions", type=int, default=30)
     ap.add_argument("--provider", default="embedded", help="embedded, or openai (the workspace's endpoint)")
     ap.add_argument("--mode", default="mix")
+    ap.add_argument("--split", default="test", choices=("dev", "test"),
+                    help="dev: for choosing anything about the LLM path (grounding, context size); test: to report")
     ap.add_argument("--threads", type=int, default=0, help="the embedded model's threads (0: one per free core; "
                     "NOTES.md: on a loaded machine 1 is faster)")
     ap.add_argument("--json")
@@ -80,10 +82,10 @@ def main() -> int:
     lib.settings.llm.provider = args.provider  # this run only: the workspace's settings file is not touched
     lib.settings.llm.embedded_threads = args.threads
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    test = [r for r in rows if r["split"] == "test"]
+    test = [r for r in rows if r["split"] == args.split]
     questions = [r for r in test if r["answers"]][:args.questions - args.questions // 10] + \
         [r for r in test if not r["answers"]][:args.questions // 10]
-    print(f"{len(questions)} test questions, mode {args.mode}; load average {os.getloadavg()[0]:.1f}")
+    print(f"{len(questions)} {args.split} questions, mode {args.mode}; load average {os.getloadavg()[0]:.1f}")
     reader = measure(lib, questions, args.mode, use_llm=False)
     llm = measure(lib, questions, args.mode, use_llm=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}\n")

@@ -1,26 +1,34 @@
 """Every sentence of an LLM's answer checked against the passages it was given.
 
 Small local models often write no [n] marker at all, or cite a passage that does not say what the sentence says. Each
-sentence that states something is checked against the context's sources, by how many of its content words (stemmed,
-numbers exact) a source says:
+sentence that states something is checked against the context's sources, by how much of its claim a source says: its
+content words beyond the question's (stemmed, numbers exact), each weighted by how rare it is in general English, so
+"using the Sawzall language" rests on "Sawzall", not on "using":
 - cited: the model's marker points to a source that supports it;
 - matched: the model cited nothing (or a source that does not support it) but one source does: that source is
   attached as its citation, marked as found by PaperGraph rather than by the model;
 - unsupported: no source says enough of it; the UI flags it.
-A sentence that states nothing checkable (a short connective, "Short answer: …" is parsed before) is left alone.
+A claim of a word or two ("Nuclear norm") is checked like any other, but the model's own citation of it stands when
+its source says any of it. A sentence that states nothing beyond the question
+and a verdict ("X does not affect Y.") gets the passage that says the question's words, if the model cited none; a
+bare verdict ("Yes.", "No [2]"; "Short answer: …" is parsed before) is left alone.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from core.query import answer_types as T
+from core.query.reader_features import rarity
 from core.query.records import Answer, Context
 
 CITED, MATCHED, UNSUPPORTED = "cited", "matched", "unsupported"
 # Share of a sentence's content words a source must say to support it; the words of the question count for nothing
 # (an answer repeats them whatever it claims).
 SUPPORT = 0.5
-MIN_WORDS = 3  # fewer content words than this: nothing to check
+MIN_WORDS = 3  # a claim of fewer words keeps the model's citation when its source says any of it
+# A verdict is no claim to find in a passage: "No [2]" is checked by its citation alone.
+_VERDICTS = {T.stem(w) for w in ("yes", "no", "not", "both", "neither", "none", "true", "false", "either", "only")}
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _MARKER = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 
@@ -29,20 +37,26 @@ def _unmarked(sentence: str) -> str:
     return _MARKER.sub(" ", sentence)
 
 
-def _claim_words(sentence: str, question_stems: set[str]) -> set[str]:
-    return set(T.stems(_unmarked(sentence))) - question_stems
+def _claim(sentence: str, question_stems: set[str]) -> dict[str, float]:
+    """The sentence's claim: content stems beyond the question's and a verdict → how rare their word is."""
+    out: dict[str, float] = {}
+    for word in T.WORD.findall(_unmarked(sentence).lower()):
+        if word in T.LOWER_STOP or len(word) < 2 or (st := T.stem(word)) in question_stems or st in _VERDICTS:
+            continue
+        out[st] = min(out.get(st, math.inf), rarity(word))
+    return out
 
 
 def support(sentence: str, source_text: str, question_stems: set[str]) -> float:
-    """The share of the sentence's claim (its content words, its numbers exactly) that the source says."""
-    words = _claim_words(sentence, question_stems)
-    if len(words) < MIN_WORDS:
+    """The share of the sentence's claim (its content words by rarity, its numbers exactly) that the source says."""
+    claim = _claim(sentence, question_stems)
+    if not claim:
         return 1.0
     said = set(T.stems(source_text))
     numbers = set(_NUMBER.findall(_unmarked(sentence)))
     if numbers - set(_NUMBER.findall(source_text)):
         return 0.0  # a number no source states is not supported, however many words match
-    return len(words & said) / len(words)
+    return sum(w for st, w in claim.items() if st in said) / sum(claim.values())
 
 
 def ground(answer: Answer, context: Context, question: str) -> Answer:
@@ -50,12 +64,14 @@ def ground(answer: Answer, context: Context, question: str) -> Answer:
     q = set(T.stems(question))
     sources = {s.n: s.text for s in context.sources}
     for sentence in answer.sentences:
-        words = _claim_words(sentence.text, q)
-        if len(words) < MIN_WORDS:
-            sentence.support = CITED if sentence.citations else ""
+        claim = _claim(sentence.text, q)
+        if not claim:
+            _ground_verdict(sentence, sources)
             continue
-        if sentence.citations and max((support(sentence.text, sources[n], q) for n in sentence.citations
-                                      if n in sources), default=0.0) >= SUPPORT:
+        cited = max((support(sentence.text, sources[n], q) for n in sentence.citations if n in sources), default=0.0)
+        # The model's own citation stands on half the claim; on a claim of a word or two, on any of it ("The table
+        # reports the accuracy [1]": [1] is the table, which does not say "reports").
+        if cited >= SUPPORT or (cited > 0 and len(claim) < MIN_WORDS):
             sentence.support = CITED
             continue
         scored = sorted(((support(sentence.text, text, q), n) for n, text in sources.items()), reverse=True)
@@ -65,3 +81,16 @@ def ground(answer: Answer, context: Context, question: str) -> Answer:
         else:
             sentence.support = UNSUPPORTED
     return answer
+
+
+def _ground_verdict(sentence, sources: dict[int, str]) -> None:
+    """A sentence saying nothing beyond the question and a verdict ("X does not affect Y."): cited where the model
+    cited, else by the passage that says the question's own words when one does; a bare "Yes." stays alone."""
+    if sentence.citations:
+        sentence.support = CITED
+        return
+    sentence.support = ""
+    if _claim(sentence.text, set()):
+        share, n = max(((support(sentence.text, text, set()), n) for n, text in sources.items()), default=(0.0, 0))
+        if share >= SUPPORT:
+            sentence.citations, sentence.support = [n], MATCHED

@@ -167,6 +167,20 @@ def test_an_llm_sentence_is_cited_matched_or_flagged_by_what_the_passages_say():
     ground(answer, context, "What is BERT pre-trained on?")
     assert [s.support for s in answer.sentences] == [CITED, MATCHED, UNSUPPORTED, UNSUPPORTED]
     assert answer.sentences[1].citations == [2]
+    # A short claim (a word or two beyond the question's) is supported only by a source that says all of it; a
+    # bare verdict is left to its citation.
+    short = Answer(text="", extractive=False, sentences=[
+        AnswerSentence("BERT is pre-trained on BooksCorpus.", []),
+        AnswerSentence("BERT is pre-trained on Common Crawl.", []),
+        AnswerSentence("English Wikipedia [2].", [2]),
+        AnswerSentence("Yes [1].", [1]), AnswerSentence("No.", [])])
+    ground(short, context, "What is BERT pre-trained on?")
+    assert [s.support for s in short.sentences] == [MATCHED, UNSUPPORTED, MATCHED, CITED, ""]
+    assert short.sentences[0].citations == short.sentences[2].citations == [1]
+    # Only the question's words and a verdict: the passage that says those words is cited.
+    verdict = Answer(text="", extractive=False, sentences=[AnswerSentence("RoBERTa does not train longer.", [])])
+    ground(verdict, context, "Does RoBERTa train longer?")
+    assert verdict.sentences[0].support == MATCHED and verdict.sentences[0].citations == [2]
 
 
 def test_a_long_passage_keeps_the_window_that_matched_not_its_first_tokens():
