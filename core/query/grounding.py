@@ -11,7 +11,8 @@ content words beyond the question's (stemmed, numbers exact), each weighted by h
 A claim of a word or two ("Nuclear norm") is checked like any other, but the model's own citation of it stands when
 its source says any of it. A sentence that states nothing beyond the question
 and a verdict ("X does not affect Y.") gets the passage that says the question's words, if the model cited none; a
-bare verdict ("Yes.", "No [2]"; "Short answer: …" is parsed before) is left alone.
+bare verdict ("Yes.", "No [2]"; "Short answer: …" is parsed before) is left alone. The short answer itself is dropped
+when no passage says it: the model's own knowledge is not shown as what the papers answer.
 """
 from __future__ import annotations
 
@@ -80,6 +81,9 @@ def ground(answer: Answer, context: Context, question: str) -> Answer:
             sentence.support = MATCHED
         else:
             sentence.support = UNSUPPORTED
+    if answer.short_answer and max((support(answer.short_answer, text, q) for text in sources.values()),
+                                   default=0.0) < SUPPORT:
+        answer.short_answer = ""  # "Paris", asked of papers that never say it: not shown as the answer
     return answer
 
 

@@ -28,24 +28,30 @@ def _reply(body) -> Reply:
     if "high_level_keywords" in text:
         return Reply(content=json.dumps({"high_level_keywords": ["pre-training data"],
                                          "low_level_keywords": ["BERT", "BooksCorpus"]}))
+    if "Sources (cite as [n])" in system and "France" in text:  # asked what the papers never say
+        return Reply(content="Short answer: Paris\nThe capital of France is Paris, a city on the Seine.")
     if "Sources (cite as [n])" in system:
         n = re.search(r"^\[(\d+)\] .*\n.*BooksCorpus", system, re.M)
         return Reply(content=f"{ANSWER} [{n.group(1) if n else '1'}].")
     return Reply(content="ok")
 
 
+def _bert_workspace(tmp_path, server):
+    ws = graph_papers.fast_workspace(tmp_path / "ws", provider="openai", base_url=server.url, model=server.model,
+                                     max_retries=1)
+    lib = open_library(ws)
+    pdf = graph_papers.make_bert_pdf(tmp_path / "pdfs")
+    add_pdf(lib, pdf.name, pdf.read_bytes())
+    (doc,) = process_queue(lib)
+    assert doc.status == DocStatus.READY, doc.message
+    process_graph_queue(lib)
+    return ws
+
+
 @pytest.mark.slow
 def test_an_llm_answer_streams_and_is_drawn_once_with_its_citation(monkeypatch, tmp_path):
     with OpenAIReplayServer(default=_reply, model="replay-answerer") as server:
-        ws = graph_papers.fast_workspace(tmp_path / "ws", provider="openai", base_url=server.url,
-                                         model=server.model, max_retries=1)
-        lib = open_library(ws)
-        pdf = graph_papers.make_bert_pdf(tmp_path / "pdfs")
-        add_pdf(lib, pdf.name, pdf.read_bytes())
-        (doc,) = process_queue(lib)
-        assert doc.status == DocStatus.READY, doc.message
-        process_graph_queue(lib)
-
+        ws = _bert_workspace(tmp_path, server)
         at = run_app(monkeypatch, ws.root, "pages/ask.py")
         at.text_input(key="ask_question").input("Which dataset is BERT pre-trained on?")
         at.radio(key="ask_mode").set_value("naive")
@@ -59,3 +65,19 @@ def test_an_llm_answer_streams_and_is_drawn_once_with_its_citation(monkeypatch, 
         assert len(shown) == 1, shown  # drawn once, whole: the streaming slot was emptied
         assert "▌" not in shown[0] and "\\[1\\]" in shown[0]
         assert "Extractive answer" not in texts(at.caption)
+
+
+@pytest.mark.slow
+def test_an_llm_answer_the_papers_do_not_hold_is_flagged_whole_and_not_shown_as_the_answer(monkeypatch, tmp_path):
+    with OpenAIReplayServer(default=_reply, model="replay-answerer") as server:
+        ws = _bert_workspace(tmp_path, server)
+        at = run_app(monkeypatch, ws.root, "pages/ask.py")
+        at.text_input(key="ask_question").input("What is the capital of France?")
+        at.radio(key="ask_mode").set_value("naive")
+        at.button[0].click()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = texts(at.markdown)
+        assert "The capital of France is Paris" in shown and "not found in the passages" in shown
+        assert "**Paris**" not in shown  # the model's own knowledge is not set in bold as the papers' answer
+        assert "Nothing this answer says is in the passages" in texts(at.warning)

@@ -177,6 +177,12 @@ def test_an_llm_sentence_is_cited_matched_or_flagged_by_what_the_passages_say():
     ground(short, context, "What is BERT pre-trained on?")
     assert [s.support for s in short.sentences] == [MATCHED, UNSUPPORTED, MATCHED, CITED, ""]
     assert short.sentences[0].citations == short.sentences[2].citations == [1]
+    # A short answer no passage says is not shown as the answer; one a passage says stays.
+    for short_answer, kept in (("Paris", ""), ("BooksCorpus", "BooksCorpus"), ("3.3B words", "3.3B words"),
+                               ("4.1B words", "")):
+        given = Answer(text="", extractive=False, short_answer=short_answer,
+                       sentences=[AnswerSentence(f"It is {short_answer} [1].", [1])])
+        assert ground(given, context, "What is BERT pre-trained on?").short_answer == kept
     # Only the question's words and a verdict: the passage that says those words is cited.
     verdict = Answer(text="", extractive=False, sentences=[AnswerSentence("RoBERTa does not train longer.", [])])
     ground(verdict, context, "Does RoBERTa train longer?")
