@@ -80,8 +80,10 @@ def show_result(lib: Library, result: QueryResult, run: str) -> None:
     if not result.context.sources:
         st.warning("Nothing matched. Loosen the paper filter, try another mode, or check that the graph is built.")
     unrelated = result.answer is not None and any(s.text == NOT_DISCUSSED for s in result.answer.sentences)
-    if unrelated:  # nothing is about the question: what was retrieved is not offered as if it were evidence
-        box = qv.lazy_expander("Passages retrieved (none is about the question)", f"{run}_unrelated")
+    off = result.answer is not None and result.answer.off_the_passages
+    if unrelated or off:  # what was retrieved is not offered as if it were evidence
+        label = "none says what the answer says" if off else "none is about the question"
+        box = qv.lazy_expander(f"Passages retrieved ({label})", f"{run}_unrelated")
         if box.open:
             with box:
                 qv.show_sources(lib, result, lazy_key=run)

@@ -32,6 +32,7 @@ MIN_WORDS = 3  # a claim of fewer words keeps the model's citation when its sour
 _VERDICTS = {T.stem(w) for w in ("yes", "no", "not", "both", "neither", "none", "true", "false", "either", "only")}
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _MARKER = re.compile(r"\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
+_SPACE_BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
 
 
 def _unmarked(sentence: str) -> str:
@@ -77,6 +78,8 @@ def ground(answer: Answer, context: Context, question: str) -> Answer:
             continue
         scored = sorted(((support(sentence.text, text, q), n) for n, text in sources.items()), reverse=True)
         if scored and scored[0][0] >= SUPPORT:
+            if sentence.citations:  # the model's marker names a passage that does not say it: the marker goes
+                sentence.text = _SPACE_BEFORE_STOP.sub(r"\1", _unmarked(sentence.text)).strip()
             sentence.citations = [scored[0][1]]
             sentence.support = MATCHED
         else:

@@ -185,6 +185,13 @@ class Answer:
     def uncited(self) -> list[AnswerSentence]:
         return [s for s in self.sentences if not s.cited]
 
+    @property
+    def off_the_passages(self) -> bool:
+        """A model's answer of which no sentence is cited or found in the passages, and at least one says what
+        none of them does (core.query.grounding): written from the model's own knowledge, not from the papers."""
+        checked = [s.support for s in self.sentences if s.support]
+        return not self.extractive and bool(checked) and all(x == "unsupported" for x in checked)
+
 
 @dataclass
 class QueryResult:

@@ -88,8 +88,7 @@ def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
                 + answer_markdown(answer, {s.n for s in result.context.sources}))
     citation_buttons(lib, result, key)
     unsupported = [x for x in answer.sentences if getattr(x, "support", "") == "unsupported"]
-    checked = [x for x in answer.sentences if getattr(x, "support", "")]
-    if unsupported and len(unsupported) == len(checked):
+    if answer.off_the_passages:
         st.warning("Nothing this answer says is in the passages: the model wrote it from its own knowledge, not "
                    "from your papers.")
     elif unsupported:

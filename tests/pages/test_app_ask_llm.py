@@ -81,3 +81,6 @@ def test_an_llm_answer_the_papers_do_not_hold_is_flagged_whole_and_not_shown_as_
         assert "The capital of France is Paris" in shown and "not found in the passages" in shown
         assert "**Paris**" not in shown  # the model's own knowledge is not set in bold as the papers' answer
         assert "Nothing this answer says is in the passages" in texts(at.warning)
+        # What was retrieved is not offered as the answer's evidence: folded away under what it is.
+        assert "Passages retrieved (none says what the answer says)" in [e.label for e in at.expander]
+        assert "#### Sources" not in shown

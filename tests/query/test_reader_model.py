@@ -167,6 +167,12 @@ def test_an_llm_sentence_is_cited_matched_or_flagged_by_what_the_passages_say():
     ground(answer, context, "What is BERT pre-trained on?")
     assert [s.support for s in answer.sentences] == [CITED, MATCHED, UNSUPPORTED, UNSUPPORTED]
     assert answer.sentences[1].citations == [2]
+    # A marker pointing at a passage that does not say it gives way to the one that does, and leaves the text.
+    wrong = Answer(text="", extractive=False,
+                   sentences=[AnswerSentence("RoBERTa trains with bigger batches [1].", [1])])
+    ground(wrong, context, "What is BERT pre-trained on?")
+    assert wrong.sentences[0].support == MATCHED and wrong.sentences[0].citations == [2]
+    assert wrong.sentences[0].text == "RoBERTa trains with bigger batches."
     # A short claim (a word or two beyond the question's) is supported only by a source that says all of it; a
     # bare verdict is left to its citation.
     short = Answer(text="", extractive=False, sentences=[
