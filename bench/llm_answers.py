@@ -1,8 +1,9 @@
-"""The LLM path measured for real: questions of the independent set's test split answered by a model (the
-embedded Qwen2.5-Coder-1.5B by default, or the workspace's OpenAI-compatible endpoint), beside the LLM-free reader
-on the same questions. Prints a table, asserts nothing.
+"""The LLM path measured for real: questions of the independent set's test split (--split dev to choose anything
+about the LLM path) answered by a model (the embedded Qwen2.5-Coder-1.5B by default, or the workspace's
+OpenAI-compatible endpoint), beside the LLM-free reader on the same questions. Prints a table, asserts nothing.
 
-    nice .venv/bin/python bench/llm_answers.py --workspace WS [--questions 30] [--provider embedded] [--mode mix]
+    nice .venv/bin/python bench/llm_answers.py --workspace WS [--questions 30] [--split test|dev] [--provider embedded]
+        [--mode mix]
 
 Per path: answer contains a reference (the whole answer), its first sentence does, answers with at least one [n]
 the model wrote itself, answers whose every sentence carries a citation that resolves (the model's or one
@@ -82,9 +83,9 @@ def main() -> int:
     lib.settings.llm.provider = args.provider  # this run only: the workspace's settings file is not touched
     lib.settings.llm.embedded_threads = args.threads
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    test = [r for r in rows if r["split"] == args.split]
-    questions = [r for r in test if r["answers"]][:args.questions - args.questions // 10] + \
-        [r for r in test if not r["answers"]][:args.questions // 10]
+    split = [r for r in rows if r["split"] == args.split]
+    questions = [r for r in split if r["answers"]][:args.questions - args.questions // 10] + \
+        [r for r in split if not r["answers"]][:args.questions // 10]
     print(f"{len(questions)} {args.split} questions, mode {args.mode}; load average {os.getloadavg()[0]:.1f}")
     reader = measure(lib, questions, args.mode, use_llm=False)
     llm = measure(lib, questions, args.mode, use_llm=True)

@@ -9,10 +9,11 @@ content words beyond the question's (stemmed, numbers exact), each weighted by h
   attached as its citation, marked as found by PaperGraph rather than by the model;
 - unsupported: no source says enough of it; the UI flags it.
 A claim of a word or two ("Nuclear norm") is checked like any other, but the model's own citation of it stands when
-its source says any of it. A sentence that states nothing beyond the question
-and a verdict ("X does not affect Y.") gets the passage that says the question's words, if the model cited none; a
-bare verdict ("Yes.", "No [2]"; "Short answer: …" is parsed before) is left alone. The short answer itself is dropped
-when no passage says it: the model's own knowledge is not shown as what the papers answer.
+its source says any of it. A sentence that states nothing beyond the question and a verdict ("X does not affect Y.")
+gets the passage that says the question's words, if the model cited none; a bare verdict ("Yes.", "No [2]";
+"Short answer: …" is parsed before) is left alone. The short answer itself is dropped when no passage says it: the
+model's own knowledge is not shown as what the papers answer (nor, when no claim is found, are the passages shown
+as its sources: records.Answer.off_the_passages).
 """
 from __future__ import annotations
 
