@@ -28,7 +28,7 @@ from core.eval.metrics import contains_reference  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.query.answer import citations_in, strip_markers  # noqa: E402
 from core.query.engine import ask  # noqa: E402
-from core.query.records import QueryParams  # noqa: E402
+from core.query.records import UNSUPPORTED, QueryParams  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
 
 QUESTIONS = REPO / "bench" / "qa_corpus" / "questions.jsonl"
@@ -53,7 +53,7 @@ def measure(lib, questions: list[dict], mode: str, use_llm: bool) -> dict:
             "model_markers": bool(written) and all(n in known for n in written),
             "all_cited": bool(answer.sentences) and all(s.citations and all(n in known for n in s.citations)
                                                         for s in answer.sentences if strip_markers(s.text)),
-            "unsupported": sum(getattr(s, "support", "") == "unsupported" for s in answer.sentences),
+            "unsupported": sum(getattr(s, "support", "") == UNSUPPORTED for s in answer.sentences),
             "sentences": len(answer.sentences), "answer": answer.text[:400], "error": result.error})
         print(f"  {k}/{len(questions)} {seconds:.1f} s {'llm' if use_llm else 'reader'}: {answer.text[:100]!r}",
               file=sys.stderr, flush=True)

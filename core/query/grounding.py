@@ -22,9 +22,8 @@ import re
 
 from core.query import answer_types as T
 from core.query.reader_features import rarity
-from core.query.records import Answer, Context
+from core.query.records import CITED, MATCHED, UNSUPPORTED, Answer, Context
 
-CITED, MATCHED, UNSUPPORTED = "cited", "matched", "unsupported"
 # Share of a sentence's content words a source must say to support it; the words of the question count for nothing
 # (an answer repeats them whatever it claims).
 SUPPORT = 0.5
@@ -50,55 +49,59 @@ def _claim(sentence: str, question_stems: set[str]) -> dict[str, float]:
     return out
 
 
-def support(sentence: str, source_text: str, question_stems: set[str]) -> float:
-    """The share of the sentence's claim (its content words by rarity, its numbers exactly) that the source says."""
-    claim = _claim(sentence, question_stems)
+def _said(text: str) -> tuple[set[str], set[str]]:
+    """What a passage says, as claims are compared with it: its stems and its numbers (read once per answer)."""
+    return set(T.stems(text)), set(_NUMBER.findall(text))
+
+
+def _shares(sentence: str, claim: dict[str, float], said: dict[int, tuple[set[str], set[str]]]) -> dict[int, float]:
+    """Per passage, the share of the sentence's claim (its content words by rarity, its numbers exactly) it says."""
     if not claim:
-        return 1.0
-    said = set(T.stems(source_text))
+        return dict.fromkeys(said, 1.0)
     numbers = set(_NUMBER.findall(_unmarked(sentence)))
-    if numbers - set(_NUMBER.findall(source_text)):
-        return 0.0  # a number no source states is not supported, however many words match
-    return sum(w for st, w in claim.items() if st in said) / sum(claim.values())
+    total = sum(claim.values())
+    # A number no passage states is not supported there, however many words match.
+    return {n: 0.0 if numbers - passage_numbers else sum(w for st, w in claim.items() if st in stems) / total
+            for n, (stems, passage_numbers) in said.items()}
 
 
 def ground(answer: Answer, context: Context, question: str) -> Answer:
     """The answer with every sentence's `support` set, and a citation attached where the model gave none."""
     q = set(T.stems(question))
-    sources = {s.n: s.text for s in context.sources}
+    said = {s.n: _said(s.text) for s in context.sources}
     for sentence in answer.sentences:
         claim = _claim(sentence.text, q)
         if not claim:
-            _ground_verdict(sentence, sources)
+            _ground_verdict(sentence, said)
             continue
-        cited = max((support(sentence.text, sources[n], q) for n in sentence.citations if n in sources), default=0.0)
+        shares = _shares(sentence.text, claim, said)
+        cited = max((shares[n] for n in sentence.citations if n in shares), default=0.0)
         # The model's own citation stands on half the claim; on a claim of a word or two, on any of it ("The table
         # reports the accuracy [1]": [1] is the table, which does not say "reports").
         if cited >= SUPPORT or (cited > 0 and len(claim) < MIN_WORDS):
             sentence.support = CITED
             continue
-        scored = sorted(((support(sentence.text, text, q), n) for n, text in sources.items()), reverse=True)
-        if scored and scored[0][0] >= SUPPORT:
+        best, n = max(((share, n) for n, share in shares.items()), default=(0.0, 0))
+        if best >= SUPPORT:
             if sentence.citations:  # the model's marker names a passage that does not say it: the marker goes
                 sentence.text = _SPACE_BEFORE_STOP.sub(r"\1", _unmarked(sentence.text)).strip()
-            sentence.citations = [scored[0][1]]
-            sentence.support = MATCHED
+            sentence.citations, sentence.support = [n], MATCHED
         else:
             sentence.support = UNSUPPORTED
-    if answer.short_answer and max((support(answer.short_answer, text, q) for text in sources.values()),
-                                   default=0.0) < SUPPORT:
+    short = answer.short_answer
+    if short and max(_shares(short, _claim(short, q), said).values(), default=0.0) < SUPPORT:
         answer.short_answer = ""  # "Paris", asked of papers that never say it: not shown as the answer
     return answer
 
 
-def _ground_verdict(sentence, sources: dict[int, str]) -> None:
+def _ground_verdict(sentence, said: dict[int, tuple[set[str], set[str]]]) -> None:
     """A sentence saying nothing beyond the question and a verdict ("X does not affect Y."): cited where the model
     cited, else by the passage that says the question's own words when one does; a bare "Yes." stays alone."""
     if sentence.citations:
         sentence.support = CITED
         return
     sentence.support = ""
-    if _claim(sentence.text, set()):
-        share, n = max(((support(sentence.text, text, set()), n) for n, text in sources.items()), default=(0.0, 0))
+    if claim := _claim(sentence.text, set()):
+        share, n = max(((v, n) for n, v in _shares(sentence.text, claim, said).items()), default=(0.0, 0))
         if share >= SUPPORT:
             sentence.citations, sentence.support = [n], MATCHED

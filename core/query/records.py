@@ -145,6 +145,10 @@ class Context:
         return next((s for s in self.sources if s.n == n), None)
 
 
+# How an LLM answer's sentence stands against the passages (core.query.grounding sets it).
+CITED, MATCHED, UNSUPPORTED = "cited", "matched", "unsupported"
+
+
 @dataclass
 class AnswerSentence:
     text: str
@@ -190,7 +194,7 @@ class Answer:
         """A model's answer of which no sentence is cited or found in the passages, and at least one says what
         none of them does (core.query.grounding): written from the model's own knowledge, not from the papers."""
         checked = [s.support for s in self.sentences if s.support]
-        return not self.extractive and bool(checked) and all(x == "unsupported" for x in checked)
+        return not self.extractive and bool(checked) and all(x == UNSUPPORTED for x in checked)
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.query.records import QueryResult
+from core.query.records import MATCHED, UNSUPPORTED, QueryResult
 
 
 def result_json(result: QueryResult) -> dict[str, Any]:
@@ -46,7 +46,7 @@ def result_text(result: QueryResult, show_context: bool = False) -> str:
         if result.answer.confidence is not None:
             lines.append(f"confidence: {result.answer.confidence:.0%}"
                          + (" (below the threshold: nothing is stated)" if result.answer.abstained else ""))
-        flags = {"unsupported": "  ⟨not found in the passages⟩", "matched": "  ⟨source found by PaperGraph⟩"}
+        flags = {UNSUPPORTED: "  ⟨not found in the passages⟩", MATCHED: "  ⟨source found by PaperGraph⟩"}
         for sentence in result.answer.sentences:
             flag = flags.get(sentence.support, "") or (
                 "" if sentence.cited or result.answer.abstained else "  ⟨no citation⟩")

@@ -25,18 +25,21 @@ def named_words(question: str) -> list[str]:
 def mentions(text_lower: str, word: str) -> bool:
     """The word, or each part of a hyphenated one, in the text (lower-cased), singular or plural."""
     parts = [p for p in re.split(r"[-']", word.lower()) if len(p) > 1] or [word.lower()]
-    stems = [p[:-1] if len(p) > 3 and p.endswith("s") and not p.endswith("ss") else p for p in parts]
+    stems = [_singular(p) for p in parts]
     # At a word start: "teds" is not in "reported" (compounds such as "TABLEFORMERLARGE" still hold "large").
     return all(re.search(rf"(?<![a-z0-9]){re.escape(p)}", text_lower) or len(p) > 4 and p in text_lower
                for p in stems)
 
 
+def _singular(w: str) -> str:
+    """A lower-case word without a plural s ("models" → "model"; "class", "its" kept)."""
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
 def word_form(word: str) -> str:
     """A word as words() counts it: lower case, without a plural s; "" for the commonest words."""
     w = word.lower()
-    if w in LOWER_STOP or len(w) < 2:
-        return ""
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+    return "" if w in LOWER_STOP or len(w) < 2 else _singular(w)
 
 
 def words(text: str) -> set[str]:

@@ -15,7 +15,7 @@ from core.presentation import display as present
 from core.presentation.bibtex import to_bibtex
 from core.presentation.citations import author_year, papers_metadata
 from core.query.engine import QueryError
-from core.query.records import Answer, QueryParams, QueryResult, Source
+from core.query.records import MATCHED, UNSUPPORTED, Answer, QueryParams, QueryResult, Source
 from core.schema.modes import Mode
 from core.store.base import StoreUnavailable
 from core.text.safe_markdown import md_escape
@@ -62,9 +62,9 @@ def answer_markdown(answer: Answer, known: set[int]) -> str:
         if answer.abstained and k == 1 and sentence.citations:
             text = f"**{text}**"  # the most probable sentence of the related passages, highlighted, not stated
         support = getattr(sentence, "support", "")
-        if support == "unsupported":
+        if support == UNSUPPORTED:
             text += " :red-badge[not found in the passages]"
-        elif support == "matched":
+        elif support == MATCHED:
             text += f" :blue-badge[source found by PaperGraph: \\[{sentence.citations[0]}\\]]"
         elif not sentence.cited and not answer.abstained:
             text += " :orange-badge[no citation]"
@@ -87,7 +87,7 @@ def show_answer(lib: Library, result: QueryResult, key: str = "ask") -> None:
     st.markdown((f"**{md_escape(short)}**\n\n" if short else "")
                 + answer_markdown(answer, {s.n for s in result.context.sources}))
     citation_buttons(lib, result, key)
-    unsupported = [x for x in answer.sentences if getattr(x, "support", "") == "unsupported"]
+    unsupported = [x for x in answer.sentences if getattr(x, "support", "") == UNSUPPORTED]
     if answer.off_the_passages:
         st.warning("Nothing this answer says is in the passages: the model wrote it from its own knowledge, not "
                    "from your papers.")

@@ -1,6 +1,6 @@
-"""What the AppTest page tests share: running the app on a workspace (and opening a page), reading the text of
-elements, opening a tab of the Document page, and hostile paper text with a check for markup that would reach the
-browser unescaped."""
+"""What the AppTest page tests share: running the app on a workspace (and opening a page), asking on the Ask page,
+reading the text of elements, opening a tab of the Document page, and hostile paper text with a check for markup
+that would reach the browser unescaped."""
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
@@ -20,6 +20,20 @@ def run_app(monkeypatch, root, page: str | None = None, query_params: dict | Non
             at.query_params.update(query_params)
         at.run()
         assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ask(at: AppTest, question: str, mode: str | None = None, context_only: bool | None = None) -> AppTest:
+    """Ask on the Ask page: the question, the mode and the context-only switch when given (else as the page has
+    them), then the form's Ask."""
+    at.text_input(key="ask_question").input(question)
+    if mode is not None:
+        at.radio(key="ask_mode").set_value(mode)
+    if context_only is not None:
+        at.toggle(key="ask_context_only").set_value(context_only)
+    at.button[0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
     return at
 
 

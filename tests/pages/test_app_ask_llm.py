@@ -15,7 +15,7 @@ from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
 from tests import graph_papers
 from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
-from tests.pages.app_helpers import run_app, texts
+from tests.pages.app_helpers import ask, run_app, texts
 
 ANSWER = "BERT is pre-trained on the BooksCorpus dataset"
 
@@ -52,12 +52,7 @@ def _bert_workspace(tmp_path, server):
 def test_an_llm_answer_streams_and_is_drawn_once_with_its_citation(monkeypatch, tmp_path):
     with OpenAIReplayServer(default=_reply, model="replay-answerer") as server:
         ws = _bert_workspace(tmp_path, server)
-        at = run_app(monkeypatch, ws.root, "pages/ask.py")
-        at.text_input(key="ask_question").input("Which dataset is BERT pre-trained on?")
-        at.radio(key="ask_mode").set_value("naive")
-        at.button[0].click()
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
+        at = ask(run_app(monkeypatch, ws.root, "pages/ask.py"), "Which dataset is BERT pre-trained on?", mode="naive")
 
         answers = [r for r in server.chat_requests if "Sources (cite as [n])" in str(r["messages"])]
         assert answers and all(r.get("stream") for r in answers), "the answer was asked for as a stream"
@@ -71,12 +66,7 @@ def test_an_llm_answer_streams_and_is_drawn_once_with_its_citation(monkeypatch, 
 def test_an_llm_answer_the_papers_do_not_hold_is_flagged_whole_and_not_shown_as_the_answer(monkeypatch, tmp_path):
     with OpenAIReplayServer(default=_reply, model="replay-answerer") as server:
         ws = _bert_workspace(tmp_path, server)
-        at = run_app(monkeypatch, ws.root, "pages/ask.py")
-        at.text_input(key="ask_question").input("What is the capital of France?")
-        at.radio(key="ask_mode").set_value("naive")
-        at.button[0].click()
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
+        at = ask(run_app(monkeypatch, ws.root, "pages/ask.py"), "What is the capital of France?", mode="naive")
         shown = texts(at.markdown)
         assert "The capital of France is Paris" in shown and "not found in the passages" in shown
         assert "**Paris**" not in shown  # the model's own knowledge is not set in bold as the papers' answer

@@ -3,6 +3,7 @@ the embedding model and its LLM-free graph), and a hostile paper whose text must
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
@@ -12,19 +13,12 @@ from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
 from core.text.safe_markdown import md_escape
-from tests.pages.app_helpers import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, run_app, texts
+from tests.pages.app_helpers import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, ask, run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
 
 
-def _ask(at, question: str, mode: str = "mix", context_only: bool = False):
-    at.text_input(key="ask_question").input(question)
-    at.radio(key="ask_mode").set_value(mode)
-    at.toggle(key="ask_context_only").set_value(context_only)
-    at.button[0].click()
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+_ask = partial(ask, mode="mix", context_only=False)
 
 
 def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatch, ready_workspace):

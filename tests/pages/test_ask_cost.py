@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pages.app_helpers import run_app
+from tests.pages.app_helpers import ask, run_app
 
 pytestmark = pytest.mark.slow  # each asks real questions through AppTest (10-30 s on a busy machine)
 
@@ -19,16 +19,10 @@ def _elements(node) -> int:
     return sum(1 + _elements(child) for child in children.values())
 
 
-def _ask(at, question: str = QUESTION):
-    at.text_input(key="ask_question").input(question)
-    at.button[0].click()  # the form's Ask
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_an_answer_sends_no_retrieval_option_while_they_are_closed(monkeypatch, ready_workspace):
-    at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"))
+    at = ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
     assert at.session_state["ask_result"].answer is not None
     assert any(e.label.startswith("Retrieval options") for e in at.expander)
     widget_keys = {w.key for kind in ("number_input", "toggle", "multiselect") for w in at.get(kind)}
@@ -47,7 +41,7 @@ def test_retrieval_options_keep_their_values_closed_and_apply_to_the_next_questi
     at.session_state["ask_options"] = False  # closed again before asking
     at.run()
     assert not at.number_input
-    _ask(at)
+    ask(at, QUESTION)
     assert len(at.session_state["ask_result"].context.sources) == 1
     at.session_state["ask_options"] = True
     at.run()
