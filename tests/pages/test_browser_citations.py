@@ -13,7 +13,7 @@ import pytest
 
 from tests import pdfs
 from tests.graph_papers import fast_workspace
-from tests.pages.test_browser import CHROMIUM, browser_page, check_citation_opens_in_place, serve_app
+from tests.pages.test_browser import CHROMIUM, browser_page, check_citation_opens_in_place, serve_app, submit
 from tests.presentation.explorer_helpers import ingest
 
 pytestmark = [pytest.mark.slow,
@@ -56,16 +56,14 @@ def test_a_citation_shows_its_page_in_place_on_ask_and_compare(tmp_path):
         page.goto(f"{url}/ask")
         expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=60_000)
         page.get_by_label("Question").fill(QUESTION)
-        page.get_by_role("button", name="Ask").click()
-        expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=120_000)
+        submit(page, "Ask", page.get_by_text("Extractive answer").first, timeout_ms=120_000)
         check_citation_opens_in_place(page, tmp_path / "citation-dialog.png")
         check_asking_again_reruns_the_form_and_answer_alone(page)
 
         page.get_by_role("link", name="Compare", exact=True).click()
         expect(page.get_by_role("heading", name="Compare modes")).to_be_visible(timeout=30_000)
         page.get_by_label("Question").fill(QUESTION)
-        page.get_by_role("button", name="Compare").click()
-        expect(page.get_by_role("heading", name="naive", exact=True)).to_be_visible(timeout=120_000)
+        submit(page, "Compare", page.get_by_role("heading", name="naive", exact=True), timeout_ms=120_000)
         tabs = len(page.context.pages)
         page.get_by_role("button", name="[1]", exact=True).first.click()
         dialog = page.get_by_role("dialog")
