@@ -163,6 +163,10 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
     from playwright.sync_api import expect
 
     pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
+    # Three at once: the ingest pool's workers spawn while two wait in the queue (a worker that ran the app
+    # again resumed that queue in a second writer: documents failed or the ingest hung).
+    others = [pdfs.make_paper_pdf(tmp_path / f"{name}.pdf", title=title, pages=1)
+              for name, title in (("tides", "Tidal Locking of Small Moons"), ("lichen", "Lichen Growth on Basalt"))]
     shot = tmp_path / "failure.png"
     with browser_page(shot) as page:
         # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).
@@ -178,11 +182,11 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         expect(page.get_by_role("heading", name="Library")).to_be_visible(timeout=30_000)
         expect(page.get_by_text("The library is empty")).to_be_visible(timeout=30_000)
 
-        page.locator('input[type="file"]').first.set_input_files(str(pdf))
-        expect(page.get_by_text("added and queued for parsing")).to_be_visible(timeout=30_000)
+        page.locator('input[type="file"]').first.set_input_files([str(p) for p in (pdf, *others)])
+        expect(page.get_by_text("added and queued for parsing").first).to_be_visible(timeout=30_000)
 
         sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar.get_by_text("1 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
+        expect(sidebar.get_by_text("3 ready")).to_be_visible(timeout=READY_TIMEOUT_MS)
         table = page.get_by_test_id("stDataFrame")
         expect(table).to_be_visible()
 
