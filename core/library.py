@@ -97,7 +97,8 @@ class Library:
         return self._collection(RELATION_COLLECTION)
 
     def _collection(self, name: str) -> VectorStore:
-        return ChromaVectorStore(chroma_client(self.settings.store, self.workspace.chroma_dir), name)
+        store, folder = self.settings.store, self.workspace.chroma_dir
+        return ChromaVectorStore(chroma_client(store, folder), name, None if store.chroma_host else folder)
 
     @cached_property
     def fulltext(self) -> FullTextStore:

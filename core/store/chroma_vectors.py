@@ -30,7 +30,7 @@ def chroma_client(config: StoreConfig, persist_dir: Path):
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
-    key = (config.chroma_host, config.chroma_port) if config.chroma_host else (str(persist_dir),)
+    key = (config.chroma_host, config.chroma_port) if config.chroma_host else _folder_key(persist_dir)
     with _clients_lock:
         if key not in _clients:
             settings = ChromaSettings(anonymized_telemetry=False)
@@ -45,6 +45,36 @@ def chroma_client(config: StoreConfig, persist_dir: Path):
                 persist_dir.mkdir(parents=True, exist_ok=True)
                 _clients[key] = chromadb.PersistentClient(path=str(persist_dir), settings=settings)
         return _clients[key]
+
+
+def _folder_key(persist_dir: Path) -> tuple:
+    return (str(persist_dir),)
+
+
+def reopened_client(persist_dir: Path, stale):
+    """A client that reads `persist_dir` afresh, in place of `stale` (once, however many stores ask).
+
+    Embedded Chroma keeps each folder's index in this process's memory and never reads what another process (the
+    CLI's ingest, the API server, the app) wrote there since: its queries then fail with "Error finding id" until
+    a restart. Only a new System reads the folder again, so the folder's System is dropped from Chroma's
+    per-process cache (the one private name used here; tests/store/test_chroma_other_process.py pins it) and a
+    client built anew. The old System is not stopped: a call still running on it finishes."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+    from chromadb.config import Settings as ChromaSettings
+
+    key = _folder_key(persist_dir)
+    with _clients_lock:
+        if _clients.get(key) is stale:
+            SharedSystemClient._identifier_to_system.pop(stale._identifier, None)
+            _clients[key] = chromadb.PersistentClient(path=str(persist_dir),
+                                                      settings=ChromaSettings(anonymized_telemetry=False))
+        return _clients[key]
+
+
+def _stale_read(exc: Exception) -> bool:
+    """Chroma's error for an index this process loaded before another process wrote the folder."""
+    return type(exc).__name__ == "InternalError" and "finding id" in str(exc)
 
 
 def _clean_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +108,9 @@ def _server_call(method):
         try:
             return method(self, *args, **kwargs)
         except Exception as exc:
+            if self.persist_dir is not None and _stale_read(exc):
+                self.reopen()  # another process wrote the folder: read it again, once
+                return method(self, *args, **kwargs)
             import httpx  # Chroma's HTTP client is built on httpx, already imported by then
 
             if isinstance(exc, httpx.TransportError):
@@ -87,12 +120,19 @@ def _server_call(method):
 
 
 class ChromaVectorStore:
-    def __init__(self, client, name: str):
+    def __init__(self, client, name: str, persist_dir: Path | None = None):
+        """`persist_dir`: the folder of an embedded client, read again when another process wrote it."""
         self.name = name
+        self.persist_dir = persist_dir
+        self.client = client
         settings = client.get_settings()
         self.server = (f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
                        if settings.chroma_server_host else "")
         self.collection = self._open(client, name)
+
+    def reopen(self) -> None:
+        self.client = reopened_client(self.persist_dir, self.client)
+        self.collection = self._open(self.client, self.name)
 
     @_server_call
     def _open(self, client, name: str):
