@@ -102,19 +102,26 @@ def chroma_where(filters: VectorFilter | None) -> dict[str, Any] | None:
 
 
 def _server_call(method):
-    """A Chroma server that stopped answering surfaces as StoreUnavailable, like one that never answered."""
+    """A Chroma server that stopped answering surfaces as StoreUnavailable, like one that never answered; so does
+    any other error of Chroma's own (the pages say the index failed instead of showing a traceback)."""
     @functools.wraps(method)
     def call(self, *args, **kwargs):
         try:
-            return method(self, *args, **kwargs)
-        except Exception as exc:
-            if self.persist_dir is not None and _stale_read(exc):
-                self.reopen()  # another process wrote the folder: read it again, once
+            try:
                 return method(self, *args, **kwargs)
+            except Exception as exc:
+                if self.persist_dir is not None and _stale_read(exc):
+                    self.reopen()  # another process wrote the folder: read it again, once
+                    return method(self, *args, **kwargs)
+                raise
+        except Exception as exc:
             import httpx  # Chroma's HTTP client is built on httpx, already imported by then
+            from chromadb.errors import ChromaError
 
             if isinstance(exc, httpx.TransportError):
                 raise StoreUnavailable(f"cannot reach the Chroma server at {self.server}: {exc}") from exc
+            if isinstance(exc, ChromaError):
+                raise StoreUnavailable(f"the vector index {self.name!r} failed: {exc}") from exc
             raise
     return call
 

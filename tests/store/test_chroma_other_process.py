@@ -56,3 +56,13 @@ def test_vectors_another_process_wrote_are_found_without_a_restart(tmp_path):
     # Writing here after the reopen still works and is found.
     store.upsert(["late"], new[:1] * -1, ["late text"], [{"doc_id": "old"}])
     assert store.query(new[0] * -1, 1)[0].id == "late"
+
+
+def test_any_other_chroma_error_reaches_the_pages_as_store_unavailable(tmp_path):
+    from core.store.base import StoreUnavailable
+
+    store = _store(tmp_path / "chroma")
+    store.upsert(["x"], np.ones((1, DIM), dtype=np.float32), ["x"], [{"doc_id": "d"}])
+    # A query in another vector space (an embedding model switched without `reembed`): said, not a traceback.
+    with pytest.raises(StoreUnavailable, match=r"the vector index 'windows' failed: .*dimension"):
+        store.query(np.ones(DIM * 2, dtype=np.float32), 1)
