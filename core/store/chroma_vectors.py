@@ -58,7 +58,7 @@ def reopened_client(persist_dir: Path, stale):
     CLI's ingest, the API server, the app) wrote there since: its queries then fail with "Error finding id" until
     a restart. Only a new System reads the folder again, so the folder's System is dropped from Chroma's
     per-process cache (the one private name used here; tests/store/test_chroma_other_process.py pins it) and a
-    client built anew. The old System is not stopped: a call still running on it finishes."""
+    client built anew. The old System is not stopped: a call still running on it finishes (_stale_read)."""
     import chromadb
     from chromadb.api.shared_system_client import SharedSystemClient
     from chromadb.config import Settings as ChromaSettings
@@ -73,8 +73,11 @@ def reopened_client(persist_dir: Path, stale):
 
 
 def _stale_read(exc: Exception) -> bool:
-    """Chroma's error for an index this process loaded before another process wrote the folder."""
-    return type(exc).__name__ == "InternalError" and "finding id" in str(exc)
+    """Chroma's errors for an index this process loaded before another process wrote the folder: "Error finding
+    id" (records it has not loaded), "Error creating hnsw segment reader: Nothing found on disk" (a collection
+    that was still empty when this process opened it)."""
+    return type(exc).__name__ == "InternalError" and any(
+        sign in str(exc) for sign in ("Error finding id", "hnsw segment reader"))
 
 
 def _clean_metadata(meta: dict[str, Any]) -> dict[str, Any]:

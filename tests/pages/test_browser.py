@@ -165,8 +165,13 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
     pdf = pdfs.make_paper_pdf(tmp_path / "walrus-paper.pdf")
     # Three at once: the ingest pool's workers spawn while two wait in the queue (a worker that ran the app
     # again resumed that queue in a second writer: documents failed or the ingest hung).
-    others = [pdfs.make_paper_pdf(tmp_path / f"{name}.pdf", title=title, pages=1)
-              for name, title in (("tides", "Tidal Locking of Small Moons"), ("lichen", "Lichen Growth on Basalt"))]
+    others = [pdfs.make_paper_pdf(tmp_path / f"{name}.pdf", title=title, pages=1, with_table=False,
+                                  with_figure=False, sections=[("Abstract", [text]), ("1 Introduction", [text])])
+              for name, title, text in (
+                  ("tides", "Tidal Locking of Small Moons", "Small moons lock to their planet within a few million "
+                   "years, because tides raised in their rock dissipate the energy of their spin."),
+                  ("lichen", "Lichen Growth on Basalt", "Crustose lichens colonise fresh basalt within a decade "
+                   "and grow less than a millimetre a year on its exposed faces."))]
     shot = tmp_path / "failure.png"
     with browser_page(shot) as page:
         # A deep link as the very first request to a fresh server still runs the entry point (sidebar too).

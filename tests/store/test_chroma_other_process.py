@@ -58,6 +58,19 @@ def test_vectors_another_process_wrote_are_found_without_a_restart(tmp_path):
     assert store.query(new[0] * -1, 1)[0].id == "late"
 
 
+@pytest.mark.slow
+def test_a_collection_still_empty_when_opened_here_is_read_once_another_process_filled_it(tmp_path):
+    folder = tmp_path / "chroma"
+    store = _store(folder)
+    assert store.count() == 0  # the app opened a new workspace; then the CLI ingests into it
+    script = WRITE_ELSEWHERE.format(repo=str(REPO), folder=str(folder), dim=DIM, out=str(tmp_path / "new.npy"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    new = np.load(tmp_path / "new.npy")
+    assert store.query(new[4], 1)[0].id == "new4"  # failed: "Error creating hnsw segment reader"
+    assert store.query(new[5], 1, filters=VectorFilter(doc_ids=["new"]))[0].id == "new5"
+
+
 def test_any_other_chroma_error_reaches_the_pages_as_store_unavailable(tmp_path):
     from core.store.base import StoreUnavailable
 
