@@ -97,8 +97,7 @@ class Library:
         return self._collection(RELATION_COLLECTION)
 
     def _collection(self, name: str) -> VectorStore:
-        store, folder = self.settings.store, self.workspace.chroma_dir
-        return ChromaVectorStore(chroma_client(store, folder), name, None if store.chroma_host else folder)
+        return ChromaVectorStore(chroma_client(self.settings.store, self.workspace.chroma_dir), name)
 
     @cached_property
     def fulltext(self) -> FullTextStore:

@@ -43,12 +43,19 @@ def chroma_client(config: StoreConfig, persist_dir: Path):
                         f"cannot reach the Chroma server at {config.chroma_host}:{config.chroma_port}: {exc}") from exc
             else:
                 persist_dir.mkdir(parents=True, exist_ok=True)
-                _clients[key] = chromadb.PersistentClient(path=str(persist_dir), settings=settings)
+                _clients[key] = _embedded_client(persist_dir)
         return _clients[key]
 
 
 def _folder_key(persist_dir: Path) -> tuple:
     return (str(persist_dir),)
+
+
+def _embedded_client(persist_dir: Path):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    return chromadb.PersistentClient(path=str(persist_dir), settings=ChromaSettings(anonymized_telemetry=False))
 
 
 def reopened_client(persist_dir: Path, stale):
@@ -58,17 +65,14 @@ def reopened_client(persist_dir: Path, stale):
     CLI's ingest, the API server, the app) wrote there since: its queries then fail with "Error finding id" until
     a restart. Only a new System reads the folder again, so the folder's System is dropped from Chroma's
     per-process cache (the one private name used here; tests/store/test_chroma_other_process.py pins it) and a
-    client built anew. The old System is not stopped: a call still running on it finishes (_stale_read)."""
-    import chromadb
+    client built anew. The old System is not stopped: a call still running on it finishes."""
     from chromadb.api.shared_system_client import SharedSystemClient
-    from chromadb.config import Settings as ChromaSettings
 
     key = _folder_key(persist_dir)
     with _clients_lock:
         if _clients.get(key) is stale:
             SharedSystemClient._identifier_to_system.pop(stale._identifier, None)
-            _clients[key] = chromadb.PersistentClient(path=str(persist_dir),
-                                                      settings=ChromaSettings(anonymized_telemetry=False))
+            _clients[key] = _embedded_client(persist_dir)
         return _clients[key]
 
 
@@ -109,40 +113,45 @@ def _server_call(method):
     any other error of Chroma's own (the pages say the index failed instead of showing a traceback)."""
     @functools.wraps(method)
     def call(self, *args, **kwargs):
-        try:
+        for first in (True, False):
             try:
                 return method(self, *args, **kwargs)
             except Exception as exc:
-                if self.persist_dir is not None and _stale_read(exc):
+                if first and self.persist_dir is not None and _stale_read(exc):
                     self.reopen()  # another process wrote the folder: read it again, once
-                    return method(self, *args, **kwargs)
-                raise
-        except Exception as exc:
-            import httpx  # Chroma's HTTP client is built on httpx, already imported by then
-            from chromadb.errors import ChromaError
-
-            if isinstance(exc, httpx.TransportError):
-                raise StoreUnavailable(f"cannot reach the Chroma server at {self.server}: {exc}") from exc
-            if isinstance(exc, ChromaError):
-                raise StoreUnavailable(f"the vector index {self.name!r} failed: {exc}") from exc
-            raise
+                    continue
+                said = self.unavailable(exc)
+                if said is None:
+                    raise
+                raise said from exc
     return call
 
 
 class ChromaVectorStore:
-    def __init__(self, client, name: str, persist_dir: Path | None = None):
-        """`persist_dir`: the folder of an embedded client, read again when another process wrote it."""
+    def __init__(self, client, name: str):
         self.name = name
-        self.persist_dir = persist_dir
         self.client = client
         settings = client.get_settings()
         self.server = (f"{settings.chroma_server_host}:{settings.chroma_server_http_port}"
                        if settings.chroma_server_host else "")
+        # An embedded client's folder, read again when another process wrote it (reopen).
+        self.persist_dir = None if self.server else Path(settings.persist_directory)
         self.collection = self._open(client, name)
 
     def reopen(self) -> None:
         self.client = reopened_client(self.persist_dir, self.client)
         self.collection = self._open(self.client, self.name)
+
+    def unavailable(self, exc: Exception) -> StoreUnavailable | None:
+        """`exc` as the pages' StoreUnavailable when it is Chroma's (a server out of reach, an index that failed)."""
+        import httpx  # Chroma's HTTP client is built on httpx, already imported by then
+        from chromadb.errors import ChromaError
+
+        if isinstance(exc, httpx.TransportError):
+            return StoreUnavailable(f"cannot reach the Chroma server at {self.server}: {exc}")
+        if isinstance(exc, ChromaError):
+            return StoreUnavailable(f"the vector index {self.name!r} failed: {exc}")
+        return None
 
     @_server_call
     def _open(self, client, name: str):

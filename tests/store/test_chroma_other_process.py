@@ -21,7 +21,7 @@ import numpy as np
 from pathlib import Path
 from core.settings.config import StoreConfig
 from core.store.chroma_vectors import ChromaVectorStore, chroma_client
-s = ChromaVectorStore(chroma_client(StoreConfig(), Path({folder!r})), "windows", Path({folder!r}))
+s = ChromaVectorStore(chroma_client(StoreConfig(), Path({folder!r})), "windows")
 v = np.random.default_rng(7).normal(size=(6, {dim})).astype(np.float32)
 s.upsert([f"new{{i}}" for i in range(6)], v, [f"new text {{i}}" for i in range(6)], [{{"doc_id": "new"}}] * 6)
 np.save({out!r}, v)
@@ -29,7 +29,7 @@ np.save({out!r}, v)
 
 
 def _store(folder):
-    return ChromaVectorStore(chroma_client(StoreConfig(), folder), "windows", folder)
+    return ChromaVectorStore(chroma_client(StoreConfig(), folder), "windows")
 
 
 @pytest.mark.slow
