@@ -7,7 +7,7 @@ OpenAI-compatible endpoint), beside the LLM-free reader on the same questions. P
 
 Per path: answer contains a reference (the whole answer), its first sentence does, answers with at least one [n]
 the model wrote itself, answers whose every sentence carries a citation that resolves (the model's or one
-PaperGraph matched, core.query.grounding), sentences flagged unsupported, seconds per answer (p50 / p95).
+PaperGraph matched, core.query.reading.grounding), sentences flagged unsupported, seconds per answer (p50 / p95).
 """
 from __future__ import annotations
 

@@ -1,17 +1,17 @@
-"""Fit the LLM-free reader's model (core/query/data/reader_model.json) on the DEV split of a question set, and
+"""Fit the LLM-free reader's model (core/query/reading/data/reader_model.json) on the DEV split of a question set, and
 report what it does — dev figures by cross-validation; test figures only with --report-test, once, at the end.
 
     nice .venv/bin/python bench/reader_train.py --workspace WS --questions bench/qa_corpus/questions.jsonl \
         [--modes mix,naive,ppr] [--cache /tmp/reader-cache.pkl] [--write] [--report-test]
 
 1. Every dev question is retrieved once per mode (context only, LLM-free; cached in --cache) and its candidate
-   sentences get their features (core.query.reader.rank with the features only).
+   sentences get their features (core.query.reading.extractive.rank with the features only).
 2. A sentence is a positive when it contains a reference answer as whole words (core.eval.metrics.
    contains_reference) or, for yes/no and long answers, matches a reference evidence sentence (token F1 ≥ 0.6).
 3. The sentence model: a linear score fitted listwise (a softmax over each question's candidates, then calibrated
    to a probability; --objective pointwise: the plain logistic regression it replaced), C chosen by 5-fold
    cross-validation grouped by question (top-1 accuracy); the confidence model: logistic regression on the
-   ranking's shape (core.query.reader_model.confidence_features) from cross-validated sentence probabilities,
+   ranking's shape (core.query.reading.scores.confidence_features) from cross-validated sentence probabilities,
    target "the top sentence is right"; unanswerable questions are all negatives for it.
 4. The threshold: the lowest confidence at which the stated answers of the dev questions (cross-validated) are
    right at least --precision of the time and at least --abstain of the unanswerable ones abstain; `related`:
@@ -40,10 +40,10 @@ import numpy as np  # noqa: E402
 
 from core.eval.metrics import contains_reference, token_f1  # noqa: E402
 from core.library import open_library  # noqa: E402
-from core.query import reader  # noqa: E402
 from core.query.engine import EXTRACTIVE_TOKENS, Embeddings, ask  # noqa: E402
-from core.query.reader_features import FEATURES  # noqa: E402
-from core.query.reader_model import (  # noqa: E402
+from core.query.reading import extractive  # noqa: E402
+from core.query.reading.features import FEATURES  # noqa: E402
+from core.query.reading.scores import (  # noqa: E402
     CONFIDENCE_FEATURES,
     MODEL_PATH,
     Linear,
@@ -99,7 +99,7 @@ def candidate_rows(lib, questions: list[dict], held: dict, modes: list[str]):
     for q in questions:
         for mode in modes:
             context, retrieval, qvec = held[(q["id"], mode)]
-            _, ranked = reader.rank(q["question"], context, retrieval, lib, qvec, NEUTRAL)
+            _, ranked = extractive.rank(q["question"], context, retrieval, lib, qvec, NEUTRAL)
             labels = [positive(c.text, q) if q["answers"] else False for c in ranked]
             out.append((q, mode, ranked, labels))
     return out

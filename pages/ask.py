@@ -14,7 +14,7 @@ from core.library import Library
 from core.models.llm.discovery import find_local_llm
 from core.query.engine import ask
 from core.query.history import recent
-from core.query.reader import NOT_DISCUSSED
+from core.query.reading.extractive import NOT_DISCUSSED
 from core.query.records import QueryResult
 from core.query.routes import available_modes, default_mode
 from core.schema.modes import modes_help

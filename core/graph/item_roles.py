@@ -2,7 +2,8 @@
 affiliation block (the first page's front matter before the abstract), headings, reference-list entries (list
 items of sub_type reference, or anything under a References section), page furniture and footnotes, or body.
 
-Shared by the LLM-free reader (core/query/reader.py: only body text answers) and the LLM-free entity extractor
+Shared by the LLM-free reader (core/query/reading/extractive.py:
+only body text answers) and the LLM-free entity extractor
 (core/graph/extract/spacy/extract.py: only body text, captions and tables give entities; the byline gives its
 people and organisations)."""
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Answers with citations: written by the LLM (streamed, told to cite [n], a "Short answer:" line first on a
-factual question) or, without one, extractive — core.query.reader's answer sentence, short answer and citation,
+factual question) or, without one, extractive —
+core.query.reading.extractive's answer sentence, short answer and citation,
 or its abstention.
 
 Either way the answer is split into sentences and every [n] is checked against the context's sources, so the
@@ -15,7 +16,7 @@ import numpy as np
 from core.models.llm.base import ChatModel
 from core.models.vlm import image_part, text_part
 from core.prompts import PROMPTS
-from core.query.reader import read
+from core.query.reading.extractive import read
 from core.query.records import Answer, AnswerSentence, Context, Retrieval
 
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
@@ -116,7 +117,7 @@ NO_CONTEXT = "Nothing in the papers matched the question, so there is nothing to
 
 def extractive_answer(question: str, context: Context, qvec: np.ndarray, sentences: int = 4, per_source: int = 2,
                       *, lib=None, retrieval: Retrieval | None = None) -> Answer:
-    """The LLM-free answer (core.query.reader): the body sentence that answers, with its short answer and
+    """The LLM-free answer (core.query.reading.extractive): the body sentence that answers, with its short answer and
     citation, then the next strongest ones; or "No passage answers this directly." and the closest passages.
     `lib` lets the reader see what each passage's items are (title, authors, headings, references) and reuse
     the stored window vectors; without it every passage sentence counts as body text."""

@@ -16,12 +16,12 @@ from core.models.embedding import cheapest_batches, get_tokenizer
 from core.models.llm.base import LLMError
 from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
 from core.query.context import build_context, count_tokens
-from core.query.grounding import ground
 from core.query.keywords import question_keywords
+from core.query.reading.grounding import ground
+from core.query.reading.small_context import compact_context
 from core.query.records import Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
 from core.query.routes import route_of
-from core.query.small_context import compact_context
 from core.schema.modes import Mode
 from core.schema.records import MEDIA_TYPES
 from core.text.questions import question_too_long

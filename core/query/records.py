@@ -145,7 +145,7 @@ class Context:
         return next((s for s in self.sources if s.n == n), None)
 
 
-# How an LLM answer's sentence stands against the passages (core.query.grounding sets it).
+# How an LLM answer's sentence stands against the passages (core.query.reading.grounding sets it).
 CITED, MATCHED, UNSUPPORTED = "cited", "matched", "unsupported"
 
 
@@ -153,7 +153,8 @@ CITED, MATCHED, UNSUPPORTED = "cited", "matched", "unsupported"
 class AnswerSentence:
     text: str
     citations: list[int]
-    # An LLM answer's sentence checked against the passages (core.query.grounding): "cited" (its marker's passage
+    # An LLM answer's sentence checked against the passages (core.query.reading.grounding): "cited" (its marker's
+    # passage
     # supports it), "matched" (the model cited none; PaperGraph found the passage that says it), "unsupported".
     support: str = ""
 
@@ -179,7 +180,7 @@ class Answer:
     answer_type: str = ""  # what the question expects: number / year / name / definition / other (extractive)
     score: float = 0.0  # the extractive reader's probability that its best sentence holds the answer
     # The extractive reader's calibrated probability that the answer it states (or would state) is right: it
-    # abstains below its threshold (core.query.reader_model). None for an LLM's answer.
+    # abstains below its threshold (core.query.reading.scores). None for an LLM's answer.
     confidence: float | None = None
     # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
     # about it). Empty for a one-passage answer.
@@ -192,7 +193,8 @@ class Answer:
     @property
     def off_the_passages(self) -> bool:
         """A model's answer of which no sentence is cited or found in the passages, and at least one says what
-        none of them does (core.query.grounding): written from the model's own knowledge, not from the papers."""
+        none of them does (core.query.reading.grounding):
+        written from the model's own knowledge, not from the papers."""
         checked = [s.support for s in self.sentences if s.support]
         return not self.extractive and bool(checked) and all(x == UNSUPPORTED for x in checked)
 

@@ -8,7 +8,7 @@ passage names the bridge ("Dick Humbert played for the Philadelphia Eagles"), an
 Which passage names which entity and phrase is in memory already (core.graph.mention_index): a name only a few
 passages share ties two passages; a name many share (a country, "national football league") ties a topic. Rare is
 what local calls rare for a phrase (core.query.walks.RARE_PHRASE_SHARE and RARE_PHRASE_PASSAGES); a name the question
-says is what it asks about, not a bridge (as core.query.chain.bridges).
+says is what it asks about, not a bridge (as core.query.reading.chain.bridges).
 
 A bridge takes one of the last places of the passages returned: the passages above, which a one-passage question
 reads first, stay where the reranker put them. Measured on ppr: see its route in core.query.routes.

@@ -53,11 +53,11 @@ def test_the_layer_contracts_hold_and_an_upward_import_breaks_them(tmp_path):
 
 def test_the_read_side_and_the_write_side_are_independent(tmp_path):
     """core.query and core.pipeline share a layer: neither imports the other, either way round."""
-    broken = _lint_with(tmp_path, "query/reader.py",
+    broken = _lint_with(tmp_path, "query/reading/extractive.py",
                         "def _write_side():\n    from core.pipeline import chunking  # noqa")
     assert broken.returncode == 1
     assert "core.query is not allowed to import core.pipeline" in broken.stdout
-    assert "core.query.reader -> core.pipeline.chunking" in broken.stdout
+    assert "core.query.reading.extractive -> core.pipeline.chunking" in broken.stdout
 
     broken = _lint_with(tmp_path / "again", "pipeline/ingest.py",
                         "def _read_side():\n    from core.query import engine  # noqa")

@@ -2,8 +2,8 @@
 test of a compositional question and of the bridge entity a first-hop sentence gives."""
 from __future__ import annotations
 
-from core.query.chain import bridges, compositional
 from core.query.keywords import spacy_keywords
+from core.query.reading.chain import bridges, compositional
 
 QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 

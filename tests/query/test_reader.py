@@ -13,12 +13,12 @@ from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.pipeline.graph.stage import process_graph_queue
 from core.pipeline.ingest import process_queue
-from core.query import answer_types as T
-from core.query import reader
 from core.query.answer import parse_answer, split_short_answer
 from core.query.engine import ask, compare
-from core.query.reader import NEVER, NO_ANSWER, RELATED, _sentence_ok, item_roles, read, split_sentences
-from core.query.reader_model import load_model
+from core.query.reading import answer_types as T
+from core.query.reading import extractive
+from core.query.reading.extractive import NEVER, NO_ANSWER, RELATED, _sentence_ok, item_roles, read, split_sentences
+from core.query.reading.scores import load_model
 from core.query.records import Context, QueryParams, Source
 from core.query.routes import available_modes
 from core.schema.modes import Mode
@@ -73,7 +73,7 @@ def stating(monkeypatch):
     """The fitted model with a threshold every ranked answer clears: these tests check which sentence answers and
     how, not where the dev split put the threshold (bench/reader_train.py reports that)."""
     fitted = load_model()
-    monkeypatch.setattr(reader, "load_model", lambda: replace(fitted, threshold=0.0, related=0.0))
+    monkeypatch.setattr(extractive, "load_model", lambda: replace(fitted, threshold=0.0, related=0.0))
 
 
 def test_parsing_roles_keep_title_authors_headings_and_references_out(lib):
@@ -119,7 +119,7 @@ def test_a_table_question_answers_with_the_row(lib, stating):
 
 def test_an_unanswerable_question_abstains_and_lists_the_closest_passages(lib, monkeypatch):
     fitted = load_model()
-    monkeypatch.setattr(reader, "load_model", lambda: replace(fitted, related=0.0))
+    monkeypatch.setattr(extractive, "load_model", lambda: replace(fitted, related=0.0))
     result = _ask(lib, "How many GPUs were used to train the okapi deduplication model?")
     answer = result.answer
     assert answer.abstained and answer.short_answer == "" and answer.confidence < fitted.threshold

@@ -9,12 +9,12 @@ import json
 import numpy as np
 
 from core.library import get_tokenizer
-from core.query.comparison import compare
 from core.query.context import _around
-from core.query.grounding import CITED, MATCHED, UNSUPPORTED, ground
-from core.query.reader import NO_ANSWER, NOT_DISCUSSED, RELATED, rank, read
-from core.query.reader_features import FEATURES
-from core.query.reader_model import CONFIDENCE_FEATURES, MODEL_PATH, load_model
+from core.query.reading.comparison import compare
+from core.query.reading.extractive import NO_ANSWER, NOT_DISCUSSED, RELATED, rank, read
+from core.query.reading.features import FEATURES
+from core.query.reading.grounding import CITED, MATCHED, UNSUPPORTED, ground
+from core.query.reading.scores import CONFIDENCE_FEATURES, MODEL_PATH, load_model
 from core.query.records import Answer, AnswerSentence, Context, Source
 
 
@@ -209,7 +209,7 @@ def test_a_long_passage_keeps_the_window_that_matched_not_its_first_tokens():
 def test_a_yes_no_question_states_its_verdict_before_the_evidence():
     from dataclasses import replace as with_
 
-    from core.query import yes_no
+    from core.query.reading import yes_no
 
     context = _context(("These errors are due to the fact that REVERB only models binary relations.", "REVERB"),
                        ("REVERB extracts relation phrases from sentences with lexical constraints.", "REVERB"))
@@ -230,12 +230,12 @@ def test_a_yes_no_question_states_its_verdict_before_the_evidence():
                            "The constraint not only raises precision but also improves recall.") == yes_no.YES
     assert yes_no.polarity("Does the method work?", "The method works (although not always).") == yes_no.YES
     # A yes/no question after a scene-setting clause is one too.
-    from core.query.reader_features import QuestionView
+    from core.query.reading.features import QuestionView
     assert QuestionView.of("According to the review, does deleting PLSCR1 abolish scrambling?", []).yes_no
 
 
 def test_the_embedded_models_context_is_the_best_sentences_under_their_passage_numbers():
-    from core.query.small_context import compact_context
+    from core.query.reading.small_context import compact_context
 
     context = _context(("S2ORC releases its parses as JSON. The corpus has 81.1M papers. Other text follows here.",
                         "S2ORC"),

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from core.library import get_tokenizer
-from core.query import answer_types as T
 from core.query.context import count_tokens
-from core.query.coverage import row_about
+from core.query.reading import answer_types as T
+from core.query.reading.coverage import row_about
 from tests.query.test_reader import _read
 from tests.query.test_reader import _source as source_of
 
@@ -147,8 +147,8 @@ def test_token_counts_are_remembered_and_stay_exact():
 
 
 def test_a_paper_speaking_of_itself_says_its_own_name():
-    from core.query.candidates import Candidate
-    from core.query.reader_features import QuestionView, featurize, own_name
+    from core.query.reading.candidates import Candidate
+    from core.query.reading.features import QuestionView, featurize, own_name
 
     assert own_name("SPECTER: Document-level Representation Learning", "what is specter trained on?") == "SPECTER"
     assert own_name("Combating Web Spam with TrustRank", "how does trustrank seed pages?") == "TrustRank"
@@ -171,7 +171,7 @@ def test_a_paper_speaking_of_itself_says_its_own_name():
 
 
 def test_a_run_in_heading_starts_a_new_sentence():
-    from core.query.candidates import source_candidates
+    from core.query.reading.candidates import source_candidates
 
     # A paragraph cut by a column break, then a paragraph parsing left under its run-in heading.
     text = ("For SPECTER, we also perform an online A/B test to measure whether its advantages\n\n"

@@ -106,7 +106,8 @@ def test_bm25_queries_stop_adding_terms_past_the_postings_budget(tmp_path, monke
 
 
 def test_document_frequencies_read_the_index_as_it_is_and_never_create_it(tmp_path):
-    """The reader's distinctive words (core.query.coverage) come from these counts and have always read the index
+    """The reader's distinctive words (core.query.reading.coverage) come from these counts and have always read
+    the index
     as it is: before it exists there are none (every named word counts), and building it stays search's job."""
     db = Database(tmp_path / "db.sqlite")
     chunks = SQLiteChunkStore(db)

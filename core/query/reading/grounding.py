@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 import re
 
-from core.query import answer_types as T
-from core.query.reader_features import rarity
+from core.query.reading import answer_types as T
+from core.query.reading.features import rarity
 from core.query.records import CITED, MATCHED, UNSUPPORTED, Answer, Context
 
 # Share of a sentence's content words a source must say to support it; the words of the question count for nothing

@@ -2,7 +2,8 @@
 are due to the fact that REVERB only models binary relations." → no).
 
 The reader finds the evidence sentence like for any question; this module reads its polarity: a negation the
-question does not itself say ("not", "no", "only", "unlike", … core/query/data/reader_cues.json) makes the answer
+question does not itself say ("not", "no", "only", "unlike", …
+core/query/reading/data/reader_cues.json) makes the answer
 no; none, yes. Negations said in passing ("(data not shown)") or that do not negate ("not only … but also", the
 "nor" of "not … nor") do not count. On qa dev's 18 stated yes/no answers this is right for 15; counting parity (an
 even number of negations reads as yes) was right for 13. A question asked in the negative ("Does X not …?") flips
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from core.query.reader_features import negation_words, not_negating
+from core.query.reading.features import negation_words, not_negating
 
 YES, NO = "yes", "no"
 # Said in passing: "(data not shown)". What negates nothing ("not only … but also") is data: reader_cues.json.

@@ -4,7 +4,7 @@ Only body text may answer. What parsing knows about each item decides it: a pape
 affiliation block, headings, reference-list entries and page furniture never answer (core.graph.item_roles,
 shared with the entity extractor); a footnote answers ("We use the cld2 tool for language detection …" is only said
 there) but is marked as one; a table answers with its rows; a caption only when the question is about a figure or
-table. How likely each candidate is to answer is the reader model's business (core.query.reader_model), not this
+table. How likely each candidate is to answer is the reader model's business (core.query.reading.scores), not this
 module's.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from core.content.items import item_text
 from core.graph.item_roles import BODY, item_roles
-from core.query import answer_types as T
+from core.query.reading import answer_types as T
 from core.query.records import Source
 from core.schema.records import ContentItem
 
@@ -46,7 +46,7 @@ class Candidate:
     of: int = 1  # how many candidates its passage has
     prior: float = 0.0  # similarity of its stored embedding window to the question
     typed: float = 0.0  # fit of its best answer span of the expected type (0 = none)
-    features: dict[str, float] = field(default_factory=dict)  # core.query.reader_features
+    features: dict[str, float] = field(default_factory=dict)  # core.query.reading.features
     p: float = 0.0  # the reader model's probability that it holds the answer
 
 

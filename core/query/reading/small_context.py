@@ -1,10 +1,11 @@
 """The context of a small local model: the reader's most probable sentences, not whole passages.
 
 The embedded model reads ~20 prompt tokens/s on two cores: a 3,000-token context costs it minutes. The LLM-free
-reader already ranks every sentence of the retrieved passages by how likely it holds the answer (core.query.reader),
+reader already ranks every sentence of the retrieved passages by how likely it holds the answer
+(core.query.reading.extractive),
 so the model gets those sentences, grouped under their passage's number [n] in the passages' order, up to a token
 budget. Every [n] still names a source of the full context, so its citations resolve and are checked against the
-whole passage (core.query.grounding).
+whole passage (core.query.reading.grounding).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from core.query.context import count_tokens
-from core.query.reader import rank
+from core.query.reading.extractive import rank
 from core.query.records import Context, Retrieval
 
 

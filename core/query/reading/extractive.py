@@ -1,10 +1,10 @@
 """The LLM-free reader: the answer sentence of the retrieved passages with its short answer and citation, a
 composed answer (yes/no, which of two, a bridge through a second passage), or an honest abstention.
 
-How it decides is learned, not written as rules: each candidate sentence (core.query.candidates) gets features
-(core.query.reader_features), a logistic model fitted on the dev split of the question set gives each the
+How it decides is learned, not written as rules: each candidate sentence (core.query.reading.candidates) gets features
+(core.query.reading.features), a logistic model fitted on the dev split of the question set gives each the
 probability that it holds the answer, and a second, calibrated model gives the probability that the best one is
-right (core.query.reader_model). Above the threshold chosen on dev the answer is stated; below it the reader says
+right (core.query.reading.scores). Above the threshold chosen on dev the answer is stated; below it the reader says
 it found related passages and shows them with the best sentence first, stating nothing; when even the best
 sentence is unlikely, it says the papers do not seem to discuss the question.
 
@@ -20,17 +20,17 @@ import numpy as np
 from core.content.pages import load_items
 from core.graph.item_roles import NEVER as NEVER  # re-exported: the reader's tests import it here
 from core.graph.item_roles import item_roles as item_roles  # likewise
-from core.query import answer_types as T
-from core.query.candidates import Candidate, norm, source_candidates
-from core.query.candidates import sentence_ok as _sentence_ok  # noqa: F401  (the reader's tests import it here)
-from core.query.candidates import split_sentences as split_sentences
-from core.query.chain import Chain, compositional, find_chain
-from core.query.comparison import compare, two_sided
-from core.query.coverage import distinctive
-from core.query.reader_features import QuestionView, featurize
-from core.query.reader_model import ReaderModel, load_model
+from core.query.reading import answer_types as T
+from core.query.reading.candidates import Candidate, norm, source_candidates
+from core.query.reading.candidates import sentence_ok as _sentence_ok  # noqa: F401  (the reader's tests import it here)
+from core.query.reading.candidates import split_sentences as split_sentences
+from core.query.reading.chain import Chain, compositional, find_chain
+from core.query.reading.comparison import compare, two_sided
+from core.query.reading.coverage import distinctive
+from core.query.reading.features import QuestionView, featurize
+from core.query.reading.scores import ReaderModel, load_model
+from core.query.reading.yes_no import polarity
 from core.query.records import Answer, AnswerSentence, Context, Retrieval, Source
-from core.query.yes_no import polarity
 from core.schema.ids import window_ids
 
 NO_ANSWER = "No passage answers this directly."

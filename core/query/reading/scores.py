@@ -1,8 +1,8 @@
 """The LLM-free reader's learned weights: which candidate sentence holds the answer, and how sure to be of it.
 
 Two linear models, fitted by bench/reader_train.py on the dev split of the question set and stored as
-data (core/query/data/reader_model.json, with what they were fitted on and their dev figures):
-- the sentence model: P(this sentence holds a reference answer) from its features (core.query.reader_features),
+data (core/query/reading/data/reader_model.json, with what they were fitted on and their dev figures):
+- the sentence model: P(this sentence holds a reference answer) from its features (core.query.reading.features),
   fitted listwise (a softmax over each question's candidates, which is what picking one sentence needs) and then
   calibrated to a probability, so at query time it is still one logistic function of the features;
 - the confidence model: P(the best sentence is right) from the ranking as a whole (the best probability, its
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core.query.candidates import Candidate
+from core.query.reading.candidates import Candidate
 
 MODEL_PATH = Path(__file__).with_name("data") / "reader_model.json"
 CONFIDENCE_FEATURES = ("top_logit", "margin", "second_logit", "top_typed", "top_named", "top_overlap",

@@ -1,14 +1,14 @@
 """What the reader's features know about a question's words in the collection and in a candidate: the question's
 rare named words (document frequency from the FTS5 index), stemmed bags that also count a question term inside a
 compound ("tableformerlarge"), and whether a table row is a row of something the question names. The reader model
-(core.query.reader_model) weighs them; nothing here decides alone.
+(core.query.reading.scores) weighs them; nothing here decides alone.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from core.query import answer_types as T
+from core.query.reading import answer_types as T
 
 RARE_SHARE = 0.2  # a named question word in at most this share of the chunks is distinctive (FTS5 statistics)
 

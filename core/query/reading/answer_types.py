@@ -1,5 +1,6 @@
 """What kind of answer a question expects, and where such an answer sits inside a sentence — regular expressions
-only, so the extractive reader (core.query.reader) pays microseconds, not a spaCy run, per candidate sentence.
+only, so the extractive reader (core.query.reading.extractive)
+pays microseconds, not a spaCy run, per candidate sentence.
 
 Types: a number ("how many", "what percentage"), a year ("when", "what year"), a name ("who", "which model"), a
 definition ("what is X") or anything else. A span is where the answer of that type sits in a sentence: the number
@@ -12,12 +13,12 @@ import re
 from dataclasses import dataclass
 
 # The words' helpers are re-exported: the reader's modules read them as answer_types.stems, .words, …
-from core.query.words import LOWER_STOP, WORD, word_form
-from core.query.words import mentions as mentions
-from core.query.words import named_words as named_words
-from core.query.words import stem as stem
-from core.query.words import stems as stems
-from core.query.words import words as words
+from core.query.reading.words import LOWER_STOP, WORD, word_form
+from core.query.reading.words import mentions as mentions
+from core.query.reading.words import named_words as named_words
+from core.query.reading.words import stem as stem
+from core.query.reading.words import stems as stems
+from core.query.reading.words import words as words
 
 NUMBER, YEAR, NAME, DEFINITION, OTHER = "number", "year", "name", "definition", "other"
 TERM, MANNER = "term", "manner"  # "what is X called?" (the term), "how is X computed?" (the way)

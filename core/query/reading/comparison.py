@@ -7,7 +7,7 @@ is composed and the reader answers (or abstains) as for any question.
 Each side's evidence is the reader's most probable candidates that name it (in the sentence or in its passage's
 title): the learned sentence model still decides which sentences speak for a side; this module only reads what
 they say (a year, a number, the words of a predicate, the name next to "province"). The comparative words live in
-core/query/data/comparatives.json.
+core/query/reading/data/comparatives.json.
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core.query import answer_types as T
-from core.query.candidates import Candidate
-from core.query.coverage import term_bag
-from core.query.reader_features import QuestionView, rarity
+from core.query.reading import answer_types as T
+from core.query.reading.candidates import Candidate
+from core.query.reading.coverage import term_bag
+from core.query.reading.features import QuestionView, rarity
 from core.query.records import Answer, AnswerSentence
 
 COMPARATIVES_PATH = Path(__file__).with_name("data") / "comparatives.json"

@@ -1,5 +1,5 @@
 """What the LLM-free reader knows about each candidate sentence, as numbers (one named feature each), for the
-reader model (core.query.reader_model) to weigh. The weights are learned (bench/reader_train.py), never set here.
+reader model (core.query.reading.scores) to weigh. The weights are learned (bench/reader_train.py), never set here.
 
 Every feature is cheap: the question is analysed once, each sentence with regular expressions and set arithmetic;
 the only vectors used are the stored embedding windows' similarities retrieval already paid for (`prior`).
@@ -10,9 +10,9 @@ Groups:
   question's rare named words likewise, the share of the question's words weighted by how rare they are in
   general English (wordfreq), and the same overlaps of the sentences either side (an answer often follows the
   sentence that sets the question's scene);
-- answer shape: the expected answer type (core.query.answer_types) and whether the sentence holds a span of it,
+- answer shape: the expected answer type (core.query.reading.answer_types) and whether the sentence holds a span of it,
   how much it says that the question does not (an answer adds something), cue words of the question's class
-  (core/query/data/reader_cues.json: "because" for a why-question), whether it (or a neighbour) says the noun
+  (core/query/reading/data/reader_cues.json: "because" for a why-question), whether it (or a neighbour) says the noun
   the question asks for ("What format …": format), length;
 - place: the passage's rank, the sentence's position in it, its role (body / table row / caption / footnote),
   whether a table row is a row of something the question names, the section it sits in.
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core.query import answer_types as T
-from core.query.candidates import CAPTION, NOTE, ROW, Candidate
-from core.query.coverage import row_about, term_bag
+from core.query.reading import answer_types as T
+from core.query.reading.candidates import CAPTION, NOTE, ROW, Candidate
+from core.query.reading.coverage import row_about, term_bag
 from core.query.records import Source
 
 CUES_PATH = Path(__file__).with_name("data") / "reader_cues.json"
@@ -77,7 +77,7 @@ def not_negating() -> list[str]:
 
 
 def negation_words() -> list[str]:
-    """The words that make a yes/no question's evidence a no (core.query.yes_no)."""
+    """The words that make a yes/no question's evidence a no (core.query.reading.yes_no)."""
     return _cues()["negation"]
 
 
@@ -126,7 +126,7 @@ class QuestionView:
     text: str
     kind: str
     stems: frozenset[str]
-    named: tuple[str, ...]  # its rare named words (core.query.coverage.distinctive)
+    named: tuple[str, ...]  # its rare named words (core.query.reading.coverage.distinctive)
     words: frozenset[str]
     cues: tuple[str, ...]
     yes_no: bool

@@ -7,15 +7,15 @@ passage of another paper that is about the bridge (its title names it, or the se
 typed question, holds an answer of the expected type. The answer shows both sentences, one after the other, with
 their citations and names the bridge; the second sentence shares few words with the question, which is why the
 one-passage reader never picks it. No LLM: the reader's candidate scores
-(core.query.reader) decide each hop.
+(core.query.reading.extractive) decide each hop.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from core.query import answer_types as T
-from core.query.reader_features import rarity
+from core.query.reading import answer_types as T
+from core.query.reading.features import rarity
 
 # A clause inside the question that describes the thing asked about: "the film that …", "a musician whose …",
 # "X's first novel was published by …", "the director of …".
