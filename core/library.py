@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.models.embedding import get_embedder, get_tokenizer, vector_space
 from core.models.embedding_space import check_space
-from core.models.llm.factory import shared_chat_model
+from core.models.llm.factory import shared_chat_model, shared_reader_model
 from core.models.registry import Registry, resources
 from core.models.vlm import vision_model
 from core.settings.config import Settings
@@ -172,6 +172,11 @@ class Library:
     def chat_model(self):
         """The configured LLM behind its prompt-hash cache, or None: every caller has an LLM-free path."""
         return shared_chat_model(self.settings, self.llm_cache)
+
+    def reader_model(self):
+        """The model that reads answers: the configured LLM, else the embedded one when installed, else None
+        (core.models.llm.factory.shared_reader_model)."""
+        return shared_reader_model(self.settings, self.llm_cache)
 
     def vision_model(self):
         """The configured VLM behind the prompt-hash cache, or None: every caller has an offline path."""

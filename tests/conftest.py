@@ -23,6 +23,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# The embedded model is the default reader wherever it is installed (CI installs it for the llm tests): every
+# other test reads LLM-free unless it asks for a model, or each answer would cost the embedded model seconds.
+os.environ.setdefault("PAPERGRAPH_EMBEDDED_READER", "off")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -94,12 +94,15 @@ def make_electra_pdf(folder: Path) -> Path:
                                with_table=False, with_figure=False, authors="Kevin Clark, Stanford University")
 
 
-def fast_workspace(root: Path, **llm) -> Workspace:
+def fast_workspace(root: Path, reader: str = "", **llm) -> Workspace:
     """A workspace parsing with the builtin parser (a second per paper instead of MinerU's few) and, when
-    given, an LLM: fast_workspace(root, provider="openai", base_url=..., model=...)."""
+    given, an LLM: fast_workspace(root, provider="openai", base_url=..., model=...). With an LLM the reader is
+    `write` unless `reader` names another: the tests of written answers predate the readers."""
     ws = Workspace(root).ensure()
     settings = Settings()
     settings.parsing.backend = "builtin"
+    if reader or llm.get("provider", "none") != "none":
+        settings.query.reader = reader or "write"
     for key, value in llm.items():
         setattr(settings.llm, key, value)
     ws.save_settings(settings)

@@ -2,6 +2,10 @@
 test, and the test split frozen by its hash (bench/qa_corpus/test.sha256).
 
     python bench/qa_corpus/assemble.py /work/qa_corpus/questions_w1.jsonl … [--check]
+    python bench/qa_corpus/assemble.py --dir bench/fresh_corpus --all-test /work/fresh_corpus/questions_f*.jsonl
+
+--dir names another set's folder (its manifest.json; questions.jsonl and test.sha256 are written there); --all-test
+makes every question test: the fresh set of this round is read once, at the end, and nothing is fitted on it.
 
 The writers never read the product's code (bench/qa_corpus/WRITING_BRIEF.md says what they were told). Each
 question gets the sha256 document id of its paper(s) (manifest.json) and a split: within each (writer, type),
@@ -34,16 +38,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--dir", type=Path, default=HERE)
+    ap.add_argument("--all-test", action="store_true")
     args = ap.parse_args()
+    out, frozen = args.dir / OUT.name, args.dir / FROZEN.name
     if args.check:
-        rows = [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines() if line.strip()]
-        ok = test_hash(rows) == FROZEN.read_text().split()[0]
+        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
+        ok = test_hash(rows) == frozen.read_text().split()[0]
         print("test split matches its frozen hash" if ok else "the test split CHANGED since it was frozen")
         return 0 if ok else 1
-    if FROZEN.exists():
-        print(f"{FROZEN.name} exists: the test split is frozen; remove it only to start a new question set")
+    if frozen.exists():
+        print(f"{frozen.name} exists: the test split is frozen; remove it only to start a new question set")
         return 1
-    sha = {m["file"]: m["sha256"] for m in json.loads((HERE / "manifest.json").read_text())}
+    sha = {m["file"]: m["sha256"] for m in json.loads((args.dir / "manifest.json").read_text())}
     rows = []
     for path in args.files:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
@@ -62,15 +69,15 @@ def main() -> int:
         members = sorted(groups[key], key=lambda r: r["id"])
         rng.shuffle(members)
         for k, q in enumerate(members):
-            q["split"] = "dev" if k % 2 == 0 else "test"
+            q["split"] = "test" if args.all_test or k % 2 else "dev"
     rows.sort(key=lambda r: r["id"])
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     digest = test_hash(rows)
-    FROZEN.write_text(f"{digest}  test split of questions.jsonl (bench/qa_corpus/assemble.py --check)\n")
+    frozen.write_text(f"{digest}  test split of questions.jsonl (bench/qa_corpus/assemble.py --check)\n")
     for split in ("dev", "test"):
         part = [r for r in rows if r["split"] == split]
         print(f"{split}: {len(part)} questions, {sum(1 for r in part if r['answerable'])} answerable")
-    print(f"wrote {OUT} and {FROZEN}")
+    print(f"wrote {out} and {frozen}")
     return 0
 
 

@@ -13,23 +13,19 @@ import numpy as np
 
 from core.library import Library
 from core.models.embedding import cheapest_batches, get_tokenizer
-from core.models.llm.base import LLMError
-from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, extractive_answer, parse_answer, stream_llm_answer
+from core.query.answer import answer_messages
 from core.query.context import build_context, count_tokens
 from core.query.keywords import question_keywords
-from core.query.reading.grounding import ground
-from core.query.reading.small_context import compact_context
+from core.query.reading.readers import ReadingJob, choose_reader, read_answer
 from core.query.records import Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
 from core.query.routes import route_of
-from core.schema.modes import Mode
-from core.schema.records import MEDIA_TYPES
+from core.schema.modes import Mode, Reader
 from core.text.questions import question_too_long
 
 log = logging.getLogger(__name__)
 
 TokenFn = Callable[[str], None]  # receives the answer's text as it streams
-SMALL_ANSWER_TOKENS = 200  # the embedded model's answer: ~10 tokens/s on 2 cores
 EXTRACTIVE_TOKENS = 12_000  # ten whole 1,200-token passages
 
 
@@ -105,26 +101,34 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     timings["retrieve_s"] = time.perf_counter() - t
 
     tokenizer = lib.tokenizer()
-    # The token budget is a model's: an extractive answer is read by no model, so it reads every passage kept, whole.
-    extractive = llm is None and not params.context_only and not (params.vlm_images and params.use_llm)
-    budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if extractive else params
+    model = lib.reader_model() if params.use_llm and not params.context_only else None
+    reader = Reader.EXTRACTIVE if params.context_only else choose_reader(
+        params.reader or lib.settings.query.reader, model, question, prose_fast=_writes_fast(model))
+    if params.vlm_images and params.use_llm and not params.context_only and lib.vision_model() is not None:
+        reader, model = Reader.WRITE, model or lib.vision_model()  # the VLM writes from the tables' images
+    # The token budget is a model's: the extractive ranking (extractive, select) reads every passage kept, whole.
+    whole = not params.context_only and (reader is not Reader.WRITE or _small(model))
+    budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if whole else params
     context = build_context(retrieval, budget, tokenizer, routed.sections)
     result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,
                          llm_free=llm_free)
     if not params.context_only:
         t = time.perf_counter()
-        result.answer, answer_calls, cached = _answer(lib, question, context, params, llm, embeddings, on_token,
-                                                      result)
-        calls += answer_calls
-        result.llm_cached += cached
+        job = ReadingJob(lib, question, context, retrieval, embeddings(question), params, on_token,
+                         notes=retrieval.notes)
+        outcome = read_answer(job, reader, model)
+        result.answer = outcome.answer
+        result.error = "; ".join(job.errors)
+        calls += outcome.calls
+        result.llm_cached += outcome.cached
         timings["generate_s"] = time.perf_counter() - t
-        if result.answer.extractive:
+        if result.answer.reader == Reader.EXTRACTIVE:
             llm_free.append("answer")
-        if llm is not None and result.answer.text:
+        if result.answer.reader == Reader.WRITE and result.answer.text:
             prompt = "\n".join(m["content"] for m in answer_messages(question, context, lib.settings.graph.language,
                                                                     params.answer_style))
             prompt_n, completion_n = count_tokens(tokenizer, [prompt, result.answer.text])
-            result.tokens = {"prompt": prompt_n, "completion": completion_n} if not result.answer.extractive else {}
+            result.tokens = {"prompt": prompt_n, "completion": completion_n}
     result.llm_calls = calls
     timings["total_s"] = time.perf_counter() - started
     result.timings = {**retrieval.timings, **timings}
@@ -138,67 +142,15 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     return result
 
 
-def _context_images(lib: Library, context) -> list[tuple[int, bytes]]:
-    from core.content.images import item_image
-
-    media = [s for s in context.sources if s.kind in MEDIA_TYPES]
-    chunks = lib.chunks.get_many([s.chunk_id for s in media])
-    images = []
-    for source in media:
-        png = item_image(lib, chunks[source.chunk_id]) if source.chunk_id in chunks else None
-        if png:
-            images.append((source.n, png))
-    return images
+def _small(model) -> bool:
+    """The embedded model reads the reader's best sentences, never the whole context (reading.small_context)."""
+    return model is not None and model.name.startswith("embedded:")
 
 
-def _answer(lib: Library, question: str, context, params: QueryParams, llm, embeddings: Embeddings,
-            on_token: TokenFn | None, result: QueryResult):
-    q = lib.settings.query
-    images: list[tuple[int, bytes]] = []
-    if params.vlm_images and params.use_llm and context.sources:
-        vlm = lib.vision_model()
-        images = _context_images(lib, context) if vlm is not None else []
-        if vlm is None:
-            result.retrieval.notes.append("no VLM is set: the answer was written without the images")
-        elif not images:
-            result.retrieval.notes.append("no table or figure in the context: the answer was written from text")
-        else:
-            llm = vlm
-            result.retrieval.notes.append(f"{min(len(images), MAX_ANSWER_IMAGES)} image(s) sent to {vlm.name}")
-    if llm is not None and context.sources:
-        full, max_tokens = context, q.answer_max_tokens
-        if lib.settings.llm.provider == "embedded" and q.small_llm_context_tokens and not images:
-            # A small local model reads the reader's best sentences, not 3,000 tokens of passages (core.query.
-            # small_context), and writes a short answer: prompt and reply are what its minutes are spent on.
-            context = compact_context(question, context, result.retrieval, lib, embeddings(question),
-                                      lib.tokenizer(), q.small_llm_context_tokens)
-            max_tokens = min(max_tokens, SMALL_ANSWER_TOKENS)
-            result.retrieval.notes.append(f"the embedded model read the {context.tokens.get('chunks', 0)} tokens of "
-                                          "the passages' most probable sentences")
-        messages = answer_messages(question, context, lib.settings.graph.language, params.answer_style)
-        cached = not images and _stream_is_cached(llm, messages, max_tokens)
-        pieces: list[str] = []
-        try:
-            for piece in stream_llm_answer(llm, question, context, max_tokens, lib.settings.graph.language,
-                                           images=images, style=params.answer_style):
-                pieces.append(piece)
-                if on_token:
-                    on_token("".join(pieces))
-            answer = ground(parse_answer("".join(pieces), full, extractive=False, model=llm.name), full, question)
-            return answer, 0 if cached else 1, int(cached)
-        except LLMError as exc:
-            result.error = f"the LLM could not answer ({exc}); showing the extractive answer instead"
-        context = full
-    answer = extractive_answer(question, context, embeddings(question),
-                               sentences=q.extractive_sentences, lib=lib, retrieval=result.retrieval)
-    if on_token:
-        on_token(answer.text)
-    return answer, 0, 0
-
-
-def _stream_is_cached(llm, messages, max_tokens) -> bool:
-    check = getattr(llm, "has_cached_stream", None)
-    return bool(check and check(messages, max_tokens=max_tokens, temperature=0.0))
+def _writes_fast(model) -> bool:
+    """Prose pays for explain / compare / summarise questions only when the model writes it in seconds: an
+    endpoint, not the embedded model (10 tokens/s on 2 cores)."""
+    return model is not None and not _small(model)
 
 
 def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,

@@ -31,6 +31,7 @@ class QueryParams(QueryKnobs):
     # go to the VLM with the question, which then writes the answer.
     vlm_images: bool = False
     answer_style: str = "paragraphs"  # or "short": see core.query.answer.ANSWER_STYLES
+    reader: str = ""  # a core.schema.modes.Reader for this question; "": the workspace's QueryConfig.reader
 
     def __post_init__(self) -> None:
         self.mode = Mode(self.mode)  # an unknown mode fails here, with the modes to choose from
@@ -185,6 +186,8 @@ class Answer:
     # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
     # about it). Empty for a one-passage answer.
     bridge: str = ""
+    # Which reader answered (core.schema.modes.Reader: extractive / select / write), named on every answer.
+    reader: str = "extractive"
 
     @property
     def uncited(self) -> list[AnswerSentence]:

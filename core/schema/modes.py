@@ -38,3 +38,31 @@ class Mode(StrEnum):
 def modes_help() -> str:
     """Every mode with its help, one per line, as a page's help tooltip shows them."""
     return "\n".join(f"- **{mode}**: {mode.help}" for mode in Mode)
+
+
+class Reader(StrEnum):
+    """How retrieved passages become an answer (core.query.reading): one name from the settings to the answer."""
+
+    help: str
+
+    AUTO = "auto", ("select with a reading model (the configured LLM, else the embedded model when installed); "
+                    "write for explain / compare / summarise questions when the model is fast; else extractive")
+    EXTRACTIVE = "extractive", "LLM-free: the learned reader states the sentence that answers, or abstains"
+    SELECT = "select", ("the model chooses among the reader's best sentences and copies the short answer; the "
+                        "papers' sentences are the answer, verbatim and cited; 'none' abstains")
+    WRITE = "write", ("the model writes prose from the passages, checked sentence by sentence; it first runs "
+                      "select's 'none' check, so it abstains when no sentence answers")
+
+    def __new__(cls, value: str, help: str) -> Reader:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.help = help
+        return member
+
+    @classmethod
+    def _missing_(cls, value: object) -> Reader:
+        raise ValueError(f"unknown reader {value!r}: choose one of {', '.join(cls)}")
+
+
+def readers_help() -> str:
+    return "\n".join(f"- **{reader}**: {reader.help}" for reader in Reader)

@@ -265,11 +265,13 @@ class LLMCacheStore(Protocol):
         """Where the replies live (the workspace's file): models are shared per location (core.models.registry)."""
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """{"text", "prompt_tokens", "completion_tokens"} of the cached reply, or None."""
+        """{"text", "prompt_tokens", "completion_tokens", "meta"} of the cached reply, or None; meta: JSON of what
+        else the reply carried (its token odds) or None."""
 
     def has(self, key: str) -> bool: ...
 
-    def put(self, key: str, model: str, text: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None: ...
+    def put(self, key: str, model: str, text: str, prompt_tokens: int = 0, completion_tokens: int = 0,
+            meta: str | None = None) -> None: ...
 
     def forget(self, key: str) -> None:
         """Drop one cached reply, so that exact request reaches the model again."""

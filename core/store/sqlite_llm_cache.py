@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS llm_cache (
     text TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    meta TEXT
 );
 CREATE TABLE IF NOT EXISTS llm_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -47,6 +48,9 @@ class SQLiteLLMCache:
         self.db = db
         with db.connect() as conn:
             conn.executescript(SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(llm_cache)")}
+            if "meta" not in columns:  # a workspace from before replies carried token odds
+                conn.execute("ALTER TABLE llm_cache ADD COLUMN meta TEXT")
 
     @property
     def location(self) -> str:
@@ -54,7 +58,7 @@ class SQLiteLLMCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         with self.db.connect() as conn:
-            row = conn.execute("SELECT text, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?",
+            row = conn.execute("SELECT text, prompt_tokens, completion_tokens, meta FROM llm_cache WHERE key = ?",
                                (key,)).fetchone()
         return dict(row) if row is not None else None
 
@@ -62,11 +66,12 @@ class SQLiteLLMCache:
         with self.db.connect() as conn:
             return conn.execute("SELECT 1 FROM llm_cache WHERE key = ?", (key,)).fetchone() is not None
 
-    def put(self, key: str, model: str, text: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+    def put(self, key: str, model: str, text: str, prompt_tokens: int = 0, completion_tokens: int = 0,
+            meta: str | None = None) -> None:
         with self.db.transaction() as conn:
             conn.execute("INSERT OR REPLACE INTO llm_cache (key, model, text, prompt_tokens, completion_tokens, "
-                         "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                         (key, model, text, prompt_tokens, completion_tokens, time.time()))
+                         "created_at, meta) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (key, model, text, prompt_tokens, completion_tokens, time.time(), meta))
 
     def forget(self, key: str) -> None:
         with self.db.transaction() as conn:

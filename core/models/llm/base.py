@@ -16,6 +16,10 @@ class ChatReply:
     completion_tokens: int = 0
     latency_s: float = 0.0
     cached: bool = False  # served from the prompt-hash cache: no call was made
+    # Asked for with chat(top_logprobs=N): per generated token, its N likeliest alternatives as [token, logprob],
+    # the model's own odds at a decision (core.query.reading.select reads its choice's). None when not asked for
+    # or the endpoint gives none.
+    top_logprobs: list[list[list]] | None = None
 
 
 class LLMError(RuntimeError):
@@ -26,8 +30,11 @@ class ChatModel(Protocol):
     name: str  # "openai:gpt-4o-mini", "embedded:qwen2.5-coder-1.5b": shown where the UI says what ran
 
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
-             max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
-        """One completion. `purpose` ("extract", "glean", "summarise", "answer"...) is recorded per call."""
+             max_tokens: int | None = None, temperature: float | None = None, top_logprobs: int = 0,
+             grammar: str | None = None) -> ChatReply:
+        """One completion. `purpose` ("extract", "glean", "summarise", "answer"...) is recorded per call.
+        `grammar`: a GBNF grammar the reply must follow, for models with `accepts_grammar` (llama.cpp); others
+        are given a JSON schema instead."""
 
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:

@@ -18,9 +18,12 @@ from core.store.base import LLMCacheStore
 
 
 def cache_key(model_name: str, messages: Sequence[Message], response_format: dict[str, Any] | None,
-              max_tokens: int | None, temperature: float | None) -> str:
-    """sha256 of canonical JSON: the same request, however its dicts were built, is the same key."""
+              max_tokens: int | None, temperature: float | None, **extra: Any) -> str:
+    """sha256 of canonical JSON: the same request, however its dicts were built, is the same key. `extra`: the
+    request's other knobs (a grammar, logprobs asked for) when set; unset, keys stay those of earlier versions."""
     payload = [model_name, list(messages), response_format, max_tokens, temperature]
+    if any(extra.values()):
+        payload.append({k: v for k, v in extra.items() if v})
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -30,25 +33,34 @@ class CachedChatModel:
         self.inner = inner
         self.store = store
         self.name = inner.name  # what ran is the inner model, cached or not
+        self.accepts_grammar = getattr(inner, "accepts_grammar", False)
 
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
-             max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
-        key = cache_key(self.name, messages, response_format, max_tokens, temperature)
+             max_tokens: int | None = None, temperature: float | None = None, top_logprobs: int = 0,
+             grammar: str | None = None) -> ChatReply:
+        key = cache_key(self.name, messages, response_format, max_tokens, temperature, top_logprobs=top_logprobs,
+                        grammar=grammar)
         started = time.monotonic()
         row = self.store.get(key)
         if row is not None:
+            meta = json.loads(row.get("meta") or "{}")
             reply = ChatReply(text=row["text"], model=self.name, prompt_tokens=row["prompt_tokens"],
                               completion_tokens=row["completion_tokens"], latency_s=time.monotonic() - started,
-                              cached=True)
+                              cached=True, top_logprobs=meta.get("top_logprobs"))
             self._log(purpose, reply)
             return reply
+        extra: dict[str, Any] = {"top_logprobs": top_logprobs} if top_logprobs else {}
+        if grammar is not None:
+            extra["grammar"] = grammar
         try:
             reply = self.inner.chat(messages, purpose=purpose, response_format=response_format,
-                                    max_tokens=max_tokens, temperature=temperature)
+                                    max_tokens=max_tokens, temperature=temperature, **extra)
         except Exception as exc:
             self._log(purpose, None, latency_s=time.monotonic() - started, error=_error_text(exc))
             raise
-        self.store.put(key, self.name, reply.text, reply.prompt_tokens, reply.completion_tokens)
+        meta = {"top_logprobs": reply.top_logprobs} if reply.top_logprobs else None
+        self.store.put(key, self.name, reply.text, reply.prompt_tokens, reply.completion_tokens,
+                       meta=json.dumps(meta) if meta else None)
         self._log(purpose, reply)
         return reply
 

@@ -187,10 +187,15 @@ class OpenAIChatModel:
 
     # --- ChatModel ---
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
-             max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
+             max_tokens: int | None = None, temperature: float | None = None, top_logprobs: int = 0,
+             grammar: str | None = None) -> ChatReply:
+        if grammar is not None:
+            raise LLMError("an OpenAI-compatible endpoint takes a JSON schema, not a grammar")
         kwargs = self._request(messages, max_tokens, temperature)
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if top_logprobs:
+            kwargs.update(logprobs=True, top_logprobs=min(top_logprobs, 20))
         with self._limit:
             started = time.monotonic()
             _, completion = self._with_retries(
@@ -202,7 +207,8 @@ class OpenAIChatModel:
         usage = completion.usage
         return ChatReply(text=completion.choices[0].message.content or "", model=self.name,
                          prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-                         completion_tokens=(usage.completion_tokens or 0) if usage else 0, latency_s=latency)
+                         completion_tokens=(usage.completion_tokens or 0) if usage else 0, latency_s=latency,
+                         top_logprobs=_top_logprobs(completion.choices[0]) if top_logprobs else None)
 
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:
@@ -299,3 +305,16 @@ class OpenAIChatModel:
             kind, message = "protocol", (f"{where} answered with something that is not a chat completion "
                                          f"({type(exc).__name__}: {exc})")
         return LLMCallError(redact(message, self._key), kind=kind, status=status)
+
+
+def _top_logprobs(choice: Any) -> list[list[list]] | None:
+    """Per generated token, its alternatives as [token, logprob] (the chosen one first); None when the endpoint
+    sent none (many local servers ignore `logprobs`)."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    out = []
+    for token in content:
+        alternatives = [[t.token, float(t.logprob)] for t in (token.top_logprobs or [])]
+        out.append([[token.token, float(token.logprob)]] + [a for a in alternatives if a[0] != token.token])
+    return out

@@ -247,6 +247,16 @@ def _error_text(result: Any) -> str | None:
     return None
 
 
+def _top_logprobs(choice: dict[str, Any]) -> list[list[list]] | None:
+    """llama.cpp's OpenAI-style logprobs as [token, logprob] lists per generated token, the chosen one first."""
+    content = (choice.get("logprobs") or {}).get("content") or []
+    out = []
+    for token in content:
+        alternatives = [[t["token"], float(t["logprob"])] for t in token.get("top_logprobs") or []]
+        out.append([[token["token"], float(token["logprob"])]] + [a for a in alternatives if a[0] != token["token"]])
+    return out or None
+
+
 class EmbeddedChatModel:
     """ChatModel over the in-process llama.cpp server; calls are serialised, one at a time per process.
 
@@ -254,6 +264,7 @@ class EmbeddedChatModel:
     bounds a call's time (and stream() can be closed early)."""
 
     name = "embedded:qwen2.5-coder-1.5b"
+    accepts_grammar = True  # llama.cpp holds a reply to a GBNF grammar: the fewest tokens for a constrained reply
 
     def __init__(self, *, threads: int = 0, max_tokens: int = 2048, temperature: float = 0.0):
         self.threads = threads  # 0: one per free core when the model loads
@@ -276,11 +287,18 @@ class EmbeddedChatModel:
                 **extra}
 
     def chat(self, messages: Sequence[Message], *, purpose: str = "", response_format: dict[str, Any] | None = None,
-             max_tokens: int | None = None, temperature: float | None = None) -> ChatReply:
+             max_tokens: int | None = None, temperature: float | None = None, top_logprobs: int = 0,
+             grammar: str | None = None) -> ChatReply:
         runtime = self._runtime()
         request = self._request(messages, max_tokens, temperature)
         if response_format is not None:
             request["response_format"] = response_format  # json_schema / json_object, as OpenAI spells them
+        if grammar is not None:
+            # A reply held to a grammar cannot loop, and the repeat penalty would count against the option numbers
+            # the prompt itself lists (llama.cpp's window includes the prompt): off for these calls.
+            request.update(grammar=grammar, repeat_penalty=1.0)
+        if top_logprobs:
+            request.update(logprobs=True, top_logprobs=top_logprobs)
         started = time.monotonic()
         with runtime.lock:
             try:
@@ -294,7 +312,8 @@ class EmbeddedChatModel:
         usage = result.get("usage") or {}
         reply = ChatReply(text=result["choices"][0]["message"].get("content") or "", model=self.name,
                           prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          completion_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency)
+                          completion_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency,
+                          top_logprobs=_top_logprobs(result["choices"][0]) if top_logprobs else None)
         log.debug("embedded %s: %d+%d tokens in %.1f s", purpose, reply.prompt_tokens, reply.completion_tokens,
                   latency)
         return reply

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from core.models.llm.base import ChatModel, LLMError
 from core.models.llm.cache import CachedChatModel
@@ -14,6 +14,9 @@ from core.store.base import LLMCacheStore
 
 EMBEDDED_NAME = "Qwen2.5-Coder-1.5B"  # the one model core.models.llm.embedded ships; llm.model is not used
 EMBEDDED_COST = "slow: ~40 s per chunk"
+# Set to off: the embedded model, though installed, is not the default reader (answers stay extractive unless an
+# LLM is configured). README: "Readers".
+EMBEDDED_READER_SWITCH = "PAPERGRAPH_EMBEDDED_READER"
 
 
 def get_chat_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | None:
@@ -46,6 +49,31 @@ def shared_chat_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | N
     config = json.dumps(asdict(llm), sort_keys=True, default=str)
     key = ("chat-model", cache.location, config, key_digest(api_key_for(llm.base_url)))
     return resources.get(key, lambda: get_chat_model(settings, cache))
+
+
+def embedded_available() -> bool:
+    """The embedded model's runtime and weights are on this machine (`make llm`, or `make run` unless skipped):
+    checked without loading either."""
+    import importlib.util
+    import os
+
+    from core.models.llm.embedded import is_installed
+
+    if os.environ.get(EMBEDDED_READER_SWITCH, "").lower() in ("0", "off", "false", "no"):
+        return False
+    return importlib.util.find_spec("xllamacpp") is not None and is_installed()
+
+
+def shared_reader_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | None:
+    """The model that reads answers (core.query.reading): the configured LLM; with none configured, the embedded
+    model when it is installed (it reads a few sentences per question and replies in a few tokens, so it serves as
+    the default reader even where it is too slow to extract the graph); None: the extractive reader."""
+    if settings.llm.provider != "none":
+        return shared_chat_model(settings, cache)
+    if not embedded_available():
+        return None
+    reader = replace(settings, llm=replace(settings.llm, provider="embedded"))
+    return shared_chat_model(reader, cache)
 
 
 def key_digest(key: str) -> str:

@@ -122,9 +122,11 @@ def short_answer(sentence: str, kind: str, question: str) -> tuple[str, tuple[in
 
 # ---------------------------------------------------------------------------------------------- the answer
 def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec: np.ndarray, sentences: int = 4,
-         per_source: int = 2, model: ReaderModel | None = None) -> Answer:
+         per_source: int = 2, model: ReaderModel | None = None,
+         ranking: tuple[QuestionView, list[Candidate]] | None = None) -> Answer:
+    """The extractive answer; `ranking`: rank()'s result when the caller already has it (select reads the same)."""
     model = model or load_model()
-    q, ranked = rank(question, context, retrieval, lib, qvec, model)
+    q, ranked = ranking or rank(question, context, retrieval, lib, qvec, model)
     if not ranked:
         return _abstain(context, ranked, q.kind, 0.0, related=False)
     confidence = model.confidence_of(ranked)

@@ -1,0 +1,258 @@
+"""`select`: the model chooses the evidence, the papers speak.
+
+The extractive reader ranks every sentence of the retrieved passages (core.query.reading.extractive.rank); the model
+reads the question and the best few, numbered, and replies in a constrained format — a GBNF grammar for llama.cpp
+(the fewest tokens: "3 | 684K", "none", "no 2"), a JSON schema elsewhere — so a reply always parses:
+the number of the sentence that answers and the answer's words copied from it, or none; for a yes/no question
+yes / no / not stated with the number. The answer shown is the chosen sentence verbatim with its exact citation,
+and the copied words in bold when the sentence really contains them; "none" is an abstention.
+
+How sure: the model's own odds at its decision (the log-probabilities of the options at the token where it
+chooses), mapped to a calibrated probability with the extractive reader's probability of the chosen sentence
+(core/query/reading/data/select_calibration.json, fitted on dev by bench/select_calibrate.py). Below the
+calibrated threshold the answer abstains like a "none".
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.models.llm.base import ChatModel
+from core.prompts import PROMPTS
+from core.query.reading.candidates import Candidate
+from core.query.records import CITED, Answer, AnswerSentence
+from core.text.json_reply import read_json_object
+
+CALIBRATION_PATH = Path(__file__).with_name("data") / "select_calibration.json"
+NONE, NOT_STATED = "none", "not stated"
+SHORT_MAX_CHARS = 80
+REPLY_TOKENS = 24  # "3 | " and a short answer: the grammar ends it sooner
+# A sentence that opens by pointing back ("It", "This method", "These results") is shown after the sentence before
+# it in its passage: alone it does not say what it is about.
+_ANAPHOR = re.compile(r"^(it|its|this|these|those|they|their|such|he|she|here|thus|therefore|the latter|"
+                      r"the former|both|each of them)\b", re.I)
+
+
+@dataclass
+class Shown:
+    """A candidate as the model sees it: its number (1-based), the sentence, and the one before it if needed."""
+
+    number: int
+    candidate: Candidate
+    lead: str = ""
+
+    def line(self) -> str:
+        text = f"{self.lead} {self.candidate.text}" if self.lead else self.candidate.text
+        return f"{self.number}. {' '.join(text.split())}"
+
+
+@dataclass
+class Choice:
+    verdict: str = ""  # yes / no / not stated for a yes/no question, else ""
+    numbers: list[int] = field(default_factory=list)  # the chosen sentences (1-based); [] = none
+    short: str = ""  # the answer's words as the model copied them
+    odds: float | None = None  # the model's probability of its decision among the options, when it gave odds
+    cached: bool = False  # the reply came from the prompt cache: no call was made
+
+    @property
+    def none(self) -> bool:
+        return not self.numbers or self.verdict == NOT_STATED
+
+
+@dataclass
+class Calibration:
+    """P(right) = sigmoid(a·logit(odds) + b·p_sentence + c) when the model gave odds, else sigmoid(b2·p + c2);
+    abstain below `threshold` (chosen on dev for precision)."""
+
+    a: float = 1.0
+    b: float = 0.0
+    c: float = 0.0
+    b2: float = 4.0
+    c2: float = -2.0
+    threshold: float = 0.0
+
+    def probability(self, odds: float | None, p_sentence: float) -> float:
+        if odds is not None:
+            z = self.a * _logit(odds) + self.b * p_sentence + self.c
+        else:
+            z = self.b2 * p_sentence + self.c2
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def load_calibration() -> Calibration:
+    try:
+        data = json.loads(CALIBRATION_PATH.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Calibration()
+    return Calibration(**{k: float(v) for k, v in data.items() if k in Calibration.__dataclass_fields__})
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+# ---------------------------------------------------------------------------------------------- what the model sees
+def shown_candidates(ranked: list[Candidate], k: int) -> list[Shown]:
+    """The best k distinct sentences, best first; an anaphoric one led by the sentence before it in its passage."""
+    by_place = {(c.n, c.position): c for c in ranked}
+    shown: list[Shown] = []
+    for c in ranked:
+        if len(shown) == k:
+            break
+        before = by_place.get((c.n, c.position - 1))
+        lead = before.text if before is not None and _ANAPHOR.match(c.text.strip()) else ""
+        shown.append(Shown(len(shown) + 1, c, lead))
+    return shown
+
+
+def messages(question: str, shown: list[Shown], yes_no: bool) -> list[dict]:
+    system = PROMPTS["select_system_yes_no" if yes_no else "select_system"]
+    user = PROMPTS["select_user"].format(question=question, sentences="\n".join(s.line() for s in shown))
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def grammar(k: int, yes_no: bool) -> str:
+    """GBNF: one decision token first (a number, none, yes/no), then the copied words."""
+    numbers = " | ".join(f'"{n}"' for n in range(1, k + 1))
+    if yes_no:
+        return f'root ::= ("yes" | "no") " " num | "not stated"\nnum ::= {numbers}\n'
+    return f'root ::= num " | " short | "none"\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]*\n'
+
+
+def schema(k: int, yes_no: bool) -> dict:
+    options = [str(n) for n in range(1, k + 1)]
+    if yes_no:
+        properties = {"verdict": {"type": "string", "enum": ["yes", "no", NOT_STATED]},
+                      "sentence": {"type": "string", "enum": options + [NONE]}}
+        required = ["verdict", "sentence"]
+    else:
+        properties = {"sentence": {"type": "string", "enum": options + [NONE]},
+                      "answer": {"type": "string", "maxLength": SHORT_MAX_CHARS}}
+        required = ["sentence", "answer"]
+    body = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": "select", "strict": True, "schema": body}}
+
+
+# ---------------------------------------------------------------------------------------------- the reply
+def parse_reply(text: str, k: int, yes_no: bool) -> Choice | None:
+    """The choice in either format; None when the reply says nothing usable (the caller falls back)."""
+    text = (text or "").strip()
+    obj = read_json_object(text) if text.startswith("{") else None
+    if obj is not None:
+        verdict = str(obj.get("verdict", "")).strip().lower() if yes_no else ""
+        number, short = str(obj.get("sentence", "")).strip().lower(), str(obj.get("answer", "")).strip()
+    else:
+        m = re.match(r"^(?:(yes|no|not stated)\b\s*)?(\d{1,2}|none)?\s*(?:\|\s*(.*))?$", text, re.I | re.S)
+        if m is None:
+            return None
+        verdict, number, short = (m.group(1) or "").lower(), (m.group(2) or "").lower(), (m.group(3) or "").strip()
+        if yes_no and not verdict:
+            return None
+    if yes_no and verdict not in ("yes", "no", NOT_STATED):
+        return None
+    if number == NONE or verdict == NOT_STATED:
+        return Choice(verdict=verdict)
+    if not number.isdigit() or not 1 <= int(number) <= k:
+        return None
+    return Choice(verdict=verdict, numbers=[int(number)], short=short[:SHORT_MAX_CHARS])
+
+
+def decision_odds(top_logprobs: list[list[list]] | None, choice: Choice, k: int, yes_no: bool) -> float | None:
+    """The model's probability of what it chose, among the options only, at the token where it chose: the first
+    token of the reply (grammar) or the first of the value after "verdict"/"sentence" (JSON). None: no odds."""
+    if not top_logprobs:
+        return None
+    key = '"verdict":"' if yes_no else '"sentence":"'
+    prefix, at = "", None
+    for i, alternatives in enumerate(top_logprobs):
+        squeezed = re.sub(r"\s+", "", prefix)
+        if i == 0 and not prefix and not alternatives[0][0].lstrip().startswith("{"):
+            at = 0
+            break
+        if squeezed.endswith(key):
+            at = i
+            break
+        prefix += alternatives[0][0]
+    if at is None:
+        return None
+    options = ["yes", "no", "not"] if yes_no else [str(n) for n in range(1, k + 1)] + ["none"]
+    chosen = (choice.verdict.split()[0] if yes_no and choice.verdict else
+              (str(choice.numbers[0]) if choice.numbers else "none"))
+    mass: dict[str, float] = {}
+    for token, logprob in top_logprobs[at]:
+        word = token.strip().lower()
+        for option in options:
+            if word and (word == option or (len(word) >= 2 and option.startswith(word) and option != "no")
+                         or (option == "no" and word == "no")):
+                mass[option] = mass.get(option, 0.0) + math.exp(logprob)
+                break
+    total = sum(mass.values())
+    if total <= 0 or chosen not in mass:
+        return None
+    return mass[chosen] / total
+
+
+def short_span(sentence: str, short: str) -> tuple[int, int] | None:
+    """Where the copied words sit in the sentence (case and spacing aside), or None: words the sentence does not
+    contain are never shown as its answer."""
+    words = short.strip(" .,;:\"'").split()
+    if not words or len(" ".join(words)) > SHORT_MAX_CHARS:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    m = re.search(pattern, sentence, re.I)
+    return (m.start(), m.end()) if m else None
+
+
+# ---------------------------------------------------------------------------------------------- the answer
+def choose(llm: ChatModel, question: str, shown: list[Shown], yes_no: bool) -> Choice | None:
+    """One constrained call; None when the model's reply cannot be read (the caller keeps the extractive answer)."""
+    k = len(shown)
+    ask = messages(question, shown, yes_no)
+    if getattr(llm, "accepts_grammar", False):
+        reply = llm.chat(ask, purpose="select", max_tokens=REPLY_TOKENS, temperature=0.0, top_logprobs=10,
+                         grammar=grammar(k, yes_no))
+    else:  # JSON's keys and quotes cost tokens too
+        reply = llm.chat(ask, purpose="select", max_tokens=REPLY_TOKENS * 3, temperature=0.0, top_logprobs=10,
+                         response_format=schema(k, yes_no))
+    choice = parse_reply(reply.text, k, yes_no)
+    if choice is not None:
+        choice.odds = decision_odds(reply.top_logprobs, choice, k, yes_no)
+        choice.cached = reply.cached
+    return choice
+
+
+def chosen_answer(choice: Choice, shown: list[Shown], ranked: list[Candidate], kind: str, question: str,
+                  model: str, confidence: float, per_source: int = 2, sentences: int = 3) -> Answer:
+    """The chosen sentence verbatim and cited, the copied words in bold where it says them; then the next strongest
+    sentences of the extractive ranking, as the extractive answer adds them (at most `sentences` in all)."""
+    from core.query.reading.extractive import short_answer
+
+    best = shown[choice.numbers[0] - 1].candidate
+    picked = [best]
+    per = {best.n: 1}
+    for c in ranked:
+        if len(picked) == sentences:
+            break
+        if c is best or per.get(c.n, 0) >= per_source or c.p < max(best.p, ranked[0].p) / 3:
+            continue
+        picked.append(c)
+        per[c.n] = per.get(c.n, 0) + 1
+    out = [AnswerSentence(text=f"{c.text} [{c.n}]", citations=[c.n], support=CITED) for c in picked]
+    common = dict(extractive=True, model=model, reader="select", score=round(best.p, 4),
+                  confidence=round(confidence, 4))
+    if choice.verdict in ("yes", "no"):
+        out[0] = AnswerSentence(text=f"{choice.verdict.capitalize()}: {out[0].text}", citations=[best.n],
+                                support=CITED)
+        return Answer(text=" ".join(s.text for s in out), sentences=out, short_answer=choice.verdict,
+                      short_answer_sentence=0, short_answer_span=[0, len(choice.verdict)], answer_type="yes/no",
+                      **common)
+    span = short_span(best.text, choice.short)
+    short = best.text[span[0]:span[1]] if span else ""
+    if not short:  # the model's words are not in its sentence: the extractive span of the expected type, if any
+        short, span = short_answer(best.text, kind, question)
+    return Answer(text=" ".join(s.text for s in out), sentences=out, short_answer=short, short_answer_sentence=0,
+                  short_answer_span=list(span) if span else None, answer_type=kind, **common)

@@ -1,0 +1,169 @@
+"""The `select` reader: the model chooses among the extractive reader's best sentences and the answer is the chosen
+sentence verbatim. Its reply formats and odds as units; then through the engine against the OpenAI-protocol replay
+server (JSON schema), and with the real embedded model (grammar) where it is installed."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from core.library import open_library
+from core.query.engine import ask
+from core.query.reading import select as S
+from core.query.reading.candidates import Candidate
+from core.query.records import QueryParams
+from core.settings.workspace import Workspace
+from tests import graph_papers
+from tests.models.test_embedded_llm import needs_model
+from tests.openai_server import OpenAIReplayServer, Reply, last_user_message
+from tests.query.query_helpers import QUESTION, ingest
+
+
+# ---------------------------------------------------------------------------------------------- units
+@pytest.mark.parametrize("reply, yes_no, numbers, verdict, short", [
+    ("3 | 684K", False, [3], "", "684K"),
+    ("none", False, [], "", ""),
+    ('{"sentence": "2", "answer": "BooksCorpus"}', False, [2], "", "BooksCorpus"),
+    ('{ "sentence" : "none", "answer": "" }', False, [], "", ""),
+    ("no 2", True, [2], "no", ""),
+    ("not stated", True, [], "not stated", ""),
+    ('{"verdict": "yes", "sentence": "1"}', True, [1], "yes", ""),
+])
+def test_a_reply_in_either_format_is_read_as_the_same_choice(reply, yes_no, numbers, verdict, short):
+    choice = S.parse_reply(reply, 6, yes_no)
+    assert choice is not None
+    assert (choice.numbers, choice.verdict, choice.short) == (numbers, verdict, short)
+    assert choice.none == (not numbers)
+
+
+@pytest.mark.parametrize("reply, yes_no", [("7 | out of range", False), ("Sure! The answer is BERT.", False),
+                                           ("2", True), ('{"verdict": "maybe", "sentence": "1"}', True), ("", False)])
+def test_a_reply_that_names_no_shown_sentence_or_no_verdict_is_not_read(reply, yes_no):
+    assert S.parse_reply(reply, 6, yes_no) is None
+
+
+def test_the_odds_are_read_at_the_decision_token_among_the_options_only():
+    # grammar: the first token decides; "Sentence" is not an option and does not count
+    odds = S.decision_odds([[["2", -0.5], ["1", -1.5], ["Sentence", -0.1], ["none", -2.0]]],
+                           S.Choice(numbers=[2]), 6, False)
+    expected = 0.6065 / (0.6065 + 0.2231 + 0.1353)
+    assert odds == pytest.approx(expected, rel=1e-3)
+    # JSON: the token after "sentence": "
+    tokens = [[["{", 0.0]], [['"', 0.0]], [["sentence", 0.0]], [['":', 0.0]], [[' "', 0.0]],
+              [["none", -0.2], ["3", -1.8]], [['"', 0.0]]]
+    none = S.decision_odds(tokens, S.Choice(), 6, False)
+    assert none == pytest.approx(0.8187 / (0.8187 + 0.1653), rel=1e-3)
+    assert S.decision_odds(None, S.Choice(numbers=[1]), 6, False) is None
+
+
+def test_words_the_sentence_does_not_say_are_never_its_short_answer():
+    sentence = "This process results in about 684K training triples and 145K validation triples."
+    assert sentence[slice(*S.short_span(sentence, "684k  training triples"))] == "684K training triples"
+    assert S.short_span(sentence, "700K") is None
+    assert S.short_span(sentence, "") is None
+
+
+def test_a_sentence_that_points_back_is_shown_after_the_one_before_it():
+    first = Candidate(n=1, text="SPECTER is trained on citation triplets.", role="body", position=0)
+    second = Candidate(n=1, text="It uses 684K of them.", role="body", position=1)
+    other = Candidate(n=2, text="SciDocs has seven tasks.", role="body", position=0)
+    shown = S.shown_candidates([second, other, first], 2)
+    assert [s.line() for s in shown] == ["1. SPECTER is trained on citation triplets. It uses 684K of them.",
+                                         "2. SciDocs has seven tasks."]
+
+
+def test_the_grammar_and_schema_offer_exactly_the_shown_numbers():
+    assert '"1" | "2" | "3"' in S.grammar(3, False) and '"4"' not in S.grammar(3, False)
+    assert S.schema(3, True)["json_schema"]["schema"]["properties"]["sentence"]["enum"] == ["1", "2", "3", "none"]
+
+
+# ---------------------------------------------------------------------------------------------- through the engine
+def _sentences(body) -> dict[int, str]:
+    return {int(n): s for n, s in re.findall(r"^(\d+)\. (.*)$", last_user_message(body), re.M)}
+
+
+def _chooser(body) -> Reply:
+    """A model that reads: the sentence naming BooksCorpus, the answer's words copied from it; none otherwise."""
+    if body.get("response_format", {}).get("json_schema", {}).get("name") != "select":
+        return graph_papers.extraction_reply(body) if graph_papers.is_extraction_request(body) else Reply("ok")
+    question = last_user_message(body).split("\n", 1)[0]
+    found = [n for n, s in _sentences(body).items() if "BooksCorpus" in s]
+    if "capital of France" in question or not found:
+        return Reply(content=json.dumps({"sentence": "none", "answer": ""}))
+    return Reply(content=json.dumps({"sentence": str(found[0]), "answer": "BooksCorpus"}))
+
+
+@pytest.fixture(scope="module")
+def select_workspace(tmp_path_factory):
+    with OpenAIReplayServer(default=_chooser, model="replay-reader") as server:
+        root = tmp_path_factory.mktemp("select")
+        ws = graph_papers.fast_workspace(root / "ws", reader="extractive")
+        ingest(open_library(ws), root / "pdfs")  # graphed LLM-free: only the reader uses the model
+        lib = open_library(Workspace(ws.root))
+        settings = lib.settings
+        settings.llm.provider, settings.llm.base_url, settings.llm.model = "openai", server.url, server.model
+        settings.llm.max_retries = 0
+        settings.query.reader = "select"
+        lib.workspace.save_settings(settings)
+        yield Workspace(ws.root), server
+
+
+def test_select_states_the_chosen_sentence_verbatim_with_its_citation_and_the_copied_words(select_workspace):
+    ws, server = select_workspace
+    lib = open_library(ws)
+    before = len(server.chat_requests)
+    result = ask(lib, QUESTION, QueryParams(mode="naive"), save=False)
+    answer = result.answer
+    assert answer.reader == "select" and answer.model == "openai:replay-reader"
+    assert not answer.abstained and "BooksCorpus" in answer.sentences[0].text
+    n = answer.sentences[0].citations[0]
+    quoted = re.sub(r"\s*\[\d+\]$", "", answer.sentences[0].text)
+    assert " ".join(quoted.split()) in " ".join(result.context.source(n).text.split())  # the citation resolves
+    sentence = answer.sentences[answer.short_answer_sentence].text
+    assert sentence[slice(*answer.short_answer_span)] == answer.short_answer == "BooksCorpus"
+    assert 0.0 <= answer.confidence <= 1.0
+    select_calls = [b for b in server.chat_requests[before:] if b.get("response_format")]
+    assert len(select_calls) == 1 and result.llm_calls >= 1
+    assert "answer" not in result.llm_free
+
+
+def test_select_abstains_when_the_model_says_none_and_writes_nothing(select_workspace):
+    ws, server = select_workspace
+    before = len(server.chat_requests)
+    result = ask(open_library(ws), "What is the capital of France?", QueryParams(mode="naive", reader="write"),
+                 save=False)
+    assert result.answer.abstained and result.answer.reader == "select"
+    assert "Paris" not in result.answer.text
+    # write's "none" check ran and nothing was written: no request without the select schema
+    assert all(b.get("response_format") for b in server.chat_requests[before:])
+
+
+def test_an_unreadable_reply_falls_back_to_the_extractive_answer_and_says_so(select_workspace):
+    ws, server = select_workspace
+    server.then(Reply(content="I think it is sentence two, probably."))
+    # another question than the tests above ask: their replies are in the prompt cache, this one must be made
+    result = ask(open_library(ws), "Which corpus is BERT pre-trained on?", QueryParams(mode="naive"), save=False)
+    assert result.answer.reader == "extractive" and "could not be read" in result.error
+
+
+def test_without_a_model_the_select_setting_answers_extractively(tmp_path):
+    ws = graph_papers.fast_workspace(tmp_path / "ws", reader="select")
+    lib = open_library(ws)
+    ingest(lib, tmp_path / "pdfs")
+    result = ask(open_library(Workspace(ws.root)), QUESTION, QueryParams(mode="naive"), save=False)
+    assert result.answer.reader == "extractive" and "answer" in result.llm_free
+
+
+# ---------------------------------------------------------------------------------------------- the embedded model
+@needs_model
+def test_the_embedded_model_selects_the_answer_and_abstains_off_topic(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERGRAPH_EMBEDDED_READER", "on")
+    ws = graph_papers.fast_workspace(tmp_path / "ws", reader="auto")
+    ingest(open_library(ws), tmp_path / "pdfs")
+    lib = open_library(Workspace(ws.root))
+    assert lib.reader_model() is not None and lib.reader_model().name.startswith("embedded:")
+    answered = ask(lib, QUESTION, QueryParams(mode="naive"), save=False).answer
+    assert answered.reader == "select" and "BooksCorpus" in answered.sentences[0].text
+    off = ask(lib, "What is the capital of France?", QueryParams(mode="naive"), save=False).answer
+    assert off.abstained and "Paris" not in off.text
