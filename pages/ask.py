@@ -48,11 +48,15 @@ def ask_and_answer(lib: Library, ready: dict[str, str]) -> None:
     if question and submitted:
         # Streamed only when a model writes the answer: an extractive one arrives whole and is drawn below; a slot
         # that shows it and is cleared right after would be three more messages to the browser per answer.
-        writes = options["use_llm"] and (lib.chat_model() is not None or options["vlm_images"])
+        reader = lib.reader_model() if options["use_llm"] else None
+        writes = reader is not None or (options["use_llm"] and options["vlm_images"])
         answer_slot = st.empty() if writes and not context_only else None
 
         def stream(text: str) -> None:
-            answer_slot.markdown(md_escape(text) + " ▌")
+            # select sends the extractive answer first; the model's reply replaces it when it arrives
+            who = md_escape(reader.name) if reader is not None else "the model"
+            answer_slot.markdown(f":gray[{who} is reading the passages; meanwhile, the extractive answer:]\n\n"
+                                 + md_escape(text) + " ▌")
 
         with qv.query_errors("The question could not be answered"), st.spinner(f"Retrieving ({mode})…"):
             result = ask(lib, question, qv.make_params(lib, mode, options, context_only),
@@ -101,6 +105,15 @@ def show_result(lib: Library, result: QueryResult, run: str) -> None:
             st.code(result.context.text or "(empty)", language=None, wrap_lines=True)
 
 
+def reader_note(lib: Library) -> str:
+    """Who reads the answers, as the settings stand (the answer itself names the reader that answered)."""
+    model, reader = lib.reader_model(), lib.settings.query.reader
+    if model is None or reader == "extractive":
+        return "answers are extractive (LLM-free): the learned reader states the sentence that answers, or abstains"
+    how = {"write": "writes", "select": "chooses"}.get(reader, "chooses (writes, for explain questions, when fast)")
+    return f"{md_escape(model.name)} reads the passages and {how} the answer's evidence"
+
+
 def show_history(lib: Library) -> None:
     """The workspace's recent questions, read only while the expander is open, as one block."""
     box = qv.lazy_expander("Recent questions", "ask_history")
@@ -119,10 +132,9 @@ auth.page_guard()  # signed in (or open on loopback) before anything: see pages/
 library = state.library()
 st.title("Ask")
 papers = qv.ready_papers_or_stop(library)
-llm_note = "no LLM is set: keywords and answers are LLM-free (extractive)" if library.chat_model() is None else \
-    f"answers are written by {library.chat_model().name}"
+llm_note = reader_note(library)
 st.caption(f"Ask about your {len(papers)} ready paper(s); {llm_note}.")
-if library.chat_model() is None and (local := local_llm()) is not None:
+if library.reader_model() is None and (local := local_llm()) is not None:
     st.info(f"{md_escape(local.name)} is running on this machine ({md_escape(local.base_url)}, "
             f"{len(local.models)} model(s), e.g. {md_escape(local.models[0])}). Choose it on the Settings page "
             "(provider openai) to have answers written and cited by a model; without one they stay extractive.")

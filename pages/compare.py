@@ -99,6 +99,6 @@ st.title("Compare modes")
 papers = qv.ready_papers_or_stop(library)
 st.caption("The same question through each mode: a summary of every mode's answer and cost, then each mode's "
            "answer and what it retrieved. "
-           + ("No LLM is set: keywords and answers are LLM-free." if library.chat_model() is None else
-              f"Answers by {library.chat_model().name}."))
+           + ("No reading model: keywords and answers are LLM-free." if library.reader_model() is None else
+              f"Answers read by {library.reader_model().name}."))
 compare_and_show(library, papers)

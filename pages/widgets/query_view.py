@@ -105,15 +105,21 @@ def answer_note(result: QueryResult) -> str:
     if result.answer is None:
         return "context only"
     answer = result.answer
+    sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
+    if answer.reader == "select":  # a model chose; the papers' sentences are the answer
+        if answer.abstained:
+            return (f"Read by {md_escape(answer.model)}: no sentence of the passages answers this, so nothing is "
+                    f"stated{sure}")
+        return (f"Read by {md_escape(answer.model)}: it chose the sentence that answers, quoted verbatim from the "
+                f"paper{sure}")
     if answer.extractive:
-        sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
         if answer.abstained:
             return f"Extractive answer (no LLM): no passage states it with enough confidence{sure}; nothing is stated"
         how = {"extractive (no LLM), compared": "compared from two passages",
                "extractive (no LLM), two passages": "chained through two passages"}.get(answer.model,
                                                                                         "sentences of the passages")
         return f"Extractive answer (no LLM): {how}, not written by a model{sure}"
-    return f"Written by {md_escape(answer.model)}; every sentence is checked against the passages"
+    return f"Written by {md_escape(answer.model)}; every sentence is checked against the passages{sure}"
 
 
 def citation_buttons(lib: Library, result: QueryResult, key: str) -> None:
@@ -265,7 +271,7 @@ def params_form(lib: Library, prefix: str, papers: dict[str, str]) -> dict:
     the page in every researcher's browser: ~0.1 of its ~0.4 CPU-s per answer (bench/load_ask.py)."""
     q = lib.settings.query
     values = dict(top_k=q.top_k, chunk_top_k=q.chunk_top_k, ent=q.max_entity_tokens, rel=q.max_relation_tokens,
-                  chk=q.max_chunk_tokens, rerank=q.rerank, bm25=q.bm25, use_llm=lib.chat_model() is not None,
+                  chk=q.max_chunk_tokens, rerank=q.rerank, bm25=q.bm25, use_llm=lib.reader_model() is not None,
                   vlm_images=False, papers=[])
     values.update({name: st.session_state[f"{prefix}_{name}"] for name in values
                    if st.session_state.get(f"{prefix}_{name}") is not None})
@@ -293,9 +299,10 @@ def _option_widgets(lib: Library, prefix: str, papers: dict[str, str], values: d
     c1, c2, c3 = st.columns(3)
     rerank = c1.toggle("Rerank", values["rerank"], key=f"{prefix}_rerank", **kept)
     bm25 = c2.toggle("BM25 fusion (naive, mix)", values["bm25"], key=f"{prefix}_bm25", **kept)
-    use_llm = c3.toggle("Use the LLM", values["use_llm"], key=f"{prefix}_use_llm",
-                        disabled=lib.settings.llm.provider == "none",
-                        help="Off: keywords and answer without an LLM even when one is set.", **kept)
+    use_llm = c3.toggle("Use the model", values["use_llm"], key=f"{prefix}_use_llm",
+                        disabled=lib.reader_model() is None,
+                        help="Off: keywords and answer without a model (the extractive reader) even when one is "
+                             "set or installed.", **kept)
     vlm_images = st.toggle("Send the context's table and figure images to the VLM", values["vlm_images"],
                            key=f"{prefix}_vlm_images", disabled=lib.settings.vlm.provider == "none",
                            help="RAG-Anything's VLM-enhanced query: the VLM set on the Settings page sees the "
