@@ -22,11 +22,12 @@ from tests.query.query_helpers import QUESTION, ingest
 
 # ---------------------------------------------------------------------------------------------- units
 @pytest.mark.parametrize("reply, yes_no, numbers, verdict, short", [
-    ("3 | 684K", False, [3], "", "684K"),
+    ("684K | 3", False, [3], "", "684K"),
     ("none", False, [], "", ""),
-    ('{"sentence": "2", "answer": "BooksCorpus"}', False, [2], "", "BooksCorpus"),
-    ('{ "sentence" : "none", "answer": "" }', False, [], "", ""),
-    ("no 2", True, [2], "no", ""),
+    ("None | 5", False, [], "", ""),
+    ('{"answer": "BooksCorpus", "sentence": "2"}', False, [2], "", "BooksCorpus"),
+    ('{ "answer": "", "sentence" : "none" }', False, [], "", ""),
+    ("no | 2", True, [2], "no", ""),
     ("not stated", True, [], "not stated", ""),
     ('{"verdict": "yes", "sentence": "1"}', True, [1], "yes", ""),
 ])
@@ -37,24 +38,34 @@ def test_a_reply_in_either_format_is_read_as_the_same_choice(reply, yes_no, numb
     assert choice.none == (not numbers)
 
 
-@pytest.mark.parametrize("reply, yes_no", [("7 | out of range", False), ("Sure! The answer is BERT.", False),
+@pytest.mark.parametrize("reply, yes_no", [("out of range | 7", False), ("Sure! The answer is BERT.", False),
                                            ("2", True), ('{"verdict": "maybe", "sentence": "1"}', True), ("", False)])
 def test_a_reply_that_names_no_shown_sentence_or_no_verdict_is_not_read(reply, yes_no):
     assert S.parse_reply(reply, 6, yes_no) is None
 
 
-def test_the_odds_are_read_at_the_decision_token_among_the_options_only():
-    # grammar: the first token decides; "Sentence" is not an option and does not count
-    odds = S.decision_odds([[["2", -0.5], ["1", -1.5], ["Sentence", -0.1], ["none", -2.0]]],
-                           S.Choice(numbers=[2]), 6, False)
-    expected = 0.6065 / (0.6065 + 0.2231 + 0.1353)
-    assert odds == pytest.approx(expected, rel=1e-3)
-    # JSON: the token after "sentence": "
-    tokens = [[["{", 0.0]], [['"', 0.0]], [["sentence", 0.0]], [['":', 0.0]], [[' "', 0.0]],
-              [["none", -0.2], ["3", -1.8]], [['"', 0.0]]]
-    none = S.decision_odds(tokens, S.Choice(), 6, False)
-    assert none == pytest.approx(0.8187 / (0.8187 + 0.1653), rel=1e-3)
+def test_the_odds_are_read_at_the_decision_token():
+    # grammar: the first token decides between answering and "none" (its mass from the full vocabulary's odds)
+    odds = S.decision_odds([[["Sci", -0.5], ["None", -2.0], ["The", -1.5]]], S.Choice(numbers=[2], short="SciBERT"),
+                           6, False)
+    assert odds == pytest.approx(1 - 0.1353, rel=1e-3)
+    # JSON: the token after "answer": "
+    tokens = [[["{", 0.0]], [['"', 0.0]], [["answer", 0.0]], [['":', 0.0]], [[' "', 0.0]],
+              [["none", -0.2], ["Sci", -1.8]], [['"', 0.0]]]
+    assert S.decision_odds(tokens, S.Choice(), 6, False) == pytest.approx(0.8187, rel=1e-3)
+    # yes/no: among yes / no / not only
+    verdict = S.decision_odds([[["no", -0.3], ["yes", -1.5], ["The", -0.1]]], S.Choice("no", [1]), 6, True)
+    assert verdict == pytest.approx(0.7408 / (0.7408 + 0.2231), rel=1e-3)
     assert S.decision_odds(None, S.Choice(numbers=[1]), 6, False) is None
+
+
+def test_the_copied_words_decide_the_sentence_and_words_no_sentence_says_are_refused():
+    shown = S.shown_candidates([Candidate(n=1, text="The model is initialized with SciBERT.", role="body"),
+                                Candidate(n=2, text="This yields 684K training triples.", role="body", position=3)],
+                               2)
+    assert S.locate(S.Choice(numbers=[1], short="SciBERT"), shown) == 1
+    assert S.locate(S.Choice(numbers=[1], short="684K"), shown) == 2  # numbered wrong: the sentence saying it
+    assert S.locate(S.Choice(numbers=[1], short="Paris"), shown) is None  # the model's own knowledge
 
 
 def test_words_the_sentence_does_not_say_are_never_its_short_answer():

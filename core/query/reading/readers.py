@@ -117,6 +117,12 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         if not gate_only:
             job.errors.append("the model's reply could not be read; showing the extractive answer")
         return None
+    at = S.locate(choice, shown)
+    if not choice.none and at is None:  # copy, never invent: words no shown sentence says are no answer
+        job.notes.append(f"{model.name} answered {choice.short[:60]!r}, which no passage says: nothing is stated")
+        choice.numbers = []
+    elif at is not None:
+        choice.numbers = [at]
     calibration = S.load_calibration()
     base = Outcome(Answer("", [], extractive=True), calls=0 if choice.cached else 1, cached=int(choice.cached))
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is

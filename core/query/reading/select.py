@@ -2,13 +2,16 @@
 
 The extractive reader ranks every sentence of the retrieved passages (core.query.reading.extractive.rank); the model
 reads the question and the best few, numbered, and replies in a constrained format — a GBNF grammar for llama.cpp
-(the fewest tokens: "3 | 684K", "none", "no 2"), a JSON schema elsewhere — so a reply always parses:
-the number of the sentence that answers and the answer's words copied from it, or none; for a yes/no question
-yes / no / not stated with the number. The answer shown is the chosen sentence verbatim with its exact citation,
-and the copied words in bold when the sentence really contains them; "none" is an abstention.
+(the fewest tokens: "684K | 5", "none", "no | 2"), a JSON schema elsewhere — so a reply always parses: the answer's
+words copied from a sentence, then that sentence's number; or none; for a yes/no question yes / no with the number,
+or not stated. The words come first because a small model finds the answer before it can number it (the 1.5B model
+numbered right sentences wrong, and chose a sentence for "What is the capital of France?", when asked for the number
+first). Copy, never invent: the copied words must be in a shown sentence — the one the model numbered, else the
+best-ranked that says them — or the answer abstains ("Paris | 1" is refused). The answer shown is that sentence
+verbatim with its exact citation and the copied words in bold; "none" is an abstention.
 
-How sure: the model's own odds at its decision (the log-probabilities of the options at the token where it
-chooses), mapped to a calibrated probability with the extractive reader's probability of the chosen sentence
+How sure: the model's own odds at its first token (answer or "none"; yes / no / not), mapped to a calibrated
+probability with the extractive reader's probability of the chosen sentence
 (core/query/reading/data/select_calibration.json, fitted on dev by bench/select_calibrate.py). Below the
 calibrated threshold the answer abstains like a "none".
 """
@@ -29,7 +32,8 @@ from core.text.json_reply import read_json_object
 CALIBRATION_PATH = Path(__file__).with_name("data") / "select_calibration.json"
 NONE, NOT_STATED = "none", "not stated"
 SHORT_MAX_CHARS = 80
-REPLY_TOKENS = 24  # "3 | " and a short answer: the grammar ends it sooner
+REPLY_TOKENS = 24  # a short answer and " | 3": the grammar ends it sooner
+_NOTHING = {"none", "not stated", "n/a", "unknown", "no answer", "nothing"}  # words that say no sentence answers
 # A sentence that opens by pointing back ("It", "This method", "These results") is shown after the sentence before
 # it in its passage: alone it does not say what it is about.
 _ANAPHOR = re.compile(r"^(it|its|this|these|those|they|their|such|he|she|here|thus|therefore|the latter|"
@@ -116,11 +120,11 @@ def messages(question: str, shown: list[Shown], yes_no: bool) -> list[dict]:
 
 
 def grammar(k: int, yes_no: bool) -> str:
-    """GBNF: one decision token first (a number, none, yes/no), then the copied words."""
+    """GBNF: the decision first (the answer's words or none; yes / no / not stated), then the sentence's number."""
     numbers = " | ".join(f'"{n}"' for n in range(1, k + 1))
     if yes_no:
-        return f'root ::= ("yes" | "no") " " num | "not stated"\nnum ::= {numbers}\n'
-    return f'root ::= num " | " short | "none"\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]*\n'
+        return f'root ::= ("yes" | "no") " | " num | "not stated"\nnum ::= {numbers}\n'
+    return f'root ::= "none" | short " | " num\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]*\n'
 
 
 def schema(k: int, yes_no: bool) -> dict:
@@ -129,10 +133,10 @@ def schema(k: int, yes_no: bool) -> dict:
         properties = {"verdict": {"type": "string", "enum": ["yes", "no", NOT_STATED]},
                       "sentence": {"type": "string", "enum": options + [NONE]}}
         required = ["verdict", "sentence"]
-    else:
-        properties = {"sentence": {"type": "string", "enum": options + [NONE]},
-                      "answer": {"type": "string", "maxLength": SHORT_MAX_CHARS}}
-        required = ["sentence", "answer"]
+    else:  # the answer's words first, as in the grammar
+        properties = {"answer": {"type": "string", "maxLength": SHORT_MAX_CHARS},
+                      "sentence": {"type": "string", "enum": options + [NONE]}}
+        required = ["answer", "sentence"]
     body = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
     return {"type": "json_schema", "json_schema": {"name": "select", "strict": True, "schema": body}}
 
@@ -145,16 +149,19 @@ def parse_reply(text: str, k: int, yes_no: bool) -> Choice | None:
     if obj is not None:
         verdict = str(obj.get("verdict", "")).strip().lower() if yes_no else ""
         number, short = str(obj.get("sentence", "")).strip().lower(), str(obj.get("answer", "")).strip()
-    else:
-        m = re.match(r"^(?:(yes|no|not stated)\b\s*)?(\d{1,2}|none)?\s*(?:\|\s*(.*))?$", text, re.I | re.S)
+    elif yes_no:
+        m = re.match(r"^(yes|no|not stated)\s*(?:\|\s*(\d{1,2}))?\s*$", text, re.I)
         if m is None:
             return None
-        verdict, number, short = (m.group(1) or "").lower(), (m.group(2) or "").lower(), (m.group(3) or "").strip()
-        if yes_no and not verdict:
+        verdict, number, short = m.group(1).lower(), m.group(2) or "", ""
+    else:
+        m = re.match(r"^(?:(.*?)\s*\|\s*(\d{1,2})|(none))\s*$", text, re.I | re.S)
+        if m is None:
             return None
+        verdict, number, short = "", (m.group(2) or NONE).lower(), (m.group(1) or "").strip()
     if yes_no and verdict not in ("yes", "no", NOT_STATED):
         return None
-    if number == NONE or verdict == NOT_STATED:
+    if number == NONE or verdict == NOT_STATED or (not yes_no and short.lower().strip(" .") in _NOTHING):
         return Choice(verdict=verdict)
     if not number.isdigit() or not 1 <= int(number) <= k:
         return None
@@ -162,11 +169,13 @@ def parse_reply(text: str, k: int, yes_no: bool) -> Choice | None:
 
 
 def decision_odds(top_logprobs: list[list[list]] | None, choice: Choice, k: int, yes_no: bool) -> float | None:
-    """The model's probability of what it chose, among the options only, at the token where it chose: the first
-    token of the reply (grammar) or the first of the value after "verdict"/"sentence" (JSON). None: no odds."""
+    """The model's probability of what it chose at the token where it chose: the first token of the reply
+    (grammar) or of the value after "verdict" / "answer" (JSON). For a yes/no question, among yes / no / not; else
+    answering against "none" (the probability mass on "none" at that token, from the full vocabulary's odds).
+    None: no odds."""
     if not top_logprobs:
         return None
-    key = '"verdict":"' if yes_no else '"sentence":"'
+    key = '"verdict":"' if yes_no else '"answer":"'
     prefix, at = "", None
     for i, alternatives in enumerate(top_logprobs):
         squeezed = re.sub(r"\s+", "", prefix)
@@ -179,9 +188,13 @@ def decision_odds(top_logprobs: list[list[list]] | None, choice: Choice, k: int,
         prefix += alternatives[0][0]
     if at is None:
         return None
-    options = ["yes", "no", "not"] if yes_no else [str(n) for n in range(1, k + 1)] + ["none"]
-    chosen = (choice.verdict.split()[0] if yes_no and choice.verdict else
-              (str(choice.numbers[0]) if choice.numbers else "none"))
+    if not yes_no:
+        nothing = sum(math.exp(lp) for token, lp in top_logprobs[at]
+                      if len(token.strip()) >= 3 and "none".startswith(token.strip().lower()))
+        nothing = min(nothing, 1.0)
+        return nothing if choice.none else 1.0 - nothing
+    options = ["yes", "no", "not"]
+    chosen = choice.verdict.split()[0] if choice.verdict else "not"
     mass: dict[str, float] = {}
     for token, logprob in top_logprobs[at]:
         word = token.strip().lower()
@@ -194,6 +207,20 @@ def decision_odds(top_logprobs: list[list[list]] | None, choice: Choice, k: int,
     if total <= 0 or chosen not in mass:
         return None
     return mass[chosen] / total
+
+
+def locate(choice: Choice, shown: list[Shown]) -> int | None:
+    """The shown sentence (1-based) that holds the copied words: the one the model numbered, else the best-ranked
+    one that says them (a small model numbers a right sentence wrong); None when no shown sentence says them — the
+    model answered from its own knowledge. A yes/no verdict copies no words: its number stands."""
+    if not choice.numbers:
+        return None
+    if choice.verdict:
+        return choice.numbers[0]
+    numbered = shown[choice.numbers[0] - 1]
+    if short_span(numbered.candidate.text, choice.short) or short_span(numbered.lead, choice.short):
+        return numbered.number
+    return next((s.number for s in shown if short_span(s.candidate.text, choice.short)), None)
 
 
 def short_span(sentence: str, short: str) -> tuple[int, int] | None:
