@@ -102,6 +102,8 @@ class Scored:
     error: str = ""
     reader: str = ""  # which reader answered (Answer.reader)
     short_contains: float = 0.0  # the bold short answer holds a reference
+    model_odds: float | None = None  # select: the model's odds at its decision (bench/select_calibrate.py)
+    score: float = 0.0  # the extractive probability of the answer's sentence
 
 
 def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -> Scored:
@@ -113,7 +115,9 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
                  split=q.get("split", ""), seconds=seconds, answer=text[:300], error=result.error,
                  abstained=getattr(answer, "abstained", None) if answer else None,
                  confidence=getattr(answer, "confidence", None) if answer else None,
-                 reader=getattr(answer, "reader", "") if answer else "")
+                 reader=getattr(answer, "reader", "") if answer else "",
+                 model_odds=getattr(answer, "model_odds", None) if answer else None,
+                 score=getattr(answer, "score", 0.0) if answer else 0.0)
     if out.abstained is not None:
         out.abstained = bool(out.abstained)
     if not q["answers"]:

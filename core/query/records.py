@@ -188,6 +188,8 @@ class Answer:
     bridge: str = ""
     # Which reader answered (core.schema.modes.Reader: extractive / select / write), named on every answer.
     reader: str = "extractive"
+    # select: the model's own odds at its decision (before calibration), kept for bench/select_calibrate.py.
+    model_odds: float | None = None
 
     @property
     def uncited(self) -> list[AnswerSentence]:

@@ -24,7 +24,7 @@ _ask = partial(ask, mode="mix", context_only=False)
 def test_ask_answers_llm_free_with_citations_that_open_the_cited_page(monkeypatch, ready_workspace):
     at = _ask(run_app(monkeypatch, ready_workspace.root, "pages/ask.py"), QUESTION)
     captions = texts(at.caption)
-    assert "no LLM is set" in captions and "without an LLM: keywords, answer" in captions
+    assert "answers are extractive (LLM-free)" in captions and "without an LLM: keywords, answer" in captions
     assert "Extractive answer" in captions
     result = at.session_state["ask_result"]
     answer = next(m.value for m in at.markdown if "**\\[1\\]**" in m.value)

@@ -80,6 +80,8 @@ def read_answer(job: ReadingJob, reader: Reader, model: ChatModel | None) -> Out
         if gate is not None and gate.answer.abstained:
             return gate
         written = write_answer(job, model)
+        if gate is not None and written.answer.reader == Reader.WRITE:  # how sure: that some sentence answers
+            written.answer.confidence = gate.answer.confidence
         calls = (gate.calls if gate else 0) + written.calls
         return Outcome(written.answer, calls, (gate.cached if gate else 0) + written.cached)
     outcome = _select(job, model)
@@ -132,6 +134,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     if choice.none or confidence < calibration.threshold:
         answer = _abstain(job.context, ranked, q.kind, confidence, related=_related(q, ranked, scorer))
         answer.extractive, answer.model, answer.reader = True, model.name, Reader.SELECT.value
+        answer.model_odds = choice.odds
         if not choice.none:
             job.notes.append(f"{model.name} chose a sentence, at {confidence:.0%} below the threshold to state it")
         base.answer = answer
@@ -140,4 +143,5 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         base.answer = Answer("", [], extractive=False, confidence=round(confidence, 4))
         return base
     base.answer = S.chosen_answer(choice, shown, ranked, q.kind, job.question, model.name, confidence)
+    base.answer.model_odds = choice.odds
     return base
