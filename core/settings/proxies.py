@@ -28,7 +28,7 @@ def trusted_proxies(env: dict | None = None) -> list[Network]:
         if not entry:
             continue
         try:
-            networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+            networks.append(ipaddress.ip_network(entry.replace("[", "").replace("]", ""), strict=False))
         except ValueError:
             raise ValueError(f"{TRUSTED_PROXIES_ENV}: {entry[:100]!r} is not an IP address or network (give e.g. "
                              "10.0.0.5 or 10.0.0.0/24, comma-separated)") from None
