@@ -125,9 +125,9 @@ class DeadlineHttpProtocol(HttpToolsProtocol):
             if self.loop.time() < due:  # it is still coming at the rate asked for
                 self._arm(due - self.loop.time())
             elif self.cycle is not None and not self.cycle.response_started:
-                self._refuse(errors.REQUEST_TIMEOUT, f"the request body came slower than {self.min_body_rate:,} "
-                                                     f"bytes a second ({self.body_bytes:,} bytes in "
-                                                     f"{self.loop.time() - self.since:.0f} s)")
+                rate, took = int(self.min_body_rate), self.loop.time() - self.since
+                self._refuse(errors.REQUEST_TIMEOUT, f"the request body came slower than {rate:,} bytes a second "
+                                                     f"({self.body_bytes:,} bytes in {took:.0f} s)")
             else:
                 self._close("its request body stopped arriving after the answer")
 
