@@ -152,3 +152,34 @@ def test_the_default_deadline_closes_a_half_sent_head(lib):
     closed = got["closed"][0]
     assert closed is not None and default - 0.5 <= closed < default + 5, got
     assert got["answers"][0].startswith(b"HTTP/1.1 408")
+
+
+def test_a_head_over_64_kb_is_refused_while_it_arrives(served):
+    """Headers sent fast but without end: refused at 64 KB instead of kept until the deadline (or memory runs out)."""
+    sock = socket.create_connection(("127.0.0.1", served.port), timeout=10)
+    sock.sendall(b"GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    sent, reply = 0, b""
+    try:
+        while sent < 4 << 20 and not reply:
+            sock.sendall(b"X-Filler: " + b"a" * 1000 + b"\r\n")
+            sent += 1012
+            sock.setblocking(False)
+            try:
+                reply = sock.recv(65536)
+            except BlockingIOError:
+                pass
+            sock.setblocking(True)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    sock.settimeout(5)
+    while not reply.endswith(b"}"):
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionResetError, TimeoutError):
+            break
+        if not chunk:
+            break
+        reply += chunk
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 431") and b"headers_too_large" in reply, reply[:300]
+    assert sent < 4 << 20, sent  # answered before the 4 MB were all sent (the kernel buffers some MB of them)
