@@ -8,14 +8,14 @@
    the CORS middleware without one;
 2. the client address (the connection's, or X-Forwarded-For's from a named proxy: core.settings.proxies) is within
    its rate (a token bucket per address, counting refused calls too);
-3. a POST is not a "simple" request, one any web page can make a browser send without asking (no Authorization,
-   no X-PaperGraph-Request, a form or text/plain body or none): on loopback, where no token is needed, such a
-   request from a page whose Origin the browser hid or an old browser left out would run as the local editor;
-   JSON, a file's own type, the custom header or a token all need a CORS preflight, which item 1 refuses;
-4. who is calling: a valid `Authorization: Bearer` token (core.settings.tokens), or, when tokens are not required
+3. who is calling: a valid `Authorization: Bearer` token (core.settings.tokens), or, when tokens are not required
    (loopback), the local user; a PaperGraph token sent is always checked, even where none is required (any other
    key, such as the "none" an OpenAI client must send, is ignored there);
-5. the token is within its rate;
+4. the token is within its rate;
+5. without a token, a POST is not a "simple" request, one any web page can make a browser send without asking (no
+   Authorization, no X-PaperGraph-Request, a form or text/plain body or none): on loopback, where no token is
+   needed, such a request from a page whose Origin the browser hid or an old browser left out would run as the
+   local editor; JSON, a file's own type or the custom header need a CORS preflight, which item 1 refuses;
 6. the body is within its bound: a declared Content-Length over it is refused before reading; a JSON body without
    one is read here up to the bound (uploads count their own bytes as they stream to disk).
 
