@@ -1,14 +1,17 @@
 """How the API server runs: where it listens, whether every call needs a token, and its limits."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.service.ingest import MAX_UPLOAD_BYTES
+from core.settings.proxies import Network, trusted_proxies
 
 DEFAULT_PORT = 8502  # beside the app's 8501
 MAX_BODY_BYTES = 1024 * 1024  # a JSON request: a question, a list of ids; 120k characters fit, a megabyte does not
+ORIGINS_ENV = "PAPERGRAPH_CORS_ORIGINS"  # origins besides `serve --cors-origin`, comma-separated
 
 
 @dataclass
@@ -28,12 +31,31 @@ class ApiConfig:
     max_upload_bytes: int = MAX_UPLOAD_BYTES
     allowed_hosts: list[str] = field(default_factory=list)  # names besides those of core.settings.hosts
     save_history: bool = True  # questions asked through the API go to the workspace's history, as the pages' do
-    # Web pages (exact origins, from cors_origin) whose scripts may call the API (`serve --cors-origin`); none: CORS
-    # is off, and a browser request from any origin but this server's own is refused.
+    # Web pages (exact origins, from cors_origin) whose scripts may call the API (`serve --cors-origin`, or
+    # PAPERGRAPH_CORS_ORIGINS); none: CORS is off, and a browser request from any origin but this server's own
+    # (scheme://host:port exactly as the request names it) is refused.
     cors_origins: list[str] = field(default_factory=list)
+    # Reverse proxies whose X-Forwarded-For is believed (PAPERGRAPH_TRUSTED_PROXIES, core.settings.proxies); none by
+    # default: rate limits and logs use the connection's address.
+    trusted_proxies: list[Network] = field(default_factory=trusted_proxies)
+    # Slow clients (core/api/timeouts.py): a request head must be in within head_timeout_s; a body must arrive at
+    # min_body_rate bytes/s after body_grace_s; an idle kept-alive connection closes after keep_alive_s; beyond
+    # max_connections open connections new requests get 503.
+    head_timeout_s: float = 10.0
+    body_grace_s: float = 10.0
+    min_body_rate: float = 16 * 1024
+    keep_alive_s: int = 5
+    max_connections: int = 200
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def env_origins(env: dict | None = None) -> list[str]:
+    """The origins of PAPERGRAPH_CORS_ORIGINS (comma-separated), each through cors_origin (ValueError names a bad
+    one)."""
+    value = (os.environ if env is None else env).get(ORIGINS_ENV, "")
+    return [cors_origin(o) for o in value.split(",") if o.strip()]
 
 
 def cors_origin(value: str) -> str:

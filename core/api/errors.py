@@ -18,11 +18,13 @@ FORBIDDEN = "forbidden"
 RATE_LIMITED = "rate_limited"
 INVALID_HOST = "invalid_host"
 METHOD_NOT_ALLOWED = "method_not_allowed"
+REQUEST_TIMEOUT = "request_timeout"  # the request's head or body did not arrive in time (core/api/timeouts.py)
+HEADERS_TOO_LARGE = "headers_too_large"
 INTERNAL = "internal_error"
 
 STATUS = {service.INVALID_INPUT: 400, service.NOT_FOUND: 404, service.MODE_UNAVAILABLE: 409, service.CONFLICT: 409,
           service.TOO_LARGE: 413, UNAUTHORIZED: 401, FORBIDDEN: 403, RATE_LIMITED: 429, INVALID_HOST: 421,
-          METHOD_NOT_ALLOWED: 405, INTERNAL: 500}
+          METHOD_NOT_ALLOWED: 405, REQUEST_TIMEOUT: 408, HEADERS_TOO_LARGE: 431, INTERNAL: 500}
 _BY_STATUS = {404: service.NOT_FOUND, 405: METHOD_NOT_ALLOWED, 401: UNAUTHORIZED, 403: FORBIDDEN,
               413: service.TOO_LARGE, 429: RATE_LIMITED}
 

@@ -1,15 +1,22 @@
 """In front of every request of the API, before FastAPI or MCP read a byte of its body (pure ASGI):
 
 1. the Host header names this server (core.settings.hosts, the app gate's rule: DNS rebinding), and an Origin, when
-   a browser sends one, does too or is one of the origins CORS was configured for (`serve --cors-origin`); only
-   those get CORS headers (core/api/app.py), so other sites' scripts can neither call nor read; a preflight
-   (OPTIONS) from a configured origin carries no token and goes to the CORS middleware without one;
-2. the client address is within its rate (a token bucket per address, counting refused calls too);
+   a browser sends one, is exactly this server's own (scheme://host:port as the request names it) or one of the
+   origins CORS was configured for (`serve --cors-origin`, PAPERGRAPH_CORS_ORIGINS); only those get CORS headers
+   (core/api/app.py), so other sites' scripts can neither call nor read. `Origin: null` (a sandboxed frame, a
+   file:// page, a redirect) is refused. A preflight (OPTIONS) from a configured origin carries no token and goes to
+   the CORS middleware without one;
+2. the client address (the connection's, or X-Forwarded-For's from a named proxy: core.settings.proxies) is within
+   its rate (a token bucket per address, counting refused calls too);
 3. who is calling: a valid `Authorization: Bearer` token (core.settings.tokens), or, when tokens are not required
    (loopback), the local user; a PaperGraph token sent is always checked, even where none is required (any other
    key, such as the "none" an OpenAI client must send, is ignored there);
 4. the token is within its rate;
-5. the body is within its bound: a declared Content-Length over it is refused before reading; a JSON body without
+5. without a token, a POST is not a "simple" request, one any web page can make a browser send without asking (no
+   Authorization, no X-PaperGraph-Request, a form or text/plain body or none): on loopback, where no token is
+   needed, such a request from a page whose Origin the browser hid or an old browser left out would run as the
+   local editor; JSON, a file's own type or the custom header need a CORS preflight, which item 1 refuses;
+6. the body is within its bound: a declared Content-Length over it is refused before reading; a JSON body without
    one is read here up to the bound (uploads count their own bytes as they stream to disk).
 
 The caller goes to the routes as `request.state.principal`."""
@@ -20,12 +27,11 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from core.api import errors
 from core.api.config import ApiConfig, cors_origin
 from core.service.errors import TOO_LARGE
-from core.settings import hosts
+from core.settings import hosts, proxies
 from core.settings.accounts import EDITOR
 from core.settings.tokens import PREFIX as TOKEN_PREFIX
 from core.settings.tokens import verify_token
@@ -33,6 +39,10 @@ from core.settings.tokens import verify_token
 log = logging.getLogger("papergraph.api")
 
 OPEN_PATHS = ("/health", "/docs", "/docs/oauth2-redirect", "/openapi.json")  # no workspace data in them
+# A header no browser sends across origins without a CORS preflight: what a tool sends to mark a write as its own.
+REQUEST_HEADER = "X-PaperGraph-Request"
+# The content types a cross-origin page may POST without a preflight (the Fetch standard's CORS-safelisted ones).
+SIMPLE_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
 UPLOAD_PATH = "/api/papers"
 MAX_BUCKETS = 10_000
 
@@ -97,14 +107,15 @@ class Guard:
             await self.app(scope, receive, send)
             return
         path = scope.get("path") or "/"
-        address = (scope.get("client") or ("?",))[0]
+        address = self._address(scope)
         if not hosts.host_allowed(_header(scope, b"host"), self.names):
-            log.warning("refused %s for Host %r (set %s to add a name)", path, _header(scope, b"host"),
-                        hosts.HOSTS_ENV)
+            log.warning("refused %s for Host %r from %s (set %s to add a name)", path, _header(scope, b"host"),
+                        address, hosts.HOSTS_ENV)
             return await _refuse(send, errors.INVALID_HOST, "this server is not served under that host name")
         origin = _header(scope, b"origin")
         listed = origin in self.cors_origins
-        if origin and origin != "null" and not listed and not hosts.host_allowed(urlsplit(origin).netloc, self.names):
+        if origin is not None and not listed and not _own_origin(origin, scope):
+            log.info("refused %s %s from %s for Origin %r", scope.get("method"), path, address, origin[:200])
             return await _refuse(send, errors.FORBIDDEN, "cross-origin requests are not served from this origin "
                                                          "(CORS is off unless `serve --cors-origin` lists it)")
         # A configured origin's script must be able to read a refusal too (why it is 401, when to retry a 429).
@@ -120,6 +131,11 @@ class Guard:
             if principal.token_id and (wait := self.by_token.take(principal.token_id)):
                 return await _refuse(send, errors.RATE_LIMITED, "too many requests with this token; slow down",
                                      {"Retry-After": str(max(1, round(wait))), **cors})
+            if _simple_post(scope):  # no token (it would be in Authorization): on loopback, or an insecure server
+                log.info("refused a simple POST %s from %s (Origin %r)", path, address, (origin or "")[:200])
+                return await _refuse(send, errors.FORBIDDEN, "a POST without a token must be one no web page can "
+                                     "send on its own: send JSON (Content-Type: application/json), the file's own "
+                                     "type (e.g. application/pdf) or the header `X-PaperGraph-Request: 1`", cors)
             scope.setdefault("state", {})["principal"] = principal
         limit = self.config.max_upload_bytes if path == UPLOAD_PATH else self.config.max_body_bytes
         declared = _header(scope, b"content-length")
@@ -147,6 +163,14 @@ class Guard:
             receive = _replay(b"".join(chunks), receive)
         await self.app(scope, receive, send)
 
+    def _address(self, scope) -> str:
+        """The client's address: the connection's, unless it is a proxy PAPERGRAPH_TRUSTED_PROXIES names."""
+        peer = (scope.get("client") or ("?",))[0]
+        if not self.config.trusted_proxies:
+            return peer
+        forwarded = [value.decode("latin-1") for key, value in scope.get("headers", []) if key == b"x-forwarded-for"]
+        return proxies.client_address(peer, ",".join(forwarded) or None, self.config.trusted_proxies)
+
     def _principal(self, scope, address: str) -> Principal | str:
         """The caller, or why they are refused."""
         auth = _header(scope, b"authorization")
@@ -168,6 +192,26 @@ class Guard:
             return ("this server needs an API token on every call: `Authorization: Bearer <token>` "
                     "(python -m core users token create NAME)")
         return Principal("local" if not self.config.insecure else "anyone", EDITOR, "", address)
+
+
+def _own_origin(origin: str, scope) -> bool:
+    """Whether `origin` is exactly this server as the request names it: its scheme, and the Host header (already
+    checked) with its port. Another port on localhost, another loopback address, `null`: no."""
+    try:
+        return cors_origin(origin) == cors_origin(f"{scope.get('scheme') or 'http'}://{_header(scope, b'host')}")
+    except ValueError:
+        return False
+
+
+def _simple_post(scope) -> bool:
+    """A POST a browser sends from any page without a preflight: no Authorization, no custom header, and a body
+    that is a form, plain text or untyped (what a <form>, or fetch() with a string or a Blob, sends)."""
+    if scope.get("method") != "POST":  # PUT, PATCH and DELETE are never simple: a browser asks first
+        return False
+    if _header(scope, b"authorization") is not None or _header(scope, REQUEST_HEADER.lower().encode()) is not None:
+        return False
+    content_type = (_header(scope, b"content-type") or "").partition(";")[0].strip().lower()
+    return not content_type or content_type in SIMPLE_TYPES
 
 
 def _replay(data: bytes, receive):

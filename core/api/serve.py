@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from core.api.config import ApiConfig
+from core.api.config import ApiConfig, env_origins
 from core.settings.accounts import INSECURE_ENV, Access, access_policy, has_accounts, is_loopback
 from core.settings.tokens import has_tokens
 from core.settings.workspace import config_dir
@@ -40,8 +40,11 @@ def api_config(host: str, port: int, insecure: bool = False, rate_per_minute: in
     access = access_for(host, insecure, folder)
     if access == Access.REFUSED:
         raise SystemExit(REFUSAL.format(host=host or "every interface"))
-    config = ApiConfig(host=host, port=port, require_tokens=access == Access.SIGN_IN,
-                       insecure=access == Access.INSECURE, config_dir=folder)
+    try:
+        config = ApiConfig(host=host, port=port, require_tokens=access == Access.SIGN_IN,
+                           insecure=access == Access.INSECURE, config_dir=folder, cors_origins=env_origins())
+    except ValueError as exc:  # PAPERGRAPH_TRUSTED_PROXIES or PAPERGRAPH_CORS_ORIGINS names something that is not
+        raise SystemExit(f"refusing to serve the API: {exc}") from None
     if rate_per_minute is not None:
         config.token_rate_per_minute = config.address_rate_per_minute = rate_per_minute
     return config
@@ -49,6 +52,24 @@ def api_config(host: str, port: int, insecure: bool = False, rate_per_minute: in
 
 SHUTDOWN_GRACE_S = 5  # calls in flight get this long to end once a stop is asked for; then they are cancelled
 STOP_DEADLINE_S = SHUTDOWN_GRACE_S + 5  # after this long stopping, the process ends whatever is still running
+
+
+def server_config(app, config: ApiConfig, **overrides):
+    """uvicorn's settings for the API (`core serve`, and the tests' live servers, so they test these):
+    - proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any connection from 127.0.0.1 (its
+      default forwarded_allow_ips), so a local process could pose as any address; the guard reads the header itself,
+      from the proxies PAPERGRAPH_TRUSTED_PROXIES names only (core.settings.proxies);
+    - deadlines on slow clients in the HTTP protocol (core/api/timeouts.py), an idle kept-alive connection closed
+      after keep_alive_s, and at most max_connections (then 503); no websockets (the API has none)."""
+    import uvicorn
+
+    from core.api.timeouts import protocol
+
+    settings = dict(host=config.host, port=config.port, log_level="warning", proxy_headers=False,
+                    server_header=False, timeout_graceful_shutdown=SHUTDOWN_GRACE_S, ws="none",
+                    http=protocol(config.head_timeout_s, config.body_grace_s, config.min_body_rate),
+                    timeout_keep_alive=config.keep_alive_s, limit_concurrency=config.max_connections)
+    return uvicorn.Config(app, **(settings | overrides))
 
 
 def serve(lib, config: ApiConfig) -> int:
@@ -62,9 +83,7 @@ def serve(lib, config: ApiConfig) -> int:
     print(f"PaperGraph API on http://{config.host}:{config.port} (docs /docs, MCP /mcp, chat /v1) for workspace "
           f"{lib.workspace.root}; tokens {'required' if config.require_tokens else 'optional'}; CORS "
           f"{'for ' + ', '.join(config.cors_origins) if config.cors_origins else 'off'}", file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(create_app(lib, config), host=config.host, port=config.port,
-                                           log_level="warning", proxy_headers=False, server_header=False,
-                                           timeout_graceful_shutdown=SHUTDOWN_GRACE_S))
+    server = uvicorn.Server(server_config(create_app(lib, config), config))
     threading.Thread(target=_stop_deadline, args=(server,), name="papergraph-api-stop-deadline", daemon=True).start()
     code = 0
     try:

@@ -14,7 +14,7 @@ def check_serve(args) -> None:
 
     args.api_config = api_config(args.host, args.port, insecure=args.insecure, rate_per_minute=args.rate_limit)
     args.api_config.save_history = not args.no_history
-    args.api_config.cors_origins = list(dict.fromkeys(args.cors_origins or []))
+    args.api_config.cors_origins = list(dict.fromkeys([*(args.cors_origins or []), *args.api_config.cors_origins]))
 
 
 def cmd_serve(lib: Library, args) -> int:

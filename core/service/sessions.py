@@ -9,7 +9,11 @@ URLs and proxy logs.
 
 The table is a store (core/store/sqlite_sessions.py, built by core.library.session_store): an SQLite file beside
 accounts.json ($PAPERGRAPH_CONFIG_DIR or ~/.config/papergraph), mode 0600, shared by every session and thread of
-the server: so are the sign-in limits, which count failures per account and per client address over a window. An
+the server: so are the sign-in limits, which count failures per account *from each client address* and per client
+address over a window. Counting per account alone let anyone who knew a colleague's account name lock it for the
+whole window by typing five wrong passwords; now they only lock it for themselves (their own address), while the
+colleague signs in from theirs, and the per-address cap still stops one address spraying guesses over many names.
+Behind a reverse proxy the address is the client's only when the proxy is named (core.settings.proxies). An
 attempt takes its place in the count *before* bcrypt runs, in one transaction, so a burst of parallel guesses
 cannot all pass the check before the first failure is written.
 """
@@ -31,10 +35,11 @@ from core.settings.workspace import config_dir
 SESSIONS_FILE = "sessions.sqlite"
 COOKIE_NAME = "papergraph_session"
 SESSION_TTL_S = 7 * 24 * 3600  # a working week of reloads and tabs; sign-out ends it sooner
-# Failed sign-ins allowed in WINDOW_S before the account, or the address, is locked out until the oldest failure
-# leaves the window. Five per account lets a person mistype; twenty per address lets a lab behind one NAT sign in.
+# Failed sign-ins allowed in WINDOW_S before the account (from that address), or the address, is locked out until
+# the oldest failure leaves the window. Five per account and address lets a person mistype; twenty per address lets a
+# lab behind one NAT sign in.
 WINDOW_S = 15 * 60
-MAX_FAILURES_PER_ACCOUNT = 5
+MAX_FAILURES_PER_ACCOUNT = 5  # per account *and* address: a stranger's failures never lock out the account's owner
 MAX_FAILURES_PER_ADDRESS = 20
 # An attempt whose bcrypt check never finished (a killed server) stops counting after this long.
 PENDING_TTL_S = 60
@@ -132,14 +137,14 @@ def close_sessions_of(name: str) -> int:
 
 # ---------------------------------------------------------------------------------------------- sign-in limit
 def _begin_attempt(name: str, address: str, now: float) -> int | None:
-    """Take a place among the attempts counted against `name` and `address`; None when either is locked out.
-    Counted: failures in the window and attempts still being checked."""
+    """Take a place among the attempts counted against `name` from `address` and against `address`; None when
+    either is locked out. Counted: failures in the window and attempts still being checked."""
     attempt, by_name, by_address = _store().begin_attempt(name, address, now, now - WINDOW_S, now - PENDING_TTL_S,
                                                           MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS)
     if attempt is None:
         which = "account" if by_name >= MAX_FAILURES_PER_ACCOUNT else "address"
-        log.warning("sign-in locked out (%s): account %r from %s; %d failed for the account and %d from the "
-                    "address in the last %d min", which, name, address, by_name, by_address, WINDOW_S // 60)
+        log.warning("sign-in locked out (%s): account %r from %s; %d failed for the account from this address and "
+                    "%d from the address in the last %d min", which, name, address, by_name, by_address, WINDOW_S // 60)
     return attempt
 
 

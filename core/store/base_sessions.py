@@ -7,7 +7,7 @@ from typing import Protocol
 
 class SessionStore(Protocol):
     """Sessions by the SHA-256 of their token (never the token), the key cookies are signed with, and the sign-in
-    attempts counted against an account and an address."""
+    attempts counted against an account from an address and against an address."""
 
     def cookie_key(self) -> bytes:
         """Made on first use and kept with the sessions (never in the repository)."""
@@ -22,11 +22,11 @@ class SessionStore(Protocol):
 
     def remove_all_of(self, name: str) -> int: ...
 
-    def begin_attempt(self, name: str, address: str, now: float, since: float, stale: float, max_per_name: int,
-                      max_per_address: int) -> tuple[int | None, int, int]:
+    def begin_attempt(self, name: str, address: str, now: float, since: float, stale: float,
+                      max_per_name_and_address: int, max_per_address: int) -> tuple[int | None, int, int]:
         """In one transaction: forget failures before `since` and pending attempts before `stale`, count the rest
-        against `name` and `address`, and, under both limits, record a pending attempt. Returns its id (None when
-        locked out) and the two counts."""
+        against `name` from `address`, and against `address` whatever the name, and, under both limits, record a
+        pending attempt. Returns its id (None when locked out) and the two counts."""
 
     def end_attempt(self, attempt: int, succeeded: bool) -> None:
         """A success is forgotten; a failure counts until it leaves the window."""

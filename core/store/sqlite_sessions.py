@@ -66,17 +66,17 @@ class SQLiteSessionStore:
         with self._db() as conn:
             return conn.execute("DELETE FROM sessions WHERE name = ?", (name,)).rowcount
 
-    def begin_attempt(self, name: str, address: str, now: float, since: float, stale: float, max_per_name: int,
-                      max_per_address: int) -> tuple[int | None, int, int]:
+    def begin_attempt(self, name: str, address: str, now: float, since: float, stale: float,
+                      max_per_name_and_address: int, max_per_address: int) -> tuple[int | None, int, int]:
         with self._db() as conn:
             conn.execute("BEGIN IMMEDIATE")  # the count and the insert are one step for every thread and process
             try:
                 conn.execute("DELETE FROM attempts WHERE at < ? OR (state = 'pending' AND at < ?)", (since, stale))
                 by_name, by_address = conn.execute(
-                    "SELECT COALESCE(SUM(name = ?), 0), COALESCE(SUM(address = ?), 0) FROM attempts",
-                    (name, address)).fetchone()
+                    "SELECT COALESCE(SUM(name = ? AND address = ?), 0), COALESCE(SUM(address = ?), 0) FROM attempts",
+                    (name, address, address)).fetchone()
                 attempt = None
-                if by_name < max_per_name and by_address < max_per_address:
+                if by_name < max_per_name_and_address and by_address < max_per_address:
                     attempt = conn.execute("INSERT INTO attempts (name, address, at, state) "
                                            "VALUES (?, ?, ?, 'pending')", (name, address, now)).lastrowid
                 conn.execute("COMMIT")

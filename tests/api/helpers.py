@@ -10,6 +10,7 @@ import uvicorn
 
 from core.api.app import create_app
 from core.api.config import ApiConfig
+from core.api.serve import server_config
 from core.library import Library, open_library
 from tests import graph_papers
 from tests.presentation.explorer_helpers import ingest
@@ -29,12 +30,14 @@ def build_workspace(root: Path) -> tuple[Library, list[str]]:
 
 
 class LiveServer:
-    """create_app(lib, config) under uvicorn on 127.0.0.1 and a port the OS picks; `url` once it listens."""
+    """create_app(lib, config) under uvicorn as `core serve` runs it, on 127.0.0.1 and a port the OS picks; `url`
+    once it listens."""
 
     def __init__(self, lib: Library, config: ApiConfig | None = None):
         self.config = config or ApiConfig()
-        self.server = uvicorn.Server(uvicorn.Config(create_app(lib, self.config), host="127.0.0.1", port=0,
-                                                    log_level="warning", timeout_graceful_shutdown=5))
+        # `core serve`'s own uvicorn settings (no proxy headers, the deadlines on slow clients), on a free port.
+        self.server = uvicorn.Server(server_config(create_app(lib, self.config), self.config, host="127.0.0.1",
+                                                   port=0))
         self.thread = threading.Thread(target=self.server.run, name="api-test-server", daemon=True)
 
     def __enter__(self) -> LiveServer:

@@ -148,7 +148,8 @@ def test_an_upload_is_processed_in_the_background_found_by_search_then_deleted(s
         time.sleep(0.3)
     hits = client.get("/api/search", params={"q": "zanthoxylum lattice Quillwort", "top_k": 1}).json()
     assert hits["citations"][0]["paper_id"] == added["paper_id"]
-    again = client.post("/api/papers", params={"filename": "copy.md"}, content=text)
+    again = client.post("/api/papers", params={"filename": "copy.md"}, content=text,
+                        headers={"X-PaperGraph-Request": "1"})  # untyped: the header marks it as no page's
     assert again.json()["outcome"] == "duplicate"
     deleted = client.delete(f"/api/papers/{added['paper_id']}")
     assert deleted.status_code == 200 and deleted.json()["id"] == added["paper_id"]
@@ -158,10 +159,12 @@ def test_an_upload_is_processed_in_the_background_found_by_search_then_deleted(s
 
 def test_an_upload_that_is_not_a_paper_is_refused_before_its_body_is_read(served):
     _, _, client = served
-    message = _error(client.post("/api/papers", params={"filename": "tool.exe"}, content=b"MZ"), 400,
+    typed = {"content-type": "application/octet-stream"}
+    message = _error(client.post("/api/papers", params={"filename": "tool.exe"}, content=b"MZ", headers=typed), 400,
                      "invalid_input")
     assert ".pdf" in message
-    _error(client.post("/api/papers", params={"filename": "empty.md"}, content=b""), 400, "invalid_input")
+    _error(client.post("/api/papers", params={"filename": "empty.md"}, content=b"", headers=typed), 400,
+           "invalid_input")
 
 
 def test_errors_of_the_framework_have_the_same_shape(served):

@@ -175,7 +175,8 @@ def test_an_upload_without_a_length_stops_at_the_limit_and_leaves_nothing(local,
 
     with httpx.Client(base_url=local.url, timeout=30) as client:
         try:
-            response = client.post("/api/papers", params={"filename": "big.pdf"}, content=body())
+            response = client.post("/api/papers", params={"filename": "big.pdf"}, content=body(),
+                                   headers={"Content-Type": "application/pdf"})
             assert _code(response, 413) == "payload_too_large"
         except (httpx.WriteError, httpx.RemoteProtocolError):
             pass  # the server answered and closed while the rest was still being sent
@@ -195,7 +196,8 @@ def test_a_path_traversal_file_name_is_neutralised(local, workspace, tmp_path):
     target = tmp_path / f"planted-{uuid.uuid4().hex}.md"
     with httpx.Client(base_url=local.url) as client:
         response = client.post("/api/papers", params={"filename": f"..\\..\\../../../{target}"},
-                               content=b"# Planted\n\nA file that must land inside the workspace.\n")
+                               content=b"# Planted\n\nA file that must land inside the workspace.\n",
+                               headers={"Content-Type": "text/markdown"})
         assert response.status_code == 202, response.text
         added = response.json()
         assert added["file"] == target.name and "/" not in added["file"] and "\\" not in added["file"]

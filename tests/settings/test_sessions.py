@@ -62,11 +62,11 @@ def test_failures_lock_the_account_and_the_address_until_they_leave_the_window(e
     now = 50_000.0
     for i in range(sessions.MAX_FAILURES_PER_ACCOUNT):
         assert sessions.sign_in("edna", f"wrong-{i}", "10.0.0.1", now=now).refused == "wrong"
-    # Locked: the right password is not even checked, from any address.
-    assert sessions.sign_in("edna", PASSWORD, "10.0.0.2", now=now + 1).refused == "locked"
+    # Locked from that address: the right password is not even checked there.
+    assert sessions.sign_in("edna", PASSWORD, "10.0.0.1", now=now + 1).refused == "locked"
     # Once the failures are older than the window, it signs in.
     later = now + sessions.WINDOW_S + 1
-    ok = sessions.sign_in("edna", PASSWORD, "10.0.0.2", now=later)
+    ok = sessions.sign_in("edna", PASSWORD, "10.0.0.1", now=later)
     assert ok.refused is None and ok.account == accounts.Account("edna", "editor") and ok.cookie
     # One address guessing across names is limited by its own count.
     for i in range(sessions.MAX_FAILURES_PER_ADDRESS):
@@ -82,3 +82,20 @@ def test_a_lock_out_is_logged(edna, caplog):
     with caplog.at_level("WARNING", logger="papergraph.auth"):
         sessions.sign_in("edna", PASSWORD, "10.0.0.1")
     assert "sign-in locked out (account): account 'edna' from 10.0.0.1" in caplog.text
+
+
+@pytest.mark.slow  # ~25 bcrypt checks
+def test_a_stranger_who_knows_the_account_name_cannot_lock_its_owner_out(edna):
+    """Five wrong passwords for edna from a stranger's address lock edna out *for that address*; edna signs in from
+    hers. Spread over more addresses, each stranger address still gets five tries at most, and its own cap."""
+    now = 80_000.0
+    for i in range(sessions.MAX_FAILURES_PER_ACCOUNT):
+        assert sessions.sign_in("edna", f"wrong-{i}", "10.9.9.9", now=now).refused == "wrong"
+    assert sessions.sign_in("edna", PASSWORD, "10.9.9.9", now=now + 1).refused == "locked"  # the stranger: locked
+    own = sessions.sign_in("edna", PASSWORD, "10.0.0.7", now=now + 2)
+    assert own.refused is None and own.account == accounts.Account("edna", "editor")
+    # A second stranger address: its own five, then locked too; the owner is still not.
+    for i in range(sessions.MAX_FAILURES_PER_ACCOUNT):
+        assert sessions.sign_in("edna", f"again-{i}", "10.9.9.10", now=now + 3).refused == "wrong"
+    assert sessions.sign_in("edna", "again-x", "10.9.9.10", now=now + 4).refused == "locked"
+    assert sessions.sign_in("edna", PASSWORD, "10.0.0.7", now=now + 5).refused is None
