@@ -12,7 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from core.pipeline.metadata.layout import FirstPage, read_first_page, running_header, title_and_byline, title_text
-from core.pipeline.metadata.names import names_in, pdf_author_names
+from core.pipeline.metadata.names import names_in, pdf_author_names, vote_with_pdf_field
 from core.pipeline.metadata.patterns import (
     arxiv_year,
     find_arxiv,
@@ -62,9 +62,9 @@ def _set(meta: PaperMetadata, name: str, value, source: str) -> None:
 def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[ContentItem], filename: str) -> None:
     stem = filename.rsplit(".", 1)[0] if "." in filename else filename
     if page is not None:
-        group, names = title_and_byline(page)
-        title = title_text(group)
         pdf_title = _pdf_title(page, stem)
+        group, names = title_and_byline(page, pdf_title)
+        title = title_text(group)
         if pdf_title:  # the producer's field, printed on the first page: exact, and spaced as typed
             _set(meta, "title", pdf_title, PDF_META)
         elif title:
@@ -73,10 +73,11 @@ def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[
             _set(meta, "title", header, RUNNING_HEADER)
         pdf_names = pdf_author_names(page.info.get("author", ""))
         page_text = norm_text(page.text)
-        if pdf_names and all(norm_text(n.split()[-1]) in page_text for n in pdf_names):
-            _set(meta, "authors", pdf_names, PDF_META)
-        elif names:
-            _set(meta, "authors", names, FIRST_PAGE)
+        if not all(norm_text(n.split()[-1]) in page_text for n in pdf_names):
+            pdf_names = []  # a field the page does not bear out (a template's, an uploader's)
+        authors, from_pdf = vote_with_pdf_field(names, pdf_names)
+        if authors:
+            _set(meta, "authors", authors, PDF_META if from_pdf else FIRST_PAGE)
     if not meta.title:
         title = _items_title(items)
         if title:
