@@ -24,6 +24,8 @@ from core.pipeline.metadata.patterns import (
 from core.pipeline.metadata.rules import rules
 from core.schema.metadata import PaperMetadata
 from core.schema.records import ContentItem
+from core.text.plain import prose_text
+from core.text.venues import venue_name
 
 FIRST_PAGE, PDF_META, DOI_PATTERN, ARXIV_PATTERN, CONTENT_LIST, RUNNING_HEADER = (
     "first page", "pdf metadata", "doi pattern", "arxiv pattern", "content list", "running header")
@@ -45,10 +47,11 @@ def extract_metadata(items: list[ContentItem], pdf: Path | None, filename: str =
     _identifiers(meta, page, lines)
     # The year from the first page only (its text layer, else its items): page 2 is body text, citing years.
     _year(meta, page, page.text.splitlines() if page else [i.text for i in head_items if i.page_idx == 0])
-    venue = find_venue([i.text for i in head_items] + lines)  # paragraphs first: a venue line is not broken there
+    # Paragraphs first: a venue line is not broken there. Its pages, places and dates are no part of the name.
+    venue = venue_name(find_venue([i.text for i in head_items] + lines))
     if venue:
         _set(meta, "venue", venue, FIRST_PAGE)
-    abstract = abstract_of(items)
+    abstract = prose_text(abstract_of(items))  # MinerU writes Markdown with inline HTML
     if abstract:
         _set(meta, "abstract", abstract, CONTENT_LIST)
     return meta
