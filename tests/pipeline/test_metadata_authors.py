@@ -110,6 +110,15 @@ def test_a_side_column_of_affiliations_and_an_affiliation_line_name_nobody(tmp_p
     assert authors(first_page(tmp_path / "side.pdf", draw)) == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
 
 
+def test_a_table_under_the_title_wraps_no_name(tmp_path):
+    def draw(page):  # no byline: a table's head ("Col1  Col2") over its first row ("Val11  Val12")
+        for y, cells, font in ((150, ("Col1", "Col2"), "hebo"), (168, ("Val11", "Val12"), "helv")):
+            for x, cell in zip((90, 180), cells):
+                page.insert_text((x, y), cell, fontname=font, fontsize=12)
+
+    assert authors(first_page(tmp_path / "table.pdf", draw)) == []
+
+
 def test_the_pdf_author_field_is_a_vote_not_an_override(tmp_path):
     def draw(page):
         spans(page, 90, 130, [("Ada Lovelace, Alan M. Turing and Grace Hopper", 12, 0)])

@@ -241,7 +241,8 @@ def byline_names(page: FirstPage, title: list[Line]) -> list[str]:
         if carried_from is not None and line.baseline - carried_from.baseline < 0.5 * line.size:
             carried = ""
         read = read_byline_line(line.marked or line.raw or line.text, carried)
-        carried, carried_from = read.dangling, line
+        # Only a byline under way wraps a name ("Col1 | Col2" / "Val11" is a table's head, not "Col Val").
+        carried, carried_from = (read.dangling if names or read.names else ""), line
         found = read.names if len(read.names) > read.others else []
         if found:
             names += [n for n in found if n not in names]
