@@ -13,6 +13,7 @@ from core.pipeline.metadata.extract import extract_metadata
 from core.pipeline.metadata.layout import Line, reading_order
 from core.pipeline.metadata.names import names_in, vote_with_pdf_field
 from core.presentation.bibtex import citation_key
+from core.schema.records import ContentItem
 from tests.paths import CORPUS
 
 TITLE = "Heliotrope Solvers for Sparse Zebrafish Migration Lattices"
@@ -132,6 +133,18 @@ def test_the_pdf_author_field_is_a_vote_not_an_override(tmp_path):
     assert vote_with_pdf_field(["Ada Lovelace"], ["Ada Lovelace", "Alan Turing"]) == (["Ada Lovelace", "Alan Turing"],
                                                                                       True)
     assert vote_with_pdf_field(["Ada Lovelace", "Alan Turing"], ["Md. Shah Alam"])[1] is False
+
+
+def test_without_a_pdf_page_the_content_list_s_byline_paragraph_gives_its_leading_names():
+    """A text document or an import has no first page: the parsed items speak, and a parser's paragraph often holds
+    the byline and the affiliations under it."""
+    byline = ("Ada Lovelace1, Alan Turing2 and Grace Hopper1 1 University of Oxford, 2 Institute of Imaginary "
+              "Studies, Royal Society, London")
+    items = [ContentItem(type="text", page_idx=0, text=TITLE, text_level=1),
+             ContentItem(type="text", page_idx=0, text=byline),
+             ContentItem(type="text", page_idx=0, text="Abstract We present the heliotrope solver.")]
+    meta = extract_metadata(items, None, "notes.md")
+    assert meta.authors == ["Ada Lovelace", "Alan Turing", "Grace Hopper"] and meta.sources["authors"] == "content list"
 
 
 @pytest.mark.parametrize(("line", "names"), [

@@ -126,7 +126,7 @@ def _items_byline(items: list[ContentItem]) -> list[str]:
         if seen_title and item.type == "text":
             if _ABSTRACT.match(item.text):
                 break
-            names += [n for n in names_in(item.text) if n not in names]
+            names += [n for n in names_in(item.text, leading=True) if n not in names]
     return names
 
 

@@ -76,6 +76,7 @@ class BylineLine:
     names: list[str]
     others: int
     dangling: str = ""
+    leading: int = 0  # how many of the names come before the first part that is not one
 
 
 def read_byline_line(line: str, carried: str = "") -> BylineLine:
@@ -90,18 +91,23 @@ def read_byline_line(line: str, carried: str = "") -> BylineLine:
             and _WORD.match(parts[-1]) and parts[-1][0].isupper() and len(parts[-1]) > 1 \
             and parts[-1].lower() not in rules().affiliation_words:
         dangling = parts.pop()
-    names, others = [], 0
+    names, others, leading = [], 0, 0
     for part in parts:
         if looks_like_name(part):
             names.append(part[:200])
+            leading += not others
         elif sum(c.isalpha() for c in part) >= 3:
             others += 1
-    return BylineLine(names, others, dangling)
+    return BylineLine(names, others, dangling, leading)
 
 
-def names_in(line: str) -> list[str]:
-    """The people a byline line names, in order; [] when most of its parts are not names (an affiliation line)."""
+def names_in(line: str, leading: bool = False) -> list[str]:
+    """The people a byline line names, in order; [] when most of its parts are not names (an affiliation line).
+    leading: the names before its first other part, whatever follows them (a parser's paragraph often holds the
+    byline and the affiliations under it: "Ada Lovelace1, Alan Turing2 1 University of …, 2 Institute of …")."""
     read = read_byline_line(line)
+    if leading:
+        return read.names[:read.leading]
     return read.names if len(read.names) > read.others else []
 
 
