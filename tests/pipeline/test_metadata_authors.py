@@ -101,6 +101,20 @@ def test_a_grid_of_authors_beside_the_abstract_is_read_past_its_affiliation_line
     assert authors(first_page(tmp_path / "grid.pdf", draw)) == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
 
 
+def test_a_grid_whose_e_mail_lines_are_in_the_names_type_and_a_tex_cedilla(tmp_path):
+    def draw(page):  # names and e-mail addresses in one type (12 pt regular), affiliations smaller; TeX's "c¸"
+        for k, row in enumerate((("Pierre-Franc\u00b8ois Dutot", "Lionel Eyraud"), ("Grace Hopper", "Alan Turing"))):
+            for x, name in zip((120, 360), row):
+                y = 130 + 75 * k
+                page.insert_text((x, y), name, fontname="helv", fontsize=12)
+                page.insert_text((x, y + 11), "51 avenue Jean Kuntzmann", fontname="helv", fontsize=10)
+                page.insert_text((x, y + 22), "38330 Montbonnot Saint-Martin, France", fontname="helv", fontsize=10)
+                page.insert_text((x, y + 36), f"{name.split()[-1].lower()}@imag.fr", fontname="helv", fontsize=12)
+
+    assert authors(first_page(tmp_path / "emails.pdf", draw)) == [
+        "Pierre-François Dutot", "Lionel Eyraud", "Grace Hopper", "Alan Turing"]
+
+
 def test_a_side_column_of_affiliations_and_an_affiliation_line_name_nobody(tmp_path):
     def draw(page):
         spans(page, 200, 130, [("Ada Lovelace,", 10, 0), ("1,2", 6, 3), (" Alan Turing", 10, 0), ("2", 6, 3)])

@@ -68,12 +68,16 @@ def read_first_page(pdf: Path) -> FirstPage | None:
 
 def join_accents(text: str) -> str:
     """NFKC text, with TeX's spacing accents put back on their letter: "Zolt´an Gy¨ongyi" → "Zoltán Gyöngyi",
-    "Kru¨ger" → "Krüger" (the accent sits before or after its letter: on the vowel of the two)."""
+    "Kru¨ger" → "Krüger" (the accent sits before or after its letter: on the vowel of the two); a cedilla on the
+    consonant ("Franc¸ois" → "François")."""
     text = unicodedata.normalize("NFKC", text)  # "´" becomes " ́" (a space and a combining accent)
 
     def place(m: re.Match) -> str:
         before, accent, after = m.group(1), m.group(2), m.group(3)
-        if before.lower() in "aeiou" and after.lower() not in "aeiou":
+        vowel_before, vowel_after = before.lower() in "aeiou", after.lower() in "aeiou"
+        if accent == "\u0327":  # a cedilla hangs under a consonant ("Franc¸ois"), whichever side it was set
+            vowel_before, vowel_after = not vowel_before, not vowel_after
+        if vowel_before and not vowel_after:
             return unicodedata.normalize("NFC", before + accent) + after
         return before + unicodedata.normalize("NFC", after + accent)
 
@@ -235,6 +239,8 @@ def byline_names(page: FirstPage, title: list[Line]) -> list[str]:
             continue
         if len(line.text) > 60 and line.text.endswith((".", ",")) and not names_in(line.text):
             break  # prose: the front matter is over
+        if re.fullmatch(r"[\s,;]*(?:(?:\{[^}]*\}|\S+)@\S+[\s,;]*)+", line.text):
+            continue  # e-mail addresses under each name of a grid, in the names' type
         if names and r.affiliation_line.search(line.text):
             break  # the affiliations under the names, in the names' type: "Ecosystem Studies" is no person
         # A dangling given name is finished only by the first line of the next row.
