@@ -10,7 +10,7 @@ from dataclasses import asdict
 from core.cli.common import resolve_ids, say
 from core.library import Library
 from core.pipeline.references.resolve import refresh_references
-from core.presentation.references import entry_line, reference_panel
+from core.presentation.references import entry_line, reference_panel, references_bibtex
 
 
 def add_parser(sub) -> None:
@@ -19,6 +19,8 @@ def add_parser(sub) -> None:
     p.add_argument("action", choices=["show", "refresh", "graph"])
     p.add_argument("ids", nargs="*", help="document id prefixes (show: one; refresh: default every paper)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--bibtex", action="store_true", help="show: the entries as BibTeX (authors whole where the "
+                                                         "entry prints them so)")
     p.set_defaults(func=cmd_refs)
 
 
@@ -37,12 +39,15 @@ def cmd_refs(lib: Library, args) -> int:
         if len(ids) != 1:
             print("error: refs show needs one document id", file=sys.stderr)
             return 2
-        return _show(lib, ids[0], args.json)
+        return _show(lib, ids[0], args.json, args.bibtex)
     return _graph(lib, ids, args.json)
 
 
-def _show(lib: Library, doc_id: str, as_json: bool) -> int:
+def _show(lib: Library, doc_id: str, as_json: bool, as_bibtex: bool = False) -> int:
     refs = lib.references.references(doc_id)
+    if as_bibtex:
+        sys.stdout.write(references_bibtex(refs))
+        return 0
     if as_json:
         print(json.dumps([asdict(r) for r in refs], ensure_ascii=False, indent=2))
         return 0

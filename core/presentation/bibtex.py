@@ -15,6 +15,7 @@ from bibtexparser.model import Entry, Field
 
 from core.schema.metadata import PaperMetadata
 from core.text.latex import latex_escape
+from core.text.plain import prose_text
 
 _STOP = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "towards", "toward", "from", "by", "is",
          "are", "do", "does", "how", "what", "why", "when", "can", "via", "at", "as", "into", "using"}
@@ -64,7 +65,7 @@ def _fields(meta: PaperMetadata, kind: str) -> list[tuple[str, str]]:
     fields += [("doi", meta.doi)]
     if meta.arxiv:
         fields += [("eprint", meta.arxiv), ("archiveprefix", "arXiv")]
-    fields.append(("abstract", meta.abstract))
+    fields.append(("abstract", prose_text(meta.abstract)))  # the parser's Markdown and HTML are no BibTeX
     return [(k, v) for k, v in fields if v]
 
 
@@ -104,7 +105,7 @@ def to_csl(metas: Sequence[PaperMetadata]) -> str:
         if meta.arxiv:
             item["URL"] = f"https://arxiv.org/abs/{meta.arxiv}"
             item["number"] = f"arXiv:{meta.arxiv}"
-        if meta.abstract:
-            item["abstract"] = meta.abstract
+        if prose_text(meta.abstract):
+            item["abstract"] = prose_text(meta.abstract)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"

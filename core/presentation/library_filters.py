@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from core.schema.metadata import PaperMetadata
 from core.schema.records import Document
+from core.text.venues import venue_key, venue_name
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,24 @@ def year_range(docs: Sequence[Document], metas: Mapping[str, PaperMetadata]) -> 
 
 
 def venue_options(docs: Sequence[Document], metas: Mapping[str, PaperMetadata]) -> list[str]:
-    """The venues the listed papers name, the most papers first, then alphabetically."""
-    counts = Counter(metas[d.id].venue for d in docs if d.id in metas and metas[d.id].venue)
-    return sorted(counts, key=lambda v: (-counts[v], v.casefold()))
+    """The venues the listed papers name, one option per venue (venue_key: a stored venue with its pages, another
+    spacing or an invisible character is the same venue), shown by its name; the most papers first, then
+    alphabetically."""
+    counts: Counter[str] = Counter()
+    shown: dict[str, str] = {}
+    for d in docs:
+        venue = metas[d.id].venue if d.id in metas else ""
+        key = venue_key(venue) if venue else ""
+        if key:
+            counts[key] += 1
+            shown.setdefault(key, venue_name(venue))
+    return sorted((shown[k] for k in counts), key=lambda v: (-counts[venue_key(v)], v.casefold()))
 
 
 def filter_documents(docs: Sequence[Document], metas: Mapping[str, PaperMetadata], chosen: LibraryFilter
                      ) -> list[Document]:
     """The documents every part of the filter keeps, in their order."""
-    venues = set(chosen.venues)
+    venues = {venue_key(v) for v in chosen.venues}
 
     def keep(d: Document) -> bool:
         meta = metas.get(d.id)
@@ -72,7 +82,7 @@ def filter_documents(docs: Sequence[Document], metas: Mapping[str, PaperMetadata
             return False
         if year is not None and chosen.years is not None and not chosen.years[0] <= year <= chosen.years[1]:
             return False
-        if venues and (meta is None or meta.venue not in venues):
+        if venues and (meta is None or venue_key(meta.venue) not in venues):
             return False
         return matches_author(meta, chosen.author)
 

@@ -60,10 +60,16 @@ def reference_panel(lib: Library, doc_id: str) -> ReferencePanel:
     return ReferencePanel(cites, back, [r for r in refs if not r.cited_doc_id], len(refs))
 
 
+def whole_names(ref: ParsedReference) -> list[str]:
+    """The entry's authors whole where it prints them so ("Matthew E. Peters", "M. E. Peters"), else their family
+    names (an entry read by the LLM, or stored before whole names were kept)."""
+    return list(ref.names) if ref.names and len(ref.names) == len(ref.authors) else list(ref.authors)
+
+
 def as_metadata(ref: ParsedReference) -> PaperMetadata:
-    """A reference as the metadata BibTeX and CSL are written from (authors are family names only)."""
+    """A reference as the metadata BibTeX and CSL are written from."""
     return PaperMetadata(doc_id=f"ref:{ref.doc_id[:12]}:{ref.idx}", title=ref.title or ref.text[:200],
-                         authors=list(ref.authors), year=ref.year, venue=ref.venue, doi=ref.doi, arxiv=ref.arxiv)
+                         authors=whole_names(ref), year=ref.year, venue=ref.venue, doi=ref.doi, arxiv=ref.arxiv)
 
 
 def references_bibtex(refs: Sequence[ParsedReference]) -> str:
@@ -71,8 +77,10 @@ def references_bibtex(refs: Sequence[ParsedReference]) -> str:
 
 
 def entry_line(ref: ParsedReference) -> str:
-    """"[12] Ammar, Groeneveld … 2018. Construction of the literature graph… (NAACL)"."""
-    who = ", ".join(ref.authors[:3]) + (" et al." if len(ref.authors) > 3 else "")
+    """"[12] Waleed Ammar, Dirk Groeneveld, Chandra Bhagavatula et al. 2018. Construction of the literature graph…
+    (NAACL)"."""
+    names = whole_names(ref)
+    who = ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
     parts = [f"[{ref.label}]" if ref.label else "", who, str(ref.year or "") + ref.year_suffix + ".",
              ref.title or ref.text[:200]]
     line = " ".join(p for p in parts if p and p != ".")

@@ -16,6 +16,9 @@ class ParsedReference:
     text: str  # the entry as printed (whitespace folded, links unwrapped), at most MAX_ENTRY_CHARS
     label: str = ""  # "12" of "[12] …" / "12. …" / "(12) …"; '' for author-year entries
     authors: list[str] = field(default_factory=list)  # family names, in order
+    # The same authors whole, as the entry prints them ("Matthew E. Peters", "M. E. Peters" of "Peters, M. E."),
+    # what an export writes; [] for an entry read before names were kept (its export falls back to family names).
+    names: list[str] = field(default_factory=list)
     title: str = ""
     year: int | None = None
     year_suffix: str = ""  # "a" of "2020a": author-year markers tell two entries of one author and year apart

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS paper_references (
     text_key TEXT NOT NULL,
     cited_doc_id TEXT NOT NULL DEFAULT '',
     llm_fields TEXT NOT NULL DEFAULT '',
+    names TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (doc_id, idx)
 );
 CREATE INDEX IF NOT EXISTS paper_references_by_cited ON paper_references(cited_doc_id);
@@ -50,7 +51,8 @@ CREATE TABLE IF NOT EXISTS citation_links (
 CREATE INDEX IF NOT EXISTS citation_links_by_doc ON citation_links(doc_id, ref_idx);
 """
 # A table made before the LLM pass gains its column: the names of the fields the LLM read, comma-separated.
-_ADDED_COLUMNS = {"paper_references": {"llm_fields": "TEXT NOT NULL DEFAULT ''"}}
+# A table made before whole names were kept gains their column (JSON list; '[]': the export writes family names).
+_ADDED_COLUMNS = {"paper_references": {"llm_fields": "TEXT NOT NULL DEFAULT ''", "names": "TEXT NOT NULL DEFAULT '[]'"}}
 
 
 def _bbox(value: str | None) -> list[float] | None:
@@ -61,16 +63,21 @@ def _bbox(value: str | None) -> list[float] | None:
     return [float(x) for x in box] if isinstance(box, list) else None
 
 
-def _ref(row) -> ParsedReference:
+def _names(value: str | None) -> list[str]:
     try:
-        authors = [str(a) for a in json.loads(row["authors"])]
-    except (ValueError, TypeError):
-        authors = []
+        names = json.loads(value or "[]")
+    except ValueError:
+        return []
+    return [str(a) for a in names] if isinstance(names, list) else []
+
+
+def _ref(row) -> ParsedReference:
+    authors = _names(row["authors"])
     return ParsedReference(doc_id=row["doc_id"], idx=row["idx"], text=row["text"], label=row["label"],
                            authors=authors, title=row["title"], year=row["year"], year_suffix=row["year_suffix"],
                            venue=row["venue"], doi=row["doi"], arxiv=row["arxiv"], page=row["page"],
                            bbox=_bbox(row["bbox"]), cited_doc_id=row["cited_doc_id"],
-                           llm_fields=[f for f in row["llm_fields"].split(",") if f])
+                           llm_fields=[f for f in row["llm_fields"].split(",") if f], names=_names(row["names"]))
 
 
 def _link(row) -> CitationLink:
@@ -90,11 +97,12 @@ class SQLiteReferenceStore:
             conn.execute("DELETE FROM citation_links WHERE doc_id = ?", (doc_id,))
             conn.executemany(
                 "INSERT INTO paper_references (doc_id, idx, label, text, authors, title, year, year_suffix, venue, "
-                "doi, arxiv, page, bbox, title_key, text_key, cited_doc_id, llm_fields) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "doi, arxiv, page, bbox, title_key, text_key, cited_doc_id, llm_fields, names) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(doc_id, r.idx, r.label, r.text, json.dumps(r.authors, ensure_ascii=False), r.title, r.year,
                   r.year_suffix, r.venue, r.doi, r.arxiv, r.page, json.dumps(r.bbox) if r.bbox else None,
-                  title_key, text_key, r.cited_doc_id, ",".join(r.llm_fields))
+                  title_key, text_key, r.cited_doc_id, ",".join(r.llm_fields),
+                  json.dumps(r.names, ensure_ascii=False))
                  for r, (title_key, text_key) in zip(refs, keys)])
             conn.executemany("INSERT INTO citation_links (doc_id, ref_idx, marker, sentence, page, bbox) "
                              "VALUES (?, ?, ?, ?, ?, ?)",

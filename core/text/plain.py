@@ -38,3 +38,30 @@ def plain_text(text: str) -> str:
     out = _LINK.sub(_link, out)
     out = _ESCAPED.sub(r"\1", out)
     return html.unescape(out)
+
+
+_SCRIPT_BODY = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_ANY_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.DOTALL)
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^()\s]*\)")
+_ANY_LINK = re.compile(r"\[([^\[\]]+)\]\([^()\s]*\)")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])", re.DOTALL)
+_CODE = re.compile(r"`+([^`]+)`+")
+_LINE_MARK = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+(?=\S)|\d{1,3}[.)]\s+(?=[A-Z]))", re.MULTILINE)
+
+
+def prose_text(text: str) -> str:
+    """Running text for a bibliography (an abstract in BibTeX or CSL-JSON): plain_text, then every HTML tag and
+    comment, Markdown emphasis, code marks, images, links, headings, quotes and list marks gone, on one line.
+    Underscores and asterisks inside words ("x_i", "p*q") stay: they are the paper's text."""
+    if not text:
+        return ""
+    out = plain_text(text)
+    for _ in range(2):  # a tag written as an entity ("&lt;b&gt;") is a tag once decoded
+        out = html.unescape(_ANY_TAG.sub(" ", _SCRIPT_BODY.sub(" ", out)))
+    out = _IMAGE.sub(r"\1", out)
+    out = _ANY_LINK.sub(r"\1", out)
+    out = _LINE_MARK.sub("", out)
+    out = _CODE.sub(r"\1", out)
+    out = _EMPHASIS.sub(r"\2", out)
+    out = _EMPHASIS.sub(r"\2", out)  # nested: ***a*** or **_a_**
+    return re.sub(r"\s+(?=[.,;:!?](?:\s|$))", "", " ".join(out.split()))  # "a <b>link</b> ." → "a link."

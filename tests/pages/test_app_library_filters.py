@@ -15,8 +15,10 @@ pytestmark = pytest.mark.slow
 
 PAPERS = [("Heliotrope Solvers for Sparse Zebrafish Migration Lattices", "Ada Lovelace and Alan Turing",
            "Journal of Imaginary Lattices"),
-          ("Marigold Sampling of Larval Currents Revisited", "Grace Hopper and Kurt Gödel", "Imaginary Conference"),
-          ("Tangled Currents in Shallow Larval Tanks", "Alan Turing", "Imaginary Conference")]
+          # One venue as two papers' venue lines give it (pages, a zero-width space): one filter option.
+          ("Marigold Sampling of Larval Currents Revisited", "Grace Hopper and Kurt Gödel",
+           "Imaginary Conference, pages 1–9"),
+          ("Tangled Currents in Shallow Larval Tanks", "Alan Turing", "Imaginary  Conference\u200b, pages 10–19")]
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import bibtexparser
 import pytest
 
 from core.cli import main as cli_main
@@ -65,6 +66,11 @@ def test_a_paper_added_later_resolves_older_references_and_deleting_it_removes_e
     out = capsys.readouterr().out
     assert f"IN LIBRARY {marigold[:12]}" in out and "Okapi sampling for lattices" in out
     assert "not in your library" in out and "3 references, 1 in the library" in out
+    # The references leave with their authors whole, as the entries print them, not their family names alone.
+    assert cli_main(["refs", "show", marigold[:10], "--bibtex"]) == 0
+    exported = bibtexparser.parse_string(capsys.readouterr().out)
+    assert [e.fields_dict["author"].value for e in exported.entries] == [
+        "Ada Lovelace and Alan Turing and Grace Hopper", "Alan Turing and Grace Hopper"]
     assert cli_main(["refs", "graph"]) == 0
     out = capsys.readouterr().out
     assert "CITES" in out and CITING_SENTENCE in out and CITED_BACK in out

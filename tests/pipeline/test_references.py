@@ -138,3 +138,23 @@ def test_hostile_reference_text_stays_text_and_bounded():
     assert len(refs[1].text) <= MAX_ENTRY_CHARS and len(refs[1].title) <= 500
     assert links and all(len(x.sentence) <= MAX_SENTENCE_CHARS for x in links)
     assert parse_entry("")["title"] == "" and parse_references("d1", []) == []
+
+
+def test_entries_keep_their_authors_whole_for_the_export_and_family_names_for_the_markers():
+    from core.presentation.references import references_bibtex
+
+    refs = parse_references("d1", content([], NUMBERED))
+    by = {r.label: r for r in refs}
+    assert by["3"].names == ["Iz Beltagy", "Matthew E. Peters", "Arman Cohan"]  # ACL: as printed
+    assert by["5"].names == ["A. Vaswani", "N. Shazeer", "N. Parmar"]  # IEEE
+    assert by["7"].names == ["G. B. Goh", "N. O. Hodas"]  # ACS: "Goh, G. B.; Hodas, N. O." (its last dot kept)
+    apa = parse_entry("Ammar, W., Peters, M. E., & Power, R. (2018). Construction of the literature graph in "
+                      "semantic scholar. In Proceedings of NAACL.")
+    assert (apa["authors"], apa["names"]) == (["Ammar", "Peters", "Power"], ["W. Ammar", "M. E. Peters", "R. Power"])
+    zuylen = parse_references("d1", content([], AUTHOR_YEAR))[-1]
+    assert (zuylen.authors, zuylen.names) == (["van Zuylen", "Etzioni"], ["Madeleine van Zuylen", "Oren Etzioni"])
+    bib = references_bibtex([by["3"], zuylen])
+    assert "author = {Iz Beltagy and Matthew E. Peters and Arman Cohan}" in bib
+    assert "author = {Madeleine van Zuylen and Oren Etzioni}" in bib and "beltagy2020longformer" in bib
+    by["3"].names = []  # stored before whole names were kept: family names, as before
+    assert "author = {Beltagy and Peters and Cohan}" in references_bibtex([by["3"]])

@@ -99,3 +99,19 @@ def test_core_cite_prints_bibtex_by_default_and_csl_on_request(tmp_path, monkeyp
     assert [i["id"] for i in json.loads(capsys.readouterr().out)] == ["cohan2020specter"]
     with pytest.raises(SystemExit, match="matches 0 documents"):  # as `core delete` says it
         cli_main(["cite", "cccc"])
+
+
+def test_an_abstract_leaves_as_plain_text_escaped_for_bibtex_and_plain_in_csl():
+    """MinerU writes a paper's text as Markdown with inline HTML: none of it belongs in a bibliography."""
+    abstract = ("We **propose** *SPECTER*, a <b>new</b> method<sup>1</sup> &amp; more: see [the code]"
+                "(https://github.com/allenai/specter) and <a href=\"x\">a demo</a>.\n\n## Results\n"
+                "- 100% of $x_i$ with `{braces}` and <script>alert(1)</script>a \\input{/etc/passwd}")
+    meta = PaperMetadata(doc_id="c" * 64, title="SPECTER", authors=["Arman Cohan"], year=2020, abstract=abstract)
+    plain = ("We propose SPECTER, a new method¹ & more: see the code (https://github.com/allenai/specter) and a demo. "
+             "Results 100% of $x_i$ with {braces} and a \\input{/etc/passwd}")
+    text = to_bibtex([meta])
+    field = parsed_fields(text)["cohan2020specter"]["abstract"]
+    assert latex_unescape(field) == plain
+    assert "\\&" in field and "\\$x\\_i\\$" in field and "\\textbackslash{}input\\{" in field
+    assert not any(mark in text for mark in ("**", "<b>", "</", "##", "&amp;", "](", "`"))
+    assert json.loads(to_csl([meta]))[0]["abstract"] == plain

@@ -58,3 +58,16 @@ def test_the_caption_says_what_is_shown():
     assert describe(chosen, 2, 4) == ("2 of 4 documents published 2019–2021 or of unknown year, by an author "
                                       "matching 'cohan', in ACL")
     assert describe(LibraryFilter(venues=("A", "B")), 1, 4) == "1 of 4 documents in 2 venues"
+
+
+def test_one_venue_is_one_filter_option_whatever_pages_spacing_or_invisible_characters_it_carries():
+    acl = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics"
+    docs = [Document(id=i, filename=f"{i}.pdf") for i in ("s", "t", "u", "v")]
+    metas = {
+        "s": PaperMetadata("s", "SPECTER", ["Arman Cohan"], 2020, f"{acl}, pages 2270–2282"),
+        "t": PaperMetadata("t", "S2ORC", ["Kyle Lo"], 2020, f"{acl}, pages 4969–4983"),
+        "u": PaperMetadata("u", "Other", ["Kyle Lo"], 2020, acl.replace(" ", "  ", 1) + "\u200b"),
+        "v": PaperMetadata("v", "Hydrology", ["Lu Zhang"], 2005, "Journal of Hydrology 310 (2005) 253–265"),
+    }
+    assert venue_options(docs, metas) == [acl, "Journal of Hydrology"]
+    assert [d.id for d in filter_documents(docs, metas, LibraryFilter(venues=(acl,)))] == ["s", "t", "u"]

@@ -12,7 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from core.pipeline.metadata.layout import FirstPage, read_first_page, running_header, title_and_byline, title_text
-from core.pipeline.metadata.names import names_in, pdf_author_names
+from core.pipeline.metadata.names import names_in, pdf_author_names, vote_with_pdf_field
 from core.pipeline.metadata.patterns import (
     arxiv_year,
     find_arxiv,
@@ -24,6 +24,8 @@ from core.pipeline.metadata.patterns import (
 from core.pipeline.metadata.rules import rules
 from core.schema.metadata import PaperMetadata
 from core.schema.records import ContentItem
+from core.text.plain import prose_text
+from core.text.venues import venue_name
 
 FIRST_PAGE, PDF_META, DOI_PATTERN, ARXIV_PATTERN, CONTENT_LIST, RUNNING_HEADER = (
     "first page", "pdf metadata", "doi pattern", "arxiv pattern", "content list", "running header")
@@ -45,10 +47,11 @@ def extract_metadata(items: list[ContentItem], pdf: Path | None, filename: str =
     _identifiers(meta, page, lines)
     # The year from the first page only (its text layer, else its items): page 2 is body text, citing years.
     _year(meta, page, page.text.splitlines() if page else [i.text for i in head_items if i.page_idx == 0])
-    venue = find_venue([i.text for i in head_items] + lines)  # paragraphs first: a venue line is not broken there
+    # Paragraphs first: a venue line is not broken there. Its pages, places and dates are no part of the name.
+    venue = venue_name(find_venue([i.text for i in head_items] + lines))
     if venue:
         _set(meta, "venue", venue, FIRST_PAGE)
-    abstract = abstract_of(items)
+    abstract = prose_text(abstract_of(items))  # MinerU writes Markdown with inline HTML
     if abstract:
         _set(meta, "abstract", abstract, CONTENT_LIST)
     return meta
@@ -62,9 +65,9 @@ def _set(meta: PaperMetadata, name: str, value, source: str) -> None:
 def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[ContentItem], filename: str) -> None:
     stem = filename.rsplit(".", 1)[0] if "." in filename else filename
     if page is not None:
-        group, names = title_and_byline(page)
-        title = title_text(group)
         pdf_title = _pdf_title(page, stem)
+        group, names = title_and_byline(page, pdf_title)
+        title = title_text(group)
         if pdf_title:  # the producer's field, printed on the first page: exact, and spaced as typed
             _set(meta, "title", pdf_title, PDF_META)
         elif title:
@@ -73,10 +76,11 @@ def _title_and_authors(meta: PaperMetadata, page: FirstPage | None, items: list[
             _set(meta, "title", header, RUNNING_HEADER)
         pdf_names = pdf_author_names(page.info.get("author", ""))
         page_text = norm_text(page.text)
-        if pdf_names and all(norm_text(n.split()[-1]) in page_text for n in pdf_names):
-            _set(meta, "authors", pdf_names, PDF_META)
-        elif names:
-            _set(meta, "authors", names, FIRST_PAGE)
+        if not all(norm_text(n.split()[-1]) in page_text for n in pdf_names):
+            pdf_names = []  # a field the page does not bear out (a template's, an uploader's)
+        authors, from_pdf = vote_with_pdf_field(names, pdf_names)
+        if authors:
+            _set(meta, "authors", authors, PDF_META if from_pdf else FIRST_PAGE)
     if not meta.title:
         title = _items_title(items)
         if title:
@@ -122,7 +126,7 @@ def _items_byline(items: list[ContentItem]) -> list[str]:
         if seen_title and item.type == "text":
             if _ABSTRACT.match(item.text):
                 break
-            names += [n for n in names_in(item.text) if n not in names]
+            names += [n for n in names_in(item.text, leading=True) if n not in names]
     return names
 
 

@@ -182,17 +182,43 @@ def family_name(name: str) -> str:
     return " ".join(family).strip(" .")
 
 
-def _authors(segment: str) -> list[str]:
+_INITIALS = re.compile(r"(?:[A-Z]\.\s?-?)+")  # "M. E.", "J.-C."
+
+
+def _whole(name: str) -> str:
+    """A name as a bibliography writes it: "Peters, M. E." → "M. E. Peters"; "Matthew E. Peters" as printed."""
+    name = re.sub(r"\s+", " ", name.replace("et al.", "").replace("et al", "")).strip(" ,;*")
+    name = re.sub(r"(?<=[a-z]{2})\.$", "", name).strip()  # the entry's full stop, not an initial's
+    if "," in name:
+        family, given = (p.strip() for p in name.split(",", 1))
+        if re.fullmatch(r"(?:[A-Z]\.\s?-?)*[A-Z]", given):
+            given += "."  # "Hodas, N. O" lost its last dot to the list's end
+        name = f"{given} {family}" if given else family
+    return name if len(name) <= 120 else ""
+
+
+def _authors(segment: str) -> tuple[list[str], list[str]]:
+    """(family names, whole names) of an entry's author list, in order: markers match family names, an export
+    writes the names whole where the entry prints them so."""
     segment = segment.strip(" .,")
     if ";" in segment:  # ACS: "Surname, I.; Surname, I."
-        parts = [p.split(",", 1)[0] for p in segment.split(";")]
+        parts = [p.strip() for p in segment.split(";")]
     else:
         parts = re.split(r",\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*", segment)
-        if sum(bool(re.fullmatch(r"(?:[A-Z]\.\s?-?)+", p.strip())) for p in parts) >= len(parts) / 3:
+        if sum(bool(_INITIALS.fullmatch(p.strip())) for p in parts) >= len(parts) / 3:
             # APA: "Ammar, W., Peters, M. E., & Power, R.": surnames alternate with initials
-            parts = [p for p in parts if not re.fullmatch(r"(?:[A-Z]\.\s?-?)+", p.strip())]
-    names = [family_name(p) for p in parts]
-    return [n for n in names if n and not n.lower().startswith("et al") and len(n) <= 60][:100]
+            paired: list[str] = []
+            for k, p in enumerate(parts):
+                # The last initial may have lost its dot to the list's end ("…, & Power, R").
+                initials = _INITIALS.fullmatch(p.strip()) or k == len(parts) - 1 and re.fullmatch(r"[A-Z]", p.strip())
+                if initials and paired and "," not in paired[-1]:
+                    paired[-1] = f"{paired[-1]}, {p.strip()}"
+                elif not initials:
+                    paired.append(p)
+            parts = paired
+    pairs = [(family_name(p.split(",", 1)[0] if "," in p else p), _whole(p)) for p in parts]
+    pairs = [(f, w or f) for f, w in pairs if f and not f.lower().startswith("et al") and len(f) <= 60][:100]
+    return [f for f, _ in pairs], [w for _, w in pairs]
 
 
 def _first_sentence(text: str) -> tuple[str, str]:
@@ -223,9 +249,10 @@ def _venue(rest: str) -> str:
 
 
 def parse_entry(text: str, raw: str = "") -> dict:
-    """An entry's fields: authors (family names), title, year (+ suffix), venue, DOI, arXiv id."""
+    """An entry's fields: authors (family names) and names (whole, as printed), title, year (+ suffix), venue, DOI,
+    arXiv id."""
     raw = raw or text
-    out: dict = {"authors": [], "title": "", "year": None, "year_suffix": "", "venue": "",
+    out: dict = {"authors": [], "names": [], "title": "", "year": None, "year_suffix": "", "venue": "",
                  "doi": find_doi(raw.replace("](", " ")), "arxiv": ""}
     m = ARXIV.search(raw) or _CORR.search(raw)
     out["arxiv"] = m.group(1) if m else ""
@@ -234,7 +261,7 @@ def parse_entry(text: str, raw: str = "") -> dict:
     acs = _ACS_AUTHOR.match(head)
     ay = _YEAR_AFTER_AUTHORS.search(head)
     if quoted and quoted.start() > 3:  # IEEE
-        out["authors"] = _authors(head[:quoted.start()])
+        out["authors"], out["names"] = _authors(head[:quoted.start()])
         out["title"] = quoted.group(1)
         out["venue"] = _venue(text[quoted.end():].lstrip(" ,.").removeprefix("in ").removeprefix("In "))
     elif acs and ";" in head[:acs.end() + 3] or (acs and not ay):  # ACS: authors end at the last "Surname, I."
@@ -247,17 +274,17 @@ def parse_entry(text: str, raw: str = "") -> dict:
                 pos += len(head[pos:]) - len(head[pos:].lstrip())
                 continue
             break
-        out["authors"] = _authors(head[:pos])
+        out["authors"], out["names"] = _authors(head[:pos])
         out["title"], rest = _first_sentence(text[pos:].strip())
         out["venue"] = _venue(rest)
     elif ay and len(head) - ay.end() >= 10:  # ACL / ACM / APA: authors, year, title (something after it), venue
-        out["authors"] = _authors(head[:ay.start()])
+        out["authors"], out["names"] = _authors(head[:ay.start()])
         out["year"], out["year_suffix"] = int(ay.group(1)), ay.group(2)
         out["title"], rest = _first_sentence(text[ay.end():])
         out["venue"] = _venue(rest)
     else:  # unknown shape: authors up to the first full stop after a name, then the title
         authors, rest = _first_sentence(text)
-        out["authors"] = _authors(authors)
+        out["authors"], out["names"] = _authors(authors)
         out["title"], rest = _first_sentence(rest)
         out["venue"] = _venue(rest)
     if out["year"] is None or not plausible_year(out["year"]):

@@ -113,6 +113,8 @@ def _apply(ref: ParsedReference, fields: dict[str, Any]) -> None:
     for name, value in fields.items():
         if getattr(ref, name) != value:
             setattr(ref, name, value)
+            if name == "authors":
+                ref.names = []  # the rules' whole names were of other people: the export writes family names
             if name != "year_suffix":
                 changed.append(name)
     ref.llm_fields = sorted(set(ref.llm_fields) | set(changed))
