@@ -29,8 +29,9 @@ get_paper and cite for metadata and BibTeX; list_evaluation_runs for which mode 
 Quote the citations ([n] paper, page) when you use a result."""
 
 ASK_DESCRIPTION = """Answer a question from the papers, with citations ([n] markers; each citation gives paper, page,
-box and a quote). Without an LLM configured on the server the answer is extractive: sentences of the papers, or an
-explicit "No passage answers this directly" — treat that as "not found", not as a failure.
+box and a quote). `reader`: select (a model chooses the sentence that answers; quoted verbatim), write (a model
+writes prose, checked against the passages) or extractive (no model); default: the server's. Without a model the
+answer is extractive. "No passage answers this directly" means "not found", not a failure.
 Choose the mode by the question:
 - mix (default, best general choice): passages by meaning and keywords, plus the entity graph.
 - naive: one fact stated in one passage ("What F1 does X report on SQuAD?"); fastest.
@@ -107,8 +108,8 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
 
     @server.tool(description=ASK_DESCRIPTION, annotations=READ_ONLY)
     async def ask(question: str, mode: str | None = None, papers: list[str] | None = None,
-            use_llm: bool = True) -> CallToolResult:
-        answer = await _run(lambda: ask_service.ask(lib, question, mode, papers=papers, use_llm=use_llm,
+            use_llm: bool = True, reader: str | None = None) -> CallToolResult:
+        answer = await _run(lambda: ask_service.ask(lib, question, mode, papers=papers, use_llm=use_llm, reader=reader,
                                                     save=save_history))
         text = f"{answer.answer}\n\nCitations ({answer.mode} mode):\n{citation_lines(answer.citations)}"
         return result(text, answer)

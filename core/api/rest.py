@@ -59,6 +59,7 @@ class AskRequest(BaseModel):
     mode: str | None = Field(None, description="naive, local, global, hybrid, mix, ppr or community; default: the "
                                                "workspace's")
     use_llm: bool = Field(True, description="false: the LLM-free extractive answer even when an LLM is configured")
+    reader: str | None = Field(None, description="extractive, select, write or auto; default: the workspace's")
     top_k: int | None = Field(None, description="entities / relations taken from the graph")
     chunk_top_k: int | None = Field(None, description="passages kept")
     papers: list[str] = Field(default_factory=list, description="restrict to these paper ids (or id prefixes)")
@@ -67,7 +68,7 @@ class AskRequest(BaseModel):
 
 
 def _ask_kwargs(request: Request, req: AskRequest) -> dict:
-    return dict(mode=req.mode, use_llm=req.use_llm, top_k=req.top_k, chunk_top_k=req.chunk_top_k,
+    return dict(mode=req.mode, use_llm=req.use_llm, top_k=req.top_k, chunk_top_k=req.chunk_top_k, reader=req.reader,
                 papers=req.papers, save=request.app.state.config.save_history)
 
 

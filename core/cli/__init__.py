@@ -22,7 +22,7 @@ from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
 from core.pipeline.ingest import ORPHAN_AGE_S
 from core.query.routes import default_modes
-from core.schema.modes import Mode
+from core.schema.modes import Mode, Reader
 from core.settings.config import COMPUTE_BACKENDS
 from core.settings.workspace import WORKSPACE_ENV, Workspace, workspace_root
 
@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-only", action="store_true", help="print the assembled context, do not answer")
     p.add_argument("--no-rerank", action="store_true")
     p.add_argument("--no-llm", action="store_true", help="the LLM-free path even when an LLM is configured")
+    p.add_argument("--reader", default=None, choices=[r.value for r in Reader],
+                   help="how the answer is read (default: settings): extractive, select, write or auto")
     p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ask)

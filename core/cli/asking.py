@@ -23,7 +23,7 @@ def cmd_ask(lib: Library, args) -> int:
         params = QueryParams.from_config(lib.settings.query, mode=args.mode, top_k=args.top_k,
                                          chunk_top_k=args.chunk_top_k, context_only=args.context_only,
                                          rerank=False if args.no_rerank else None,
-                                         use_llm=False if args.no_llm else None,
+                                         use_llm=False if args.no_llm else None, reader=args.reader,
                                          doc_ids=resolve_ids(lib, args.paper) or None)
         streamed = []
         on_token = None if args.json or args.context_only else streamed.append

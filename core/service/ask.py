@@ -12,7 +12,7 @@ from core.query.engine import QueryError
 from core.query.engine import ask as engine_ask
 from core.query.records import QueryParams, QueryResult
 from core.query.routes import available_modes, unavailable_reason
-from core.schema.modes import Mode
+from core.schema.modes import Mode, Reader
 from core.service import citations
 from core.service.errors import CONFLICT, MODE_UNAVAILABLE, ServiceError, invalid
 from core.service.inputs import bounded, clean_question, find_paper
@@ -40,16 +40,20 @@ def check_mode(lib: Library, mode: str | None) -> Mode:
 
 def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool = True, top_k: int | None = None,
         chunk_top_k: int | None = None, papers: list[str] | None = None,
-        on_token: Callable[[str], None] | None = None, save: bool = True) -> AskResult:
-    """`on_token` receives the answer's text so far as it is written (an extractive answer arrives whole)."""
+        on_token: Callable[[str], None] | None = None, save: bool = True, reader: str | None = None) -> AskResult:
+    """`on_token` receives the answer's text so far as it is written (an extractive answer arrives whole);
+    `reader`: extractive / select / write / auto for this question (default: the workspace's)."""
     question = clean_question(question)
     chosen = check_mode(lib, mode)
+    if reader is not None and reader not in {r.value for r in Reader}:
+        raise invalid(f"unknown reader {reader!r}: choose one of {', '.join(Reader)}")
     for value, what in ((top_k, "top_k"), (chunk_top_k, "chunk_top_k")):
         if value is not None:
             bounded(value, what, 1, MAX_TOP_K)
     doc_ids = [find_paper(lib, p).id for p in papers or []]
     params = QueryParams.from_config(lib.settings.query, mode=chosen, top_k=top_k, chunk_top_k=chunk_top_k,
-                                     use_llm=None if use_llm else False, doc_ids=doc_ids or None)
+                                     use_llm=None if use_llm else False, doc_ids=doc_ids or None,
+                                     reader=reader)
     try:
         result = engine_ask(lib, question, params, on_token=on_token, save=save)
     except QueryError as exc:
@@ -74,4 +78,5 @@ def outcome(result: QueryResult) -> AskResult:
                      citations=found, short_answer=answer.short_answer if answer else "",
                      abstained=bool(answer and answer.abstained), extractive=bool(answer is None or answer.extractive),
                      confidence=answer.confidence if answer else None, model=answer.model if answer else "",
-                     sources=len(result.context.sources), notes=notes)
+                     sources=len(result.context.sources), notes=notes,
+                     reader=answer.reader if answer else "extractive")

@@ -62,6 +62,7 @@ class AskResult(Record):
     confidence: float | None = None
     model: str = ""
     sources: int = 0  # passages in the context (the cited ones are in `citations`)
+    reader: str = "extractive"  # which reader answered: extractive / select / write (core.schema.modes.Reader)
     notes: list[str] = field(default_factory=list)
 
 
