@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.pipeline.worker import work_to_resume
 from core.presentation import display as present
 from core.query.warmup import warming
-from core.schema.records import DocStatus
 from core.settings.config import Settings, SettingsError
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, state
@@ -79,8 +79,10 @@ def main() -> None:
 
     # Counts, not the list: this runs on every full rerun, and the list's rows cost ~45 ms at 1,000 papers.
     by_status = lib.documents.status_counts()
-    if (by_status.get(DocStatus.QUEUED) or lib.stages.graph_progress()) and not state.ingestor().busy:
-        state.kick_ingest()  # resume a queue (or graph work) left by an earlier run of the app or by the CLI
+    if work_to_resume(lib) and not state.ingestor().busy:
+        # Resume a queue (or graph work) left by an earlier run of the app or by the CLI, and take back what a killed
+        # process left parsing, indexing or extracting.
+        state.kick_ingest()
 
     with st.sidebar:
         st.markdown("### PaperGraph")

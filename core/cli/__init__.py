@@ -104,7 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="+")
     p.add_argument("--memory-gb", type=float, dest="memory_gb",
                    help="parse with MinerU again, every page, its child allowed this much memory (for a document "
-                        "MinerU was stopped on; at most what the other workers leave of 80%% of the machine)")
+                        "MinerU was stopped on, or less than the usual share to hold it lower; at most what the "
+                        "other workers leave of 80%% of the machine: the cap given is printed, and said in the "
+                        "document's message when it is not the one asked)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=cmd_retry)
     p = sub.add_parser("graph", help="the entity graph: stats | export | build | retry | communities | duplicates "

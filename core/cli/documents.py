@@ -125,5 +125,7 @@ def cmd_delete(lib: Library, args) -> int:
 
 def cmd_retry(lib: Library, args) -> int:
     for doc_id in resolve_ids(lib, args.ids):
-        retry_document(lib, doc_id, memory_gb=getattr(args, "memory_gb", None) or 0.0)
+        cap = retry_document(lib, doc_id, memory_gb=getattr(args, "memory_gb", None) or 0.0)
+        if cap:  # what MinerU's child will get, said before the parse starts: lower, higher or cut by the machine
+            say(f"retry     {doc_id[:12]}  {cap}", file=sys.stderr)
     return cmd_ingest(lib, argparse.Namespace(paths=[], quiet=args.quiet, no_graph=False))

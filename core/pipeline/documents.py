@@ -13,6 +13,7 @@ from pathlib import Path
 from core.content.sources import TEXT_SUFFIXES, stored_source_name, text_format
 from core.library import Library
 from core.pipeline.graph.build import remove_document
+from core.pipeline.parsing.budget import retry_cap
 from core.pipeline.parsing.importer import copy_import_folder
 from core.pipeline.references.resolve import forget_references
 from core.schema.records import DocStatus, Document, GraphStatus
@@ -150,19 +151,26 @@ def mineru_stop(doc: Document) -> str:
     return next((w for w in doc.warnings if w.startswith("MinerU ") or "vector marks" in w), "")
 
 
-def retry_document(lib: Library, doc_id: str, memory_gb: float = 0.0) -> None:
+def retry_document(lib: Library, doc_id: str, memory_gb: float = 0.0) -> str:
     """Queue the document again. memory_gb > 0: parse it with MinerU again, every page, its child allowed this
-    much memory (at most what the other workers leave of the machine: core.pipeline.parsing.budget)."""
+    much memory (at most what the other workers leave of the machine: core.pipeline.parsing.budget). Returns what
+    the child will get, as the document's message says it ("" without memory_gb, or when nothing was queued)."""
     doc = lib.documents.get(doc_id)
     if doc is None:
         raise KeyError(doc_id)
     if doc.status.in_progress:
-        return
+        return ""
     lib.check_vector_space()
+    cap = ""
     if memory_gb > 0:
         (lib.workspace.doc_dir(doc_id) / PARSE_BUDGET_FILE).write_text(json.dumps({"memory_gb": memory_gb}),
                                                                         encoding="utf-8")
-    lib.documents.set_status(doc_id, DocStatus.QUEUED, "queued again")
+        # With the workers Settings give; the cap is computed again for the backend that runs it (make_task), whose
+        # note, if any, ends in the message the document gets once parsed.
+        workers = lib.settings.compute.workers or os.cpu_count() or 1
+        cap = retry_cap(lib.settings.parsing, workers, memory_gb).describe()
+    lib.documents.set_status(doc_id, DocStatus.QUEUED, f"queued again; {cap}" if cap else "queued again")
+    return cap
 
 
 def delete_document(lib: Library, doc_id: str) -> None:

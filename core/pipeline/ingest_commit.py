@@ -30,6 +30,7 @@ from core.pipeline.chunking import window_metadata
 from core.pipeline.compute.task import ComputeResult
 from core.pipeline.graph.build import remove_document
 from core.pipeline.metadata.refresh import store_extracted, title_from
+from core.pipeline.parsing.budget import CAP_NOTE_PREFIX
 from core.pipeline.references.resolve import store_references
 from core.pipeline.status import StageReporter
 from core.schema.media import OFFLINE
@@ -155,7 +156,8 @@ def _message(result: ComputeResult) -> str:
         message += "; nothing searchable was found (no text, captions or tables)"
     # Why MinerU was stopped (a memory cap, a deadline, pages too dense for it) is the one warning said in the
     # status line itself: it tells the user the tables and formulas are approximate and a retry may help.
-    stops = [w for w in parsed.warnings if w.startswith("MinerU ") or "vector marks" in w]
+    # So is a retry's memory cap when it is not the one asked for.
+    stops = [w for w in parsed.warnings if w.startswith(("MinerU ", CAP_NOTE_PREFIX)) or "vector marks" in w]
     if stops:
         message += "; " + "; ".join(stops)
     if len(parsed.warnings) > len(stops):

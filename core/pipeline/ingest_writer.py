@@ -27,7 +27,7 @@ from core.pipeline.ingest_commit import (
     held_ids,
     say,
 )
-from core.pipeline.parsing.budget import child_memory_bytes
+from core.pipeline.parsing.budget import child_memory_bytes, retry_cap
 from core.pipeline.status import ProgressFn, StageReporter, worker_id
 from core.schema.media import VLM
 from core.schema.records import DocStatus, Document
@@ -71,6 +71,8 @@ def make_task(lib: Library, doc: Document, attempt: int, work: Path, ships_files
                        embedding=settings.embedding, mineru_home=str(lib.workspace.mineru_home), vlm=vlm,
                        attempt=attempt, parse_memory=child_memory_bytes(settings.parsing, workers, override),
                        every_page_to_mineru=override > 0)
+    if override > 0:  # a cap other than the one asked for is said in the document's message
+        task.parse_memory_note = retry_cap(settings.parsing, workers, override).note
     if ships_files:
         task.files = _source_files(lib, doc.id, kind)
     else:

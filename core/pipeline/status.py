@@ -31,10 +31,17 @@ def _start_time(pid: int) -> int:
 
 
 def worker_alive(worker: str) -> bool:
+    """Whether the worker that claimed a row (worker_id) still runs: its process (the same pid and start time: a pid
+    reused by a new process after a crash is not it) and, in this very process, its thread. A live process of another
+    writer keeps its claims; a killed one, or a thread of ours that died with an error, does not."""
     parts = worker.split(":")
     if len(parts) != 4 or parts[0] != socket.gethostname() or not parts[1].isdigit():
         return False
-    return _start_time(int(parts[1])) == int(parts[2]) if parts[2].lstrip("-").isdigit() else False
+    if not parts[2].lstrip("-").isdigit() or _start_time(int(parts[1])) != int(parts[2]):
+        return False
+    if int(parts[1]) != os.getpid() or not parts[3].isdigit():
+        return True  # another process's threads cannot be seen from here: its being alive is enough
+    return any(t.ident == int(parts[3]) for t in threading.enumerate())
 
 
 class ProgressTicker:

@@ -11,6 +11,11 @@ worker has its own.
 The writer wakes the graph thread after every commit, so the graph of the first papers of a large upload is
 built while the next ones are computed; the graph thread takes a batch once a full one waits or the ingest is
 over, and refreshes communities only when no ingest runs (core.pipeline.run: GraphFeed, graph_round).
+
+Each thread starts its turn by taking back what a dead worker held (core.pipeline.ingest.recover,
+core.pipeline.graph.stage.recover_graph): a paper left parsing, indexing or extracting by a killed process (the app,
+`core serve`, a CLI ingest) is queued again and its staging folders removed, while one a live process of another
+writer holds is left to it. `work_to_resume` tells the app and the API server, as they start, whether to start them.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ from core.pipeline.gc import collect_garbage
 from core.pipeline.graph.stage import recover_graph
 from core.pipeline.ingest import process_queue, recover
 from core.pipeline.run import GraphFeed, graph_round
-from core.schema.records import Document
+from core.pipeline.status import worker_alive
+from core.schema.records import DocStatus, Document
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +40,20 @@ def _collect_garbage(lib: Library) -> None:
         collect_garbage(lib)
     except Exception:  # a failed collection leaves orphans for the next start; the app works on
         log.exception("garbage collection at start-up failed")
+
+
+def work_to_resume(lib: Library) -> bool:
+    """Whether the background threads have something to take up: queued papers, pending graphs, or a paper held by a
+    worker that is gone (its process was killed mid-parse, mid-index or mid-extraction). A paper a live worker holds
+    is that worker's: it alone starts nothing. Reads the rows in progress only (indexed), so it can run on every
+    rerun of the app."""
+    if lib.documents.status_counts().get(DocStatus.QUEUED):
+        return True
+    extracting = lib.queue.graph_workers()
+    if set(lib.stages.graph_progress()) - set(extracting):  # pending graphs
+        return True
+    return any(not (worker and worker_alive(worker))
+               for worker in (*lib.queue.in_progress_workers().values(), *extracting.values()))
 
 
 class BackgroundIngestor:
@@ -89,6 +109,7 @@ class BackgroundIngestor:
             log.warning("%s; computing on this machine instead", exc)
             self.backend_note = f"{exc}; computing on this machine instead"
             backend = compute_backend(config, "local")
+        recover(self.lib)  # what a writer killed since the last turn left parsing or indexing
         self._feed.ingest_started()
         try:
             done = process_queue(self.lib, stop=self._stop, backend=backend, throughput=self.throughput,
@@ -107,7 +128,8 @@ class BackgroundIngestor:
 
     def _graph(self) -> list:
         # One batch of papers (one paper with an LLM extractor) at a time, without pausing for uploads: those are
-        # parsed by the other thread meanwhile.
+        # parsed by the other thread meanwhile. First, papers a killed graph worker left extracting are pending again.
+        recover_graph(self.lib)
         return graph_round(self.lib, self._feed, stop=self._stop)
 
     def _run(self, name: str) -> None:

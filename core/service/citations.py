@@ -1,5 +1,6 @@
 """Citations out of what the query layer returns: a context source, a search hit, a stored chunk. The quote is
-the passage's sentence that best matches what cites it, at most QUOTE_CHARS long."""
+the passage's sentence (or two) that best matches what cites it — the query of a search, the answer sentences that
+cite a source, the names a graph link joins — at most QUOTE_CHARS long."""
 from __future__ import annotations
 
 import re
@@ -7,20 +8,70 @@ import re
 from core.content.content_list import MalformedContentList
 from core.content.pages import load_items
 from core.library import Library
-from core.presentation.graph.paths import supporting_passage
+from core.query.reader_features import rarity
 from core.query.records import Source
+from core.query.words import LOWER_STOP, WORD, stem
 from core.schema.records import Chunk, SearchHit
 from core.service.records import Citation
 
 QUOTE_CHARS = 240
+SHORT_QUOTE = 120  # a best sentence shorter than this is quoted with the next one (a heading, "Table 2 shows…")
 _MARKER = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]{2,}")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+
+
+def _content_stems(text: str) -> list[str]:
+    """A text's words in order, without the commonest ones, as crude stems ("nodes" and "node" meet)."""
+    return [stem(w) for w in WORD.findall(_MARKER.sub("", text).lower()) if w not in LOWER_STOP and len(w) > 1]
+
+
+class _Cue:
+    """What a sentence is scored against: the cue's content words, each weighed by how rare it is in English
+    ("nodes" and "literature" say more than "paper": wordfreq, as the reader weighs question words), and its pairs of
+    neighbouring words. A sentence holding a pair as the cue says it ("unique paper nodes") matches the cue's phrase,
+    not only its words: asked "unique paper nodes in the literature graph", the sentence "…resulting in 37M unique
+    paper nodes" beats "The literature graph has 12M nodes of this type", which holds as many (and rarer) words."""
+
+    def __init__(self, cue: str):
+        self.weights: dict[str, float] = {}
+        for word in WORD.findall(_MARKER.sub("", cue).lower()):
+            if word not in LOWER_STOP and len(word) > 1:
+                self.weights[stem(word)] = max(self.weights.get(stem(word), 0.0), rarity(word))
+        words = _content_stems(cue)
+        self.pairs = set(zip(words, words[1:]))
+
+    def score(self, sentence: str) -> float:
+        words = _content_stems(sentence)
+        single = sum(self.weights.get(w, 0.0) for w in set(words))
+        pairs = self.pairs & set(zip(words, words[1:]))
+        return single + sum(self.weights[a] + self.weights[b] for a, b in pairs) / 2
 
 
 def quote_of(text: str, cue: str = "") -> str:
-    """The sentence of `text` sharing most words with `cue` (its first sentence without one)."""
-    words = list(dict.fromkeys(_WORD.findall(_MARKER.sub("", cue))))[:24]
-    return supporting_passage(text or "", words, limit=QUOTE_CHARS)
+    """The sentence of `text` that best matches `cue` (_Cue; the first sentence when none shares a word), with the
+    next one when it is short; a sentence longer than QUOTE_CHARS is cut around its first matching word, so the quote
+    always shows what matched."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(" ".join((text or "").split())) if s.strip()]
+    if not sentences:
+        return ""
+    matcher = _Cue(cue)
+    scores = [matcher.score(sentence) for sentence in sentences]
+    best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    passage = sentences[best]
+    if len(passage) < SHORT_QUOTE and best + 1 < len(sentences):
+        passage = f"{passage} {sentences[best + 1]}"
+    return _cut(passage, matcher.weights)
+
+
+def _cut(passage: str, weights: dict[str, float]) -> str:
+    if len(passage) <= QUOTE_CHARS:
+        return passage
+    first = next((m.start() for m in WORD.finditer(passage) if stem(m.group().lower()) in weights), 0)
+    start = 0 if first < QUOTE_CHARS // 2 else passage.rfind(" ", 0, first - QUOTE_CHARS // 4) + 1
+    lead = "…" if start else ""
+    room = QUOTE_CHARS - len(lead) - 1
+    body = passage[start:]
+    return lead + (body if len(body) <= room + 1 else body[:room].rstrip() + "…")
 
 
 def from_source(source: Source, cue: str = "") -> Citation:
@@ -29,9 +80,11 @@ def from_source(source: Source, cue: str = "") -> Citation:
                     chunk_id=source.chunk_id, kind=source.kind, section=source.section)
 
 
-def from_hit(hit: SearchHit, n: int) -> Citation:
+def from_hit(hit: SearchHit, n: int, query: str = "") -> Citation:
+    """The quote is the sentence of the window that matched (the stored text the query's vector was nearest to)
+    sharing the most of the query's words, not the window's first sentence."""
     return Citation(n=n, paper_id=hit.chunk.doc_id, paper=hit.doc_title, page=hit.page + 1,
-                    box=list(hit.bbox) if hit.bbox else None, quote=quote_of(hit.window_text),
+                    box=list(hit.bbox) if hit.bbox else None, quote=quote_of(hit.window_text, query),
                     chunk_id=hit.chunk.id, kind=hit.chunk.kind, section=hit.chunk.section)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.library import Library
 from core.pipeline.documents import DOCUMENT_SUFFIXES, add_document
-from core.pipeline.worker import BackgroundIngestor
+from core.pipeline.worker import BackgroundIngestor, work_to_resume
 from core.service.errors import CONFLICT, TOO_LARGE, ServiceError, invalid
 from core.service.records import UploadResult
 from core.text.filenames import safe_filename
@@ -42,8 +42,9 @@ class Ingest:
             self._worker.kick()
 
     def resume(self) -> None:
-        """Process what an earlier run left queued."""
-        if self.lib.documents.status_counts().get("queued"):
+        """Process what an earlier run left: queued papers, pending graphs, and papers a killed process left parsing,
+        indexing or extracting (queued again, their partial output removed, as the workers start)."""
+        if work_to_resume(self.lib):
             self._kick()
 
     @property

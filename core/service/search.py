@@ -24,5 +24,5 @@ def search(lib: Library, query: str, top_k: int = 5, papers: list[str] | None = 
         hits = query_search(lib, query, top_k=top_k, filters=filters)
     except ValueError as exc:  # VectorSpaceMismatch
         raise ServiceError(CONFLICT, str(exc)) from None
-    return SearchResult(query=query, citations=[citations.from_hit(h, n) for n, h in enumerate(hits, 1)],
+    return SearchResult(query=query, citations=[citations.from_hit(h, n, query) for n, h in enumerate(hits, 1)],
                         scores=[round(float(h.score), 4) for h in hits])

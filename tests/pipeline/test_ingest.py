@@ -235,6 +235,23 @@ def test_recovery_tells_a_live_worker_from_a_reused_pid(lib, tmp_path):
     assert recover(lib) == [] and lib.documents.get(doc.id).status == DocStatus.PARSING
 
 
+def test_recovery_takes_back_a_claim_of_a_thread_of_this_process_that_died(lib, tmp_path):
+    # A writer thread that died with an error mid-ingest left its paper parsing under a live pid: the next turn of
+    # the app's ingest thread (BackgroundIngestor._ingest recovers first) takes it back, a live thread's claim not.
+    import threading
+
+    from core.pipeline.status import worker_id
+
+    for name in ("a.pdf", "b.pdf"):
+        add_pdf(lib, name, pdfs.make_paper_pdf(tmp_path / name, pages=1, title=name).read_bytes())
+    claimed = []
+    thread = threading.Thread(target=lambda: claimed.append(lib.queue.claim_next(worker_id())))
+    thread.start()
+    thread.join()
+    mine = lib.queue.claim_next(worker_id())
+    assert recover(lib) == [claimed[0].id] and lib.documents.get(mine.id).status == DocStatus.PARSING
+
+
 @pytest.mark.slow
 def test_parse_progress_moves_while_mineru_runs(lib, tmp_path):
     # Long enough that MinerU runs for several of the ticker's steps even on an idle machine with a warm, kept

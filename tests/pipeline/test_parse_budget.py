@@ -4,12 +4,15 @@ page range."""
 from core.pipeline.parsing.budget import (
     AUTO_MAX_BYTES,
     AUTO_SHARE,
+    CAP_NOTE_PREFIX,
     GB,
     RETRY_MAX_SHARE,
     child_memory_bytes,
     describe,
+    gigabytes,
     machine_memory_bytes,
     parse_deadline_s,
+    retry_cap,
     total_budget_bytes,
 )
 from core.pipeline.parsing.dense_pages import page_range_without
@@ -34,7 +37,30 @@ def test_a_retry_with_a_larger_budget_gets_it_within_what_the_other_workers_leav
     assert child_memory_bytes(config, 2, override_gb=3.0) == 3 * GB
     huge = child_memory_bytes(config, 2, override_gb=10_000.0)
     assert huge + child_memory_bytes(config, 2) <= RETRY_MAX_SHARE * machine_memory_bytes()
-    assert child_memory_bytes(config, 2, override_gb=0.5) == child_memory_bytes(config, 2)  # never less
+
+
+
+def test_a_retry_asking_for_less_than_the_usual_share_gets_what_it_asked():
+    # Issue 36: `core retry --memory-gb 1.5` ran under the 3 GB share of 6 GB between two workers, silently. A
+    # lower cap takes nothing from the other workers: it is honoured, and nothing needs saying.
+    config = ParsingConfig(memory_gb=6.0)
+    assert child_memory_bytes(config, 2) == 3 * GB
+    assert child_memory_bytes(config, 2, override_gb=1.5) == int(1.5 * GB)
+    cap = retry_cap(config, 2, 1.5)
+    assert cap.memory_bytes == int(1.5 * GB) and cap.note == ""
+    assert cap.describe() == f"{CAP_NOTE_PREFIX}MinerU's child gets 1.5 GB, as asked"
+
+
+def test_a_retry_asking_for_more_than_the_machine_allows_is_told_what_it_gets_instead():
+    config = ParsingConfig(memory_gb=4.0)
+    cap = retry_cap(config, 2, 10_000.0)
+    machine = machine_memory_bytes()
+    assert cap.memory_bytes == int(RETRY_MAX_SHARE * machine) - 2 * GB
+    assert cap.note.startswith(f"{CAP_NOTE_PREFIX}MinerU's child gets {gigabytes(cap.memory_bytes)}, not the "
+                               f"10000 GB asked: at most 80% of this machine's {gigabytes(machine)} less the "
+                               "other worker's 2 GB")
+    assert "for each of the 3 other workers" in retry_cap(config, 4, 10_000.0).note
+    assert cap.describe() == cap.note
 
 
 def test_the_deadline_is_a_base_plus_a_per_page_allowance_up_to_its_cap():

@@ -91,3 +91,28 @@ def test_cli_retry_with_memory_gb_gives_the_document_that_budget_and_states_the_
                          env=env, capture_output=True, text=True, timeout=300)
     assert parse_memory_override(lib, doc_id) == 2.5
     assert "parse memory budget " in out.stderr and "failed" in out.stdout  # still empty, with its cap stated
+
+
+def test_cli_retry_with_less_memory_than_the_share_says_it_gets_it_and_a_cut_ask_says_so(tmp_path):
+    # Issue 36: `core retry --memory-gb 1.5` ran under the 3 GB share without a word. Now the cap is the one asked
+    # (said by the CLI and in the document's message), and one the machine cannot give is said, with what it gets.
+    from tests import graph_papers
+    from tests.presentation.explorer_helpers import ingest
+
+    ws = graph_papers.fast_workspace(tmp_path / "ws")  # the builtin parser: the retries parse in a second
+    settings = ws.settings(apply_environment=False)
+    settings.parsing.memory_gb, settings.compute.workers = 6.0, 2  # a 3 GB share per child
+    ws.save_settings(settings)
+    lib = open_library(ws)
+    (doc_id,) = ingest(lib, graph_papers.make_bert_pdf(tmp_path))
+    env = dict(os.environ, PAPERGRAPH_WORKSPACE=str(ws.root))
+    out = subprocess.run([sys.executable, "-m", "core", "retry", doc_id[:12], "--memory-gb", "1.5"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"retry     {doc_id[:12]}  parse memory: MinerU's child gets 1.5 GB, as asked" in out.stderr
+    assert make_task(lib, lib.documents.get(doc_id), 0, tmp_path / "w", ships_files=False,
+                     workers=2).parse_memory == int(1.5 * GB)
+    cap = retry_document(lib, doc_id, memory_gb=10_000)
+    assert "not the 10000 GB asked" in cap and lib.documents.get(doc_id).message == f"queued again; {cap}"
+    (doc,) = process_queue(lib)
+    assert doc.status == DocStatus.READY and cap in doc.message, doc.message

@@ -60,6 +60,7 @@ class ComputeTask:
     attempt: int = 0
     parse_memory: int = 0  # bytes the MinerU child may hold (core.pipeline.parsing.budget); 0: the whole budget
     every_page_to_mineru: bool = False  # a retry with a larger budget: no page is kept from MinerU
+    parse_memory_note: str = ""  # why parse_memory is not what the retry asked for (budget.retry_cap)
 
 
 @dataclass
@@ -170,6 +171,8 @@ def _prepare(task: ComputeTask, report: _Report) -> tuple[ComputeResult, Chunked
         out = Path(task.out_dir) if task.out_dir else scratch / "parsed"
         out.mkdir(parents=True, exist_ok=True)
         parsed = _parse(task, source, out, report)
+        if task.parse_memory_note:
+            parsed.warnings.insert(0, task.parse_memory_note)
         timings = {"parse_s": time.perf_counter() - started, "parse_cpu_s": parsed.cpu_seconds}
         stage = "indexing"
         pdf = source if task.kind == PDF else scratch / SOURCE_PDF  # an import has no PDF: no text in boxes

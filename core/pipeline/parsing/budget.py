@@ -34,14 +34,43 @@ def total_budget_bytes(config: ParsingConfig) -> int:
 
 def child_memory_bytes(config: ParsingConfig, workers: int, override_gb: float = 0.0) -> int:
     """One child's cap: the budget divided by the workers parsing at once, so N workers never add up to more than
-    the budget. A per-document override (a retry with a larger budget) takes what the other workers leave of
-    RETRY_MAX_SHARE of the machine."""
+    the budget. A per-document override (a retry with its own budget) gets what it asks for, up to what the other
+    workers leave of RETRY_MAX_SHARE of the machine (retry_cap)."""
+    if override_gb > 0:
+        return retry_cap(config, workers, override_gb).memory_bytes
+    return total_budget_bytes(config) // max(1, workers)
+
+
+# Begins the note a retry's document carries when its cap is not what was asked (core.pipeline.ingest_commit puts it
+# in the status line): not "MinerU …", which says MinerU was stopped (core.pipeline.documents.mineru_stop).
+CAP_NOTE_PREFIX = "parse memory: "
+
+
+@dataclass(frozen=True)
+class RetryCap:
+    memory_bytes: int  # the MinerU child's cap for this document
+    note: str  # why it is not what was asked ("" when it is)
+
+    def describe(self) -> str:
+        """One line for the CLI and the document's message: the cap, and why when it is not the one asked for."""
+        return self.note or f"{CAP_NOTE_PREFIX}MinerU's child gets {gigabytes(self.memory_bytes)}, as asked"
+
+
+def retry_cap(config: ParsingConfig, workers: int, asked_gb: float) -> RetryCap:
+    """A retry's cap: what was asked, lower or higher than the usual share (a lower cap holds the child to less and
+    takes nothing from the others), but never more than RETRY_MAX_SHARE of the machine less the other workers'
+    shares: the rest is the app's. Said, never silent, when that ceiling cuts it."""
     workers = max(1, workers)
     share = total_budget_bytes(config) // workers
-    if override_gb <= 0:
-        return share
-    room = int(RETRY_MAX_SHARE * machine_memory_bytes()) - share * (workers - 1)
-    return max(share, min(int(override_gb * GB), room))
+    machine = machine_memory_bytes()
+    room = int(RETRY_MAX_SHARE * machine) - share * (workers - 1)
+    asked = int(asked_gb * GB)
+    if asked <= room:
+        return RetryCap(asked, "")
+    others = "" if workers == 1 else f" less the other worker's {gigabytes(share)}" if workers == 2 else \
+        f" less {gigabytes(share)} for each of the {workers - 1} other workers"
+    return RetryCap(room, f"{CAP_NOTE_PREFIX}MinerU's child gets {gigabytes(room)}, not the {gigabytes(asked)} "
+                          f"asked: at most {RETRY_MAX_SHARE:.0%} of this machine's {gigabytes(machine)}{others}")
 
 
 def parse_deadline_s(config: ParsingConfig, pages: int) -> float:
