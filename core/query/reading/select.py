@@ -32,6 +32,7 @@ from core.text.json_reply import read_json_object
 CALIBRATION_PATH = Path(__file__).with_name("data") / "select_calibration.json"
 NONE, NOT_STATED = "none", "not stated"
 SHORT_MAX_CHARS = 80
+LINE_CHARS = 360  # ~80 tokens a sentence: prompt tokens are the embedded model's seconds (~20 a second)
 REPLY_TOKENS = 24  # a short answer and " | 3": the grammar ends it sooner
 _NOTHING = {"none", "not stated", "n/a", "unknown", "no answer", "nothing"}  # words that say no sentence answers
 # A sentence that opens by pointing back ("It", "This method", "These results") is shown after the sentence before
@@ -49,8 +50,10 @@ class Shown:
     lead: str = ""
 
     def line(self) -> str:
-        text = f"{self.lead} {self.candidate.text}" if self.lead else self.candidate.text
-        return f"{self.number}. {' '.join(text.split())}"
+        text = " ".join((f"{self.lead} {self.candidate.text}" if self.lead else self.candidate.text).split())
+        if len(text) > LINE_CHARS:  # a table row or a run-on sentence: its head, where the answer usually sits
+            text = text[:LINE_CHARS].rsplit(" ", 1)[0] + " …"
+        return f"{self.number}. {text}"
 
 
 @dataclass
