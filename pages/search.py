@@ -62,10 +62,10 @@ for rank, hit in enumerate(hits, 1):
             st.caption(f"page {hit.page + 1} · {safe_md.md_escape(chunk.section) or '(no section)'} · "
                        f"{safe_md.md_escape(chunk.kind)}"
                        f" · score {hit.score:.3f}")
-            st.markdown(safe_md.md_escape(hit.window_text))
+            st.markdown(safe_md.passage_markdown(hit.window_text))  # the parser's HTML and Markdown read as text
             if chunk.text.strip() != hit.window_text.strip():
                 with st.expander("The whole chunk"):
-                    st.markdown(safe_md.md_escape(chunk.text, paragraphs=True))
+                    st.markdown(safe_md.passage_markdown(chunk.text))
             boxes = pv.hit_boxes(lib, hit)
             st.page_link("pages/document.py", label=f"Open page {hit.page + 1} in the Document view",
                          icon=":material/description:",

@@ -15,6 +15,7 @@ from core.pipeline.graph import edits
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
 from core.presentation.graph import explorer, export, panels, paths
 from core.presentation.graph.graph_index import GraphIndex
+from core.text.plain import strip_markup
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth
 
@@ -25,7 +26,7 @@ _EXPORT_FORMATS = {"graphml": "GraphML (Gephi, yEd, networkx)", "json": "JSON (n
 
 def passage_block(passage: paths.Passage, n: int) -> None:
     where = f"{md_escape(passage.paper)}" + (f", page {passage.page + 1}" if passage.page is not None else "")
-    st.markdown(f"{n}. *{where}* — {md_escape(passage.text)}")
+    st.markdown(f"{n}. *{where}* — {md_escape(' '.join(strip_markup(passage.text).split()))}")
     if passage.page is not None:
         st.page_link("pages/document.py", label=f"Open page {passage.page + 1} in the Document view",
                      icon=":material/description:",
