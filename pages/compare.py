@@ -1,5 +1,5 @@
 """Compare: one question through several modes at once — a summary table first (each mode's answer in a few
-words, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it retrieved, with
+words, its confidence, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it retrieved, with
 what no other mode found marked: side by side for up to three modes, one tab per mode beyond that."""
 from __future__ import annotations
 
@@ -61,6 +61,9 @@ def summary_table(results: dict[str, QueryResult]) -> None:
                      "mode": st.column_config.TextColumn("mode", width="small"),
                      "answer": st.column_config.TextColumn(
                          "answer", width="large", help="The short answer, else the answer's first words"),
+                     "confidence": st.column_config.TextColumn(
+                         "confidence", width="small",
+                         help="How sure the mode's reader is that its answer is right (– : no confidence stated)"),
                      "latency (s)": st.column_config.NumberColumn("latency (s)", format="%.2f", width="small"),
                      "LLM calls": st.column_config.NumberColumn("LLM calls", format="%d", width="small",
                                                                 help="Calls made (answers from the cache apart)"),
