@@ -1,6 +1,6 @@
 """Compare: one question through several modes at once — a summary table first (each mode's answer in a few
-words, its confidence, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it retrieved, with
-what no other mode found marked: side by side for up to three modes, one tab per mode beyond that."""
+words, its confidence, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it
+retrieved, with what no other mode found marked: side by side for up to three modes, one tab per mode beyond that."""
 from __future__ import annotations
 
 import streamlit as st

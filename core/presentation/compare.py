@@ -1,5 +1,5 @@
-"""The Compare page's summary: one row per mode (what it answered, how sure it was, how long it took, what it cost, how many
-sources it assembled), and how the per-mode details are laid out. Plain values, no Streamlit."""
+"""The Compare page's summary: one row per mode (what it answered, how sure it was, how long it took, what it
+cost, how many sources it assembled), and how the per-mode details are laid out. Plain values, no Streamlit."""
 from __future__ import annotations
 
 import re

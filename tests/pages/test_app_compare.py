@@ -14,7 +14,8 @@ from core.settings.workspace import Workspace
 from tests.pages.app_helpers import run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
-SUMMARY_COLUMNS = ["mode", "answer", "confidence", "latency (s)", "LLM calls", "cached calls", "tokens", "sources", "cited"]
+SUMMARY_COLUMNS = ["mode", "answer", "confidence", "latency (s)", "LLM calls", "cached calls", "tokens", "sources",
+                   "cited"]
 
 
 def _compare(at, modes: list[str]):

@@ -1,6 +1,6 @@
 """Passages whose parse carries raw HTML and Markdown (MinerU's flash tier writes run-in headings as **bold**,
-footnote marks as <sup>, escapes as \\_, links as [text](url)) read as plain text on the Search page, in the Ask page's sources and in
-the passage dialog: no "**", no "<sup>", and never a tag that reaches the browser."""
+footnote marks as <sup>, escapes as \\_, links as [text](url)) read as plain text on the Search page, in the Ask
+page's sources and in the passage dialog: no "**", no "<sup>", and never a tag that reaches the browser."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,8 @@ from tests.pages.test_app_query import _dialogs
 BODY = ("**Ocelot Reflex** The ocelot reflex<sup>1</sup> of the <mark>zebra</mark> lattice grows with v<sub>2</sub> "
         "and the \\_damping\\_ term; see [our code](https://example.org/ocelot) &amp; notes.")
 # The chunker drops <sup>, <sub> and ** already (core/content/items.py); the page strips what is left.
-READ = "Ocelot Reflex The ocelot reflex1 of the zebra lattice grows with v2 and the _damping_ term; see our code & notes."
+READ = ("Ocelot Reflex The ocelot reflex1 of the zebra lattice grows with v2 and the _damping_ term; see our code & "
+        "notes.")
 RAW = ("**", "<sup>", "mark>", "\\\\_", "](https")
 
 
