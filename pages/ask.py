@@ -118,7 +118,7 @@ def show_history(lib: Library) -> None:
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 library = state.library()
 st.title("Ask")
-papers = qv.ready_papers_or_stop(library)
+papers = qv.ready_papers_or_stop(library, "ask")
 llm_note = "no LLM is set: keywords and answers are LLM-free (extractive)" if library.chat_model() is None else \
     f"answers are written by {library.chat_model().name}"
 st.caption(f"Ask about your {len(papers)} ready paper(s); {llm_note}.")

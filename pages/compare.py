@@ -99,7 +99,7 @@ def show_mode(lib: Library, mode: str, result: QueryResult, unique: dict, run: s
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 library = state.library()
 st.title("Compare modes")
-papers = qv.ready_papers_or_stop(library)
+papers = qv.ready_papers_or_stop(library, "compare")
 st.caption("The same question through each mode: a summary of every mode's answer and cost, then each mode's "
            "answer and what it retrieved. "
            + ("No LLM is set: keywords and answers are LLM-free." if library.chat_model() is None else

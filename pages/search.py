@@ -11,6 +11,7 @@ from core.query.search import SearchFilters, search
 from core.store.base import StoreUnavailable
 from core.text import safe_markdown as safe_md
 from pages.widgets import auth, state
+from pages.widgets.first_steps import show_first_steps
 
 KINDS = ["text", "table", "image", "equation"]
 
@@ -22,7 +23,7 @@ st.caption("The passages closest in meaning to your words, with where they come 
 
 ready = {d.id: d for d in lib.documents.ready_papers()}
 if not ready:
-    st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+    show_first_steps(lib, "search")  # what to do first, with a link to the Library
     st.stop()
 
 with st.form("search_form"):

@@ -20,6 +20,7 @@ from core.schema.modes import Mode
 from core.store.base import StoreUnavailable
 from core.text.plain import strip_markup
 from core.text.safe_markdown import md_escape, passage_markdown
+from pages.widgets.first_steps import show_first_steps
 from pages.widgets.passage_dialog import document_link, open_passage, source_boxes
 
 MEDIA_KINDS = ("table", "image", "equation")
@@ -27,11 +28,11 @@ _MARKERS = re.compile(r"\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
 
 
-def ready_papers_or_stop(lib: Library) -> dict[str, str]:
-    """Labels of the ready papers; the page stops with a hint when there are none."""
+def ready_papers_or_stop(lib: Library, page: str) -> dict[str, str]:
+    """Labels of the ready papers; with none, the page says what to do first (with a link there) and stops."""
     ready = {d.id: present.document_label(d) for d in lib.documents.ready_papers()}
     if not ready:
-        st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+        show_first_steps(lib, page)
         st.stop()
     return ready
 
