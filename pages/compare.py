@@ -60,7 +60,7 @@ def summary_table(results: dict[str, QueryResult]) -> None:
                  column_config={
                      "mode": st.column_config.TextColumn("mode", width="small"),
                      "answer": st.column_config.TextColumn(
-                         "answer", width="large", help="The short answer, else the answer's first words"),
+                         "answer", width="medium", help="The short answer, else the answer's first words"),
                      "confidence": st.column_config.TextColumn(
                          "confidence", width="small",
                          help="How sure the mode's reader is that its answer is right (– : no confidence stated)"),

@@ -28,7 +28,7 @@ def first_steps(counts: Mapping[DocStatus, int], page: str, editor: bool = True)
     if page == "library":
         if total:
             return None  # the Library shows its documents' progress and failures itself
-        add = (f"**Start here: add papers, then ask.** Drop {ADD_WHAT} into the box above. Each is parsed and "
+        add = (f"**Start here: add papers, then ask.** Drop {ADD_WHAT} into the box below. Each is parsed and "
                "indexed in the background (a few seconds a page); once one is *ready*, ask questions about your "
                "papers on the Ask page, where every answer cites paper and page, or search their passages."
                if editor else "**This library is empty.** An editor adds the papers; once one is ready, ask "

@@ -32,8 +32,7 @@ def question_set_template() -> None:
     right.download_button("Example set (CSV)", example_csv(), file_name="example-questions.csv", mime="text/csv",
                           key="eval_example_csv", icon=":material/download:", on_click="ignore")
     with st.expander("The fields of a question set"):
-        st.dataframe(pd.DataFrame(FIELDS, columns=["field", "", "what it holds"]), hide_index=True,
-                     width="stretch", column_config={"what it holds": st.column_config.TextColumn(width="large")})
+        st.markdown("\n".join(f"- `{name}` ({need}) — {md_escape(text)}" for name, need, text in FIELDS))
 
 
 def judge_reason(lib: Library) -> str:

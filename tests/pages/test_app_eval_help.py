@@ -37,7 +37,10 @@ def test_the_question_sets_tab_offers_example_sets_and_explains_their_fields(mon
     buttons = {b.proto.label: b for b in at.get("download_button")}
     assert {"Example set (JSONL)", "Example set (CSV)"} <= set(buttons)  # their files: the test above
     box = next(e for e in at.expander if e.label == "The fields of a question set")
-    assert list(box.dataframe[0].value["field"]) == ["id", "question", "answers", "evidence", "doc_id"]
+    explained = box.markdown[0].value
+    names = [line.split("`")[1] for line in explained.splitlines()]
+    assert names == ["id", "question", "answers", "evidence", "doc_id"]
+    assert "- `question` (required) — " in explained
 
 
 def test_the_results_explain_every_metric_of_the_per_mode_table(monkeypatch, ready_workspace, tmp_path):

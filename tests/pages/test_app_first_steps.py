@@ -17,7 +17,7 @@ def _hint(at) -> tuple[str, list]:
 def test_the_landing_page_of_an_empty_workspace_says_add_papers_then_ask(monkeypatch, tmp_path):
     at = run_app(monkeypatch, tmp_path / "ws")  # the app opens on the Library
     shown, links = _hint(at)
-    assert "Start here: add papers, then ask." in shown and "into the box above" in shown
+    assert "Start here: add papers, then ask." in shown and "into the box below" in shown
     assert any(link.proto.label == "Ask" and link.proto.page.endswith("ask") for link in links), \
         [(link.proto.label, link.proto.page) for link in links]
 
