@@ -3,8 +3,10 @@ passages, the one or two sentences that say most about it, each with its paper, 
 papers, markup stripped, cut sentences dropped, the rest folded; an LLM's summary shown as it is."""
 from __future__ import annotations
 
+import time
+
 from core.graph.merge import merge_descriptions
-from core.presentation.graph.description import describe, split_sentences, tip
+from core.presentation.graph.description import MAX_PIECES, describe, split_sentences, spread, tip
 
 TITLES = {"d1": "S2ORC: The Semantic Scholar Open Research Corpus", "d2": "SPECTER: Document-level Representation"}
 PIECES = [
@@ -57,3 +59,17 @@ def test_no_sources_falls_back_to_the_stored_text_and_nothing_is_empty():
     assert describe("", [], ["X"], {}).empty
     shown = describe("X is a solver. It converges.", [], ["X"], {})
     assert [s.text for s in shown.lead] == ["X is a solver.", "It converges."]
+
+
+def test_an_entity_of_many_papers_reads_a_bounded_share_of_each_and_the_passages_joined_are_no_summary():
+    pieces = [(f"d{i % 50:02d}", f"BERT is model {i}. It was trained on corpus {i * 7}. We compare BERT on task {i}.")
+              for i in range(2000)]
+    pieces.sort(key=lambda p: p[0])  # as stored: by paper, then chunk
+    start = time.perf_counter()
+    shown = describe(_merged(pieces), pieces, ["BERT"], {})
+    assert time.perf_counter() - start < 2  # all 2,000 compared with each other took 7 s
+    assert shown.summary == ""  # the merge kept the first paper's passages: joined, not summarised
+    assert len({s.doc_id for s in shown.lead + shown.more}) > 10  # many papers speak, not the first one alone
+    assert len(spread(pieces, MAX_PIECES)) == MAX_PIECES
+    assert spread([("a", "1"), ("a", "2"), ("a", "3"), ("b", "4"), ("c", "5")], 4) == \
+        [("a", "1"), ("b", "4"), ("c", "5"), ("a", "2")]

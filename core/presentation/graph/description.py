@@ -23,6 +23,9 @@ from core.text.plain import strip_markup
 LEAD = 2  # sentences shown before the fold
 MAX_MORE = 40  # folded sentences kept; the rest are counted
 TIP_CHARS = 300
+# Passages read per description: an entity of a thousand papers has thousands, and comparing their sentences is
+# quadratic (2,000 passages: 7 s). Taken in turns from each paper, so many papers speak, not the first one alone.
+MAX_PIECES, MAX_TIP_PIECES = 150, 20
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[A-Z0-9\"“‘])")
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|et al|cf|vs|Fig|Figs|Eq|Sec|Tab|No|approx|resp)\.$", re.IGNORECASE)
 _TERMINAL = re.compile(r"[.!?:;][\"”’)]?$")
@@ -131,6 +134,21 @@ def _unique(pieces: Iterable[tuple[str, str]], titles: dict[str, str]) -> list[S
     return [s for s, k in zip(out, keys) if not any(k != other and k in other for other in keys)]
 
 
+def spread(pieces: Sequence[tuple[str, str]], limit: int) -> list[tuple[str, str]]:
+    """At most `limit` of the (doc id, text) pieces, one from each paper in turn, each paper's in their order."""
+    if len(pieces) <= limit:
+        return list(pieces)
+    by_doc: dict[str, list[tuple[str, str]]] = {}
+    for piece in pieces:
+        by_doc.setdefault(piece[0], []).append(piece)
+    out: list[tuple[str, str]] = []
+    for turn in range(max(len(v) for v in by_doc.values())):
+        out += [v[turn] for v in by_doc.values() if turn < len(v)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
 def _is_summary(merged: str, pieces: Sequence[tuple[str, str]]) -> bool:
     """True when the merged description is not the passages joined (merge.py without an LLM) but a summary."""
     texts = [t.strip() for _, t in pieces if t.strip()]
@@ -142,10 +160,10 @@ def _is_summary(merged: str, pieces: Sequence[tuple[str, str]]) -> bool:
 
 
 def describe(merged: str, pieces: Sequence[tuple[str, str]], names: Sequence[str], titles: dict[str, str],
-             lead: int = LEAD) -> Description:
+             lead: int = LEAD, max_pieces: int = MAX_PIECES) -> Description:
     """`merged`: the node's (or edge's) stored description; `pieces`: its sources' (doc id, description) in
     document order; `names`: the entity's name and aliases (both ends' names for a relation); `titles`: papers."""
-    sentences = _unique(pieces, titles)
+    sentences = _unique(spread(pieces, max_pieces), titles)
     if not sentences and (merged or "").strip() and not pieces:
         sentences = _unique([("", merged)], titles)  # no sources stored: the merged text is all there is
     # Whole sentences before one the passage's window cut off, however well that one scores.
@@ -187,5 +205,6 @@ def node_tips(lib: Library, index: GraphIndex, nodes: dict[str, GraphNode]) -> d
     out = {}
     for key, node in nodes.items():
         pieces = [(s.doc_id, s.description) for s in sources.get(key, [])]
-        out[key] = tip(describe(node.description, pieces, _names(index, key, node.name), index.paper_titles, lead=1))
+        out[key] = tip(describe(node.description, pieces, _names(index, key, node.name), index.paper_titles, lead=1,
+                                max_pieces=MAX_TIP_PIECES))
     return out
