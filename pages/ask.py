@@ -131,7 +131,7 @@ def show_history(lib: Library) -> None:
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 library = state.library()
 st.title("Ask")
-papers = qv.ready_papers_or_stop(library)
+papers = qv.ready_papers_or_stop(library, "ask")
 llm_note = reader_note(library)
 st.caption(f"Ask about your {len(papers)} ready paper(s); {llm_note}.")
 if library.reader_model() is None and (local := local_llm()) is not None:

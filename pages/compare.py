@@ -1,6 +1,6 @@
 """Compare: one question through several modes at once — a summary table first (each mode's answer in a few
-words, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it retrieved, with
-what no other mode found marked: side by side for up to three modes, one tab per mode beyond that."""
+words, its confidence, latency, LLM calls, tokens, sources), then per mode the answer, what it cost and what it
+retrieved, with what no other mode found marked: side by side for up to three modes, one tab per mode beyond that."""
 from __future__ import annotations
 
 import streamlit as st
@@ -60,7 +60,10 @@ def summary_table(results: dict[str, QueryResult]) -> None:
                  column_config={
                      "mode": st.column_config.TextColumn("mode", width="small"),
                      "answer": st.column_config.TextColumn(
-                         "answer", width="large", help="The short answer, else the answer's first words"),
+                         "answer", width="medium", help="The short answer, else the answer's first words"),
+                     "confidence": st.column_config.TextColumn(
+                         "confidence", width="small",
+                         help="How sure the mode's reader is that its answer is right (– : no confidence stated)"),
                      "latency (s)": st.column_config.NumberColumn("latency (s)", format="%.2f", width="small"),
                      "LLM calls": st.column_config.NumberColumn("LLM calls", format="%d", width="small",
                                                                 help="Calls made (answers from the cache apart)"),
@@ -96,7 +99,7 @@ def show_mode(lib: Library, mode: str, result: QueryResult, unique: dict, run: s
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 library = state.library()
 st.title("Compare modes")
-papers = qv.ready_papers_or_stop(library)
+papers = qv.ready_papers_or_stop(library, "compare")
 st.caption("The same question through each mode: a summary of every mode's answer and cost, then each mode's "
            "answer and what it retrieved. "
            + ("No reading model: keywords and answers are LLM-free." if library.reader_model() is None else

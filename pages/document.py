@@ -31,7 +31,8 @@ by_id = {d.id: d for d in docs}
 
 # A link (?doc=…&page=…&hl=…) chooses the document and page once; the pickers take over afterwards.
 wanted = st.query_params.get("doc", "")
-if wanted and wanted != st.session_state.get("doc_param_seen"):
+followed = bool(wanted) and wanted != st.session_state.get("doc_param_seen")
+if followed:
     st.session_state["doc_param_seen"] = wanted
     match = [d.id for d in docs if d.id.startswith(wanted)]
     if len(match) == 1:
@@ -45,7 +46,13 @@ if st.session_state.get("document_pick") not in by_id:
 doc_id = st.selectbox("Document", list(by_id), key="document_pick",
                       format_func=lambda i: present.document_label(by_id[i]))
 doc = by_id[doc_id]
-if st.query_params.get("doc") != doc_id:
+if followed:
+    # A link to this same page (a "Cited by" paper, a citing sentence) reruns it with the link's parameters, but the
+    # browser's address keeps the ones it had: the script's parameters already say the new paper, so nothing would
+    # be sent, and a reload showed the first paper again. Setting the parameter sends the address the page shows.
+    st.query_params["doc"] = doc_id
+    st.session_state["doc_param_seen"] = doc_id
+elif st.query_params.get("doc") != doc_id:  # the picker chose another paper: its address, without the old highlight
     st.query_params["doc"] = doc_id
     st.session_state["doc_param_seen"] = doc_id
     st.query_params.pop("hl", None)

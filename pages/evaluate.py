@@ -50,6 +50,7 @@ if editor:
         st.markdown("A question set is a JSONL, JSON or CSV file: `question`, reference `answers` (one or more), "
                     "optional `evidence` (reference passages) and `doc_id`. In CSV, separate several answers or "
                     "passages with ` | `.")
+        ev.question_set_template()
         with st.form("eval_upload_form", clear_on_submit=False):
             upload = st.file_uploader("Question set", type=["jsonl", "json", "csv"], key="eval_upload")
             name = st.text_input("Name", key="eval_upload_name", placeholder="defaults to the file's name")

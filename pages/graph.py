@@ -11,12 +11,13 @@ from core.presentation import display as present
 from core.presentation.bibtex import to_bibtex
 from core.presentation.citations import papers_metadata
 from core.presentation.graph import explorer, graph_index, panels
+from core.presentation.graph.description import edge_description, entity_description, node_tips
 from core.presentation.graph.render import EDGE_PARAM_SEP, RenderOptions, major_nodes, render_html
 from core.schema.graph import PAPER_PREFIX
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, graph_tools, state
 from pages.widgets.graph_component import graph_view
-from pages.widgets.graph_tools import passage_block, run_edit
+from pages.widgets.graph_tools import description_block, passage_block, run_edit
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -32,8 +33,8 @@ if not lib.graph.counts()[0]:
 index = graph_index.load_index(lib)
 papers = lib.graph_sources.papers()
 built_by = present.extractor_label(", ".join(sorted({p.extractor for p in papers.values()})))
-llm_note = "" if lib.chat_model() else " No LLM is configured: the graph, panels and paths are LLM-free, and " \
-    "merged descriptions are the papers' passages joined, not summaries."
+llm_note = "" if lib.chat_model() else " No LLM is configured: the graph, panels and paths are LLM-free, and an " \
+    "entity is described by its papers' sentences that say most about it, not by a summary."
 st.caption(f"{index.entity_count():,} entities from {len(papers)} paper(s), built by {md_escape(built_by)}."
            f"{llm_note}")
 
@@ -97,39 +98,12 @@ if st.session_state.get("g_entity") not in index.nodes:
     st.session_state["g_entity"] = ""
 
 # --------------------------------------------------------------------------------- filters
+# The view is built from the filters' session state, which holds a changed widget's value before the widget is
+# drawn: so the folded filter box's label can say which filters are set.
 years = index.years
-with st.expander("Filters", expanded=True):
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        st.text_input("Search entities", key="g_search", placeholder="a name, an alias, or a close spelling",
-                      help="Shows the entities whose name or alias matches (typos and word order tolerated).")
-        st.multiselect("Entity types", index.types, key="g_types", placeholder="all types")
-        st.multiselect("Papers", list(index.paper_titles), key="g_papers", placeholder="all papers",
-                       format_func=lambda d: index.paper_titles.get(d, d[:12]))
-    with c2:
-        st.multiselect("Communities", index.communities, key="g_communities", placeholder="all communities",
-                       format_func=lambda c: f"community {c}")
-        if len(years) >= 2:
-            low, high = (list(st.session_state["g_years"]) + [years[0], years[-1]])[:2]
-            st.session_state["g_years"] = (max(min(low, high), years[0]), min(max(low, high), years[-1]))
-            st.slider("Publication years", years[0], years[-1], key="g_years",
-                      help="Entities from papers published in these years (papers that state no year are left "
-                           "out while the range is narrowed).")
-        st.number_input("Minimum relations per entity", min_value=0, step=1, key="g_min_degree")
-        st.number_input("Minimum edge weight", min_value=0.0, step=0.5, key="g_min_weight")
-    with c3:
-        st.slider("Maximum nodes", 10, config.max_nodes_limit, step=10, key="g_max_nodes",
-                  help=f"Views above {config.static_layout_above} nodes are laid out on the server and drawn "
-                       "without physics.")
-        st.radio("Colour by", explorer.COLOR_BY, horizontal=True, key="g_color_by")
-        st.toggle("Overview: the papers and their main entities", key="g_overview",
-                  help="Each paper with its most connected entities, so shared ones show between them. Off: the "
-                       "most connected entities of the whole graph. A search or a neighbourhood replaces it.")
-        st.toggle("Show paper nodes", key="g_include_papers", disabled=bool(st.session_state["g_overview"]),
-                  help="Always shown in the overview.")
-        st.toggle("Only the neighbourhood of the chosen entity", key="g_neighbourhood")
-        st.slider("Neighbourhood depth", 1, explorer.MAX_DEPTH, key="g_depth")
-
+if len(years) >= 2:
+    low, high = (list(st.session_state["g_years"]) + [years[0], years[-1]])[:2]
+    st.session_state["g_years"] = (max(min(low, high), years[0]), min(max(low, high), years[-1]))
 values = {name: st.session_state[key] for name, key in STATE_KEYS.items()}
 chosen_years = tuple(values["years"]) if len(years) >= 2 and len(values["years"]) == 2 else None
 if chosen_years is not None and chosen_years == (years[0], years[-1]):
@@ -144,6 +118,40 @@ filters = explorer.ViewFilters(
 st.query_params["view"] = explorer.encode_view_state(values)
 st.session_state["g_view_seen"] = st.query_params["view"]
 
+# The search and the view's size and colours on one line above the graph; the other filters folded (open, the box
+# was taller than a laptop's window and pushed the graph out of sight).
+search_col, color_col, size_col = st.columns([4, 2, 3], vertical_alignment="bottom")
+search_col.text_input("Search entities", key="g_search", placeholder="a name, an alias, or a close spelling",
+                      help="Shows the entities whose name or alias matches (typos and word order tolerated).")
+color_col.radio("Colour by", explorer.COLOR_BY, horizontal=True, key="g_color_by")
+size_col.slider("Maximum nodes", 10, config.max_nodes_limit, step=10, key="g_max_nodes",
+                help=f"Views above {config.static_layout_above} nodes are laid out on the server and drawn "
+                     "without physics.")
+narrowed = filters.narrowed_by()
+with st.expander(f"Filters · {', '.join(narrowed)}" if narrowed else "Filters: types, papers, communities, years, "
+                 "overview, neighbourhood", expanded=False, key="g_filters_box"):
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        st.multiselect("Entity types", index.types, key="g_types", placeholder="all types")
+        st.multiselect("Papers", list(index.paper_titles), key="g_papers", placeholder="all papers",
+                       format_func=lambda d: index.paper_titles.get(d, d[:12]))
+    with c2:
+        st.multiselect("Communities", index.communities, key="g_communities", placeholder="all communities",
+                       format_func=lambda c: f"community {c}")
+        if len(years) >= 2:
+            st.slider("Publication years", years[0], years[-1], key="g_years",
+                      help="Entities from papers published in these years (papers that state no year are left "
+                           "out while the range is narrowed).")
+        st.number_input("Minimum relations per entity", min_value=0, step=1, key="g_min_degree")
+        st.number_input("Minimum edge weight", min_value=0.0, step=0.5, key="g_min_weight")
+    with c3:
+        st.toggle("Overview: the papers and their main entities", key="g_overview",
+                  help="Each paper with its most connected entities, so shared ones show between them. Off: the "
+                       "most connected entities of the whole graph. A search or a neighbourhood replaces it.")
+        st.toggle("Show paper nodes", key="g_include_papers", disabled=bool(st.session_state["g_overview"]),
+                  help="Always shown in the overview.")
+        st.toggle("Only the neighbourhood of the chosen entity", key="g_neighbourhood")
+        st.slider("Neighbourhood depth", 1, explorer.MAX_DEPTH, key="g_depth")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -154,9 +162,9 @@ def drawn_view(key: str, _filters: explorer.ViewFilters) -> tuple[explorer.Graph
     built = explorer.build_view(index, _filters, config)
     if not built.nodes:
         return built, ""
-    descriptions = {k: n.description for k, n in lib.graph.get_nodes([n.key for n in built.nodes]).items()}
+    tips = node_tips(lib, index, lib.graph.get_nodes([n.key for n in built.nodes]))  # each one's best sentence
     options = RenderOptions(color_by=_filters.color_by, type_order=index.types, show_note=False)
-    return built, render_html(built, options, descriptions, config)
+    return built, render_html(built, options, tips, config)
 
 
 try:
@@ -210,7 +218,7 @@ if edge_choice:
             st.subheader(f"{md_escape(panel.source_name)} — {md_escape(panel.target_name)}")
             st.caption(f"{e.relation} · weight {e.weight:g} · {len(panel.papers)} paper(s)")
             if e.description:
-                st.markdown(md_escape(e.description, paragraphs=True))
+                description_block(edge_description(lib, index, e), "relation")
             if e.keywords:
                 st.markdown(f"**Keywords:** {md_escape(e.keywords)}")
             st.markdown("**Passages**")
@@ -237,7 +245,7 @@ if key:
             st.caption(f"{md_escape(node.type)} · {panel.degree} relation(s) · {len(panel.papers)} paper(s)"
                        + ("" if node.community is None else f" · community {node.community}")
                        + f" · extracted by {md_escape(present.extractor_label(', '.join(node.extractors)))}")
-            st.markdown(md_escape(node.description, paragraphs=True) or "*(no description)*")
+            description_block(entity_description(lib, index, node))
             left, right = st.columns([3, 2])
             with left:
                 st.markdown("**Papers**")

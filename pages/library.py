@@ -24,11 +24,13 @@ from core.presentation.citations import papers_metadata
 from core.schema.records import DocStatus, GraphStatus
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, library_import, state
+from pages.widgets.first_steps import show_first_steps
 from pages.widgets.table_export import csv_download
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
 st.title("Library")
+show_first_steps(lib, "library")  # an empty workspace: add papers, then ask
 
 # ------------------------------------------------------------------------------------------------ uploads
 # Each batch of uploads is handled once: the uploader gets a fresh key afterwards, which also empties it.

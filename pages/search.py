@@ -11,6 +11,7 @@ from core.query.search import SearchFilters, search
 from core.store.base import StoreUnavailable
 from core.text import safe_markdown as safe_md
 from pages.widgets import auth, state
+from pages.widgets.first_steps import show_first_steps
 
 KINDS = ["text", "table", "image", "equation"]
 
@@ -22,7 +23,7 @@ st.caption("The passages closest in meaning to your words, with where they come 
 
 ready = {d.id: d for d in lib.documents.ready_papers()}
 if not ready:
-    st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+    show_first_steps(lib, "search")  # what to do first, with a link to the Library
     st.stop()
 
 with st.form("search_form"):
@@ -62,10 +63,10 @@ for rank, hit in enumerate(hits, 1):
             st.caption(f"page {hit.page + 1} · {safe_md.md_escape(chunk.section) or '(no section)'} · "
                        f"{safe_md.md_escape(chunk.kind)}"
                        f" · score {hit.score:.3f}")
-            st.markdown(safe_md.md_escape(hit.window_text))
+            st.markdown(safe_md.passage_markdown(hit.window_text))  # the parser's HTML and Markdown read as text
             if chunk.text.strip() != hit.window_text.strip():
                 with st.expander("The whole chunk"):
-                    st.markdown(safe_md.md_escape(chunk.text, paragraphs=True))
+                    st.markdown(safe_md.passage_markdown(chunk.text))
             boxes = pv.hit_boxes(lib, hit)
             st.page_link("pages/document.py", label=f"Open page {hit.page + 1} in the Document view",
                          icon=":material/description:",

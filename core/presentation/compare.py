@@ -1,5 +1,5 @@
-"""The Compare page's summary: one row per mode (what it answered, how long it took, what it cost, how many
-sources it assembled), and how the per-mode details are laid out. Plain values, no Streamlit."""
+"""The Compare page's summary: one row per mode (what it answered, how sure it was, how long it took, what it
+cost, how many sources it assembled), and how the per-mode details are laid out. Plain values, no Streamlit."""
 from __future__ import annotations
 
 import re
@@ -31,6 +31,15 @@ def answer_gist(result: QueryResult) -> str:
     return short or first_words(answer.text) or "(empty answer)"
 
 
+def confidence_text(result: QueryResult) -> str:
+    """The answer's confidence as a percentage ("83%"), "–" when the mode gave none (an error, a context-only run,
+    a reader that states no confidence). A value outside 0–1 or not a number is not shown as a percentage."""
+    confidence = result.answer.confidence if result.answer is not None and not result.error else None
+    if not isinstance(confidence, (int, float)) or not 0.0 <= confidence <= 1.0:  # NaN fails both comparisons
+        return "–"
+    return f"{confidence:.0%}"
+
+
 def summary_rows(results: Mapping[str, QueryResult]) -> list[dict]:
     """One row per mode, in the order the modes ran: the answer's gist, latency, LLM calls, tokens, sources."""
     rows = []
@@ -40,6 +49,7 @@ def summary_rows(results: Mapping[str, QueryResult]) -> list[dict]:
         rows.append({
             "mode": str(mode),
             "answer": answer_gist(result),
+            "confidence": confidence_text(result),
             "latency (s)": round(float(result.timings.get("total_s", 0.0)), 2),
             "LLM calls": int(result.llm_calls),
             "cached calls": int(result.llm_cached),

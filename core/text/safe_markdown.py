@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.text.plain import strip_markup
+
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
 
 _SAFE_SCHEMES = ("http", "https", "mailto")
@@ -150,3 +152,10 @@ def markdown_blocks(md: str, base_dir: Path, demote: int = 0) -> list[MarkdownBl
     pending.append((md or "")[pos:])
     flush()
     return blocks
+
+
+def passage_markdown(text: str) -> str:
+    """A passage (paper text, untrusted) for st.markdown: its markup stripped (core.text.plain.strip_markup), what
+    is left escaped so it reads literally, each line of the passage (a paragraph, a table row) on a line of its
+    own."""
+    return "  \n".join(md_escape(line) for line in strip_markup(text).splitlines())

@@ -15,6 +15,7 @@ from core.eval.report import paragraph_answers, results_csv, run_json, run_name
 from core.eval.runner import MetricSummary, metric_order, summarise
 from core.library import Library
 from core.presentation.compare import side_by_side
+from core.presentation.eval_help import FIELDS, example_csv, example_jsonl, metric_glossary, metric_help
 from core.schema.eval import RUNNING, EvalQuestion, QuestionResult, QuestionSet, RunRecord
 from core.store.base import EvalStore
 from core.text.safe_markdown import md_escape
@@ -22,25 +23,16 @@ from pages.widgets import state
 
 # Metrics on a 0–1 scale share one chart; time has its own.
 TIME_METRIC = "seconds"
-METRIC_HELP = {
-    "contains_reference": "the reference answer inside the answer or its short answer (normalised, whole words): "
-                          "the fair accuracy of long and extractive answers",
-    "em": "exact match with a reference answer (SQuAD normalisation), of the short answer when there is one",
-    "f1": "token F1 against the best reference answer, of the short answer when there is one",
-    "mrr": "1 / rank of the first passage holding reference evidence",
-    "evidence_in_context": "share of reference passages inside the context the mode assembled (token budget)",
-    "faithfulness": "RAGAS: share of the answer's claims supported by the context (LLM judge)",
-    "answer_relevancy": "RAGAS: how well the answer addresses the question (LLM judge + embeddings)",
-    "context_precision": "RAGAS: are the useful passages ranked first (LLM judge)",
-    "context_recall": "RAGAS: share of the reference answer supported by the context (LLM judge)",
-    "non_llm_context_precision": "RAGAS non-LLM: are the passages holding the evidence ranked first (string "
-                                 "similarity ≥ 0.5 to those passages)",
-    "non_llm_context_recall": "RAGAS non-LLM: share of evidence sentences whose passage is in the context",
-    "string_similarity": "RAGAS non-LLM: string similarity of answer and reference",
-    "bleu": "RAGAS non-LLM: BLEU of answer against reference",
-    "rouge": "RAGAS non-LLM: ROUGE of answer against reference",
-    "seconds": "seconds per question (retrieval + answer)",
-}
+def question_set_template() -> None:
+    """An example question set to start from, in both formats, and what each field means."""
+    left, right, _ = st.columns([1, 1, 2])
+    left.download_button("Example set (JSONL)", example_jsonl(), file_name="example-questions.jsonl",
+                         mime="application/jsonl", key="eval_example_jsonl", icon=":material/download:",
+                         on_click="ignore")
+    right.download_button("Example set (CSV)", example_csv(), file_name="example-questions.csv", mime="text/csv",
+                          key="eval_example_csv", icon=":material/download:", on_click="ignore")
+    with st.expander("The fields of a question set"):
+        st.markdown("\n".join(f"- `{name}` ({need}) — {md_escape(text)}" for name, need, text in FIELDS))
 
 
 def judge_reason(lib: Library) -> str:
@@ -207,11 +199,12 @@ def summary_table(summary: dict[str, dict[str, MetricSummary]],
                   results: list[QuestionResult] | None = None) -> None:
     st.subheader("Per mode")
     frame = summary_frame(summary)
-    config = {name: st.column_config.NumberColumn(name, help=METRIC_HELP.get(name.split("@")[0], _at_help(name)),
+    config = {name: st.column_config.NumberColumn(name, help=metric_help(name),
                                                   format="%.2f s" if name == TIME_METRIC else "%.3f",
                                                   width="small")
               for name in frame.columns}
     st.dataframe(frame, column_config=config, width="stretch")
+    metric_explanations(list(frame.columns))
     paragraphs = paragraph_answers(results or [])
     if paragraphs:
         st.warning("EM and F1 were computed on paragraph answers (no short answer) for "
@@ -225,11 +218,12 @@ def summary_table(summary: dict[str, dict[str, MetricSummary]],
                    "are left out of the mean, never counted as 0): " + md_escape("; ".join(gaps)))
 
 
-def _at_help(name: str) -> str:
-    family, _, k = name.partition("@")
-    return {"recall": f"share of reference passages in the top {k}",
-            "complete": f"1 when every reference passage is in the top {k} (multi-hop)",
-            "ndcg": f"NDCG of the reference passages in the top {k}"}.get(family, "")
+def metric_explanations(names: list[str]) -> None:
+    """What each metric of the table measures, one line each, folded under it."""
+    with st.expander("What the metrics mean", icon=":material/help:"):
+        st.markdown("\n".join(f"- **{md_escape(name)}** — {md_escape(text)}" for name, text in metric_glossary(names)))
+        st.caption("Every metric is averaged over the questions it applies to; a question without the reference it "
+                   "needs (an answer, evidence passages) is left out of that metric's mean, never counted as 0.")
 
 
 def metric_bars(summary: dict[str, dict[str, MetricSummary]]) -> None:

@@ -14,7 +14,9 @@ from core.library import Library
 from core.pipeline.graph import edits
 from core.pipeline.graph.duplicates import merge_entities, suggest_duplicates
 from core.presentation.graph import explorer, export, panels, paths
+from core.presentation.graph.description import Description
 from core.presentation.graph.graph_index import GraphIndex
+from core.text.plain import strip_markup
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth
 
@@ -25,11 +27,29 @@ _EXPORT_FORMATS = {"graphml": "GraphML (Gephi, yEd, networkx)", "json": "JSON (n
 
 def passage_block(passage: paths.Passage, n: int) -> None:
     where = f"{md_escape(passage.paper)}" + (f", page {passage.page + 1}" if passage.page is not None else "")
-    st.markdown(f"{n}. *{where}* — {md_escape(passage.text)}")
+    st.markdown(f"{n}. *{where}* — {md_escape(' '.join(strip_markup(passage.text).split()))}")
     if passage.page is not None:
         st.page_link("pages/document.py", label=f"Open page {passage.page + 1} in the Document view",
                      icon=":material/description:",
                      query_params={"doc": passage.doc_id, "tab": "Pages", "page": str(passage.page + 1)})
+
+
+def description_block(description: Description, what: str = "entity") -> None:
+    """A readable description: an LLM's summary when there is one, the best one or two sentences of the papers,
+    each with its paper, and the other sentences folded (core/presentation/graph/description.py)."""
+    if description.empty:
+        st.markdown("*(no description)*")
+        return
+    if description.summary:
+        st.markdown(md_escape(description.summary))
+    for sentence in description.lead:
+        st.markdown(f"{md_escape(sentence.text)} — *{md_escape(sentence.paper)}*")
+    if description.more:
+        more = len(description.more) + description.more_count
+        with st.expander(f"{more} more sentence(s) about this {what} from the papers"):
+            st.markdown("\n".join(f"- {md_escape(s.text)} — *{md_escape(s.paper)}*" for s in description.more))
+            if description.more_count:
+                st.caption(f"… and {description.more_count} more.")
 
 
 def run_edit(action, success: str) -> None:

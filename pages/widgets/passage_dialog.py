@@ -10,7 +10,7 @@ from core.content.pages import PageImageUnavailable
 from core.library import Library
 from core.presentation import page_view as pv
 from core.query.records import QueryResult, Source
-from core.text.safe_markdown import md_escape
+from core.text.safe_markdown import md_escape, passage_markdown
 
 
 def source_boxes(lib: Library, result: QueryResult, source: Source) -> list[list[float]]:
@@ -43,7 +43,7 @@ def _page_view(lib: Library, result: QueryResult, n: int, key: str, cited: bool)
                 f"{md_escape(source.kind)}")
     st.caption(md_escape(source.section) or "(no section)")
     with st.expander(f"The {what}", expanded=False):
-        st.markdown(md_escape(source.text, paragraphs=True))
+        st.markdown(passage_markdown(source.text))
     pages = _page_count(lib, source.doc_id)
     offset_key = f"{key}_cite_offset_{n}"
     offset = st.session_state.get(offset_key, 0)

@@ -18,7 +18,9 @@ from core.query.engine import QueryError
 from core.query.records import MATCHED, UNSUPPORTED, Answer, QueryParams, QueryResult, Source
 from core.schema.modes import Mode
 from core.store.base import StoreUnavailable
-from core.text.safe_markdown import md_escape
+from core.text.plain import strip_markup
+from core.text.safe_markdown import md_escape, passage_markdown
+from pages.widgets.first_steps import show_first_steps
 from pages.widgets.passage_dialog import document_link, open_passage, source_boxes
 
 MEDIA_KINDS = ("table", "image", "equation")
@@ -26,11 +28,11 @@ _MARKERS = re.compile(r"\s*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\\\]")
 
 
-def ready_papers_or_stop(lib: Library) -> dict[str, str]:
-    """Labels of the ready papers; the page stops with a hint when there are none."""
+def ready_papers_or_stop(lib: Library, page: str) -> dict[str, str]:
+    """Labels of the ready papers; with none, the page says what to do first (with a link there) and stops."""
     ready = {d.id: present.document_label(d) for d in lib.documents.ready_papers()}
     if not ready:
-        st.info("Nothing is searchable yet: add PDFs on the Library page and wait until they are ready.")
+        show_first_steps(lib, page)
         st.stop()
     return ready
 
@@ -214,7 +216,7 @@ def bibtex_of_cited(lib: Library, result: QueryResult, key: str) -> None:
 
 def _source_body(lib: Library, result: QueryResult, source: Source, cited: bool, key: str) -> None:
     st.caption(md_escape(source.section) or "(no section)")
-    st.markdown(md_escape(source.text, paragraphs=True))
+    st.markdown(passage_markdown(source.text))  # the parser's HTML and Markdown read as text
     document_link(source, source.page, source_boxes(lib, result, source),
                   f"Open page {source.page + 1} in the Document view")
     if source.kind in MEDIA_KINDS and _source_image(lib, source):
@@ -256,7 +258,7 @@ def show_retrieved(result: QueryResult, unique: dict[str, set] | None = None, li
             f"- {md_escape(str(rep.get('title', '')))}" for rep in r.reports))
     if r.chunks:
         lines = [f"- {md_escape(c.hit.doc_title[:50])}, p. {c.hit.page + 1} · "
-                 f"{md_escape(' '.join(c.hit.window_text.split())[:90])}…"
+                 f"{md_escape(' '.join(strip_markup(c.hit.window_text).split())[:90])}…"
                  + (only if c.id in unique.get('chunks', ()) else "") for c in r.chunks]
         st.markdown(f"**Passages** ({len(r.chunks)})\n" + "\n".join(lines))
     for note in r.notes:

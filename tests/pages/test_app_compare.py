@@ -3,16 +3,19 @@ model and its LLM-free graph): every available mode at once opens on a summary t
 modes' details in one tab each (only the open one drawn); a few modes stay side by side."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.library import open_library
-from core.presentation.compare import first_words
+from core.presentation.compare import confidence_text, first_words
 from core.query.routes import available_modes
 from core.settings.workspace import Workspace
 from tests.pages.app_helpers import run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
-SUMMARY_COLUMNS = ["mode", "answer", "latency (s)", "LLM calls", "cached calls", "tokens", "sources", "cited"]
+SUMMARY_COLUMNS = ["mode", "answer", "confidence", "latency (s)", "LLM calls", "cached calls", "tokens", "sources",
+                   "cited"]
 
 
 def _compare(at, modes: list[str]):
@@ -55,3 +58,18 @@ def test_a_summary_cell_holds_the_first_words_without_citation_markers():
     assert first_words("The walrus [1] predicts lattices [2, 3].", limit=12) == "The walrus predicts lattices."
     assert first_words(" ".join(f"w{i}" for i in range(20)), limit=3) == "w0 w1 w2 …"
     assert first_words("") == ""
+
+
+def test_the_summary_shows_each_modes_answer_confidence_as_a_percentage(monkeypatch, ready_workspace):
+    at = _compare(run_app(monkeypatch, ready_workspace.root, "pages/compare.py"), ["naive", "mix"])
+    table = at.dataframe[0].value
+    assert list(table.columns) == SUMMARY_COLUMNS
+    results = at.session_state["compare_results"]
+    for mode, shown in zip(table["mode"], table["confidence"]):
+        confidence = results[mode].answer.confidence
+        assert shown == ("–" if confidence is None else f"{round(confidence * 100)}%"), (mode, shown, confidence)
+    # Whatever the reader states: a float in 0–1 as a percentage, anything else (none, not a number) as "–".
+    result = results["naive"]
+    for confidence, text in ((0.834, "83%"), (0.0, "0%"), (1.0, "100%"), (None, "–"), (float("nan"), "–")):
+        assert confidence_text(replace(result, answer=replace(result.answer, confidence=confidence))) == text
+    assert confidence_text(replace(result, answer=None)) == "–"  # context only

@@ -251,3 +251,37 @@ def test_duplicates_are_listed_with_evidence(monkeypatch, graph_ws, ws_copy):
         node = lib.graph.get_node(key)
         assert f"**{node.name}** ({node.type}), " in md and node.description[:300] in captions
     assert f"Merge {pair['merge_name']} into {pair['keep_name']}" in [b.label for b in at.button]
+
+
+def test_the_filters_are_folded_above_the_graph_and_their_label_says_which_are_set(monkeypatch, graph_ws):
+    at = run_app(monkeypatch, graph_ws, PAGE)
+    (box,) = [e for e in at.expander if e.label.startswith("Filters")]
+    assert box.proto.expanded is False  # open, it was taller than the window and hid the graph
+    assert not box.text_input and at.text_input(key="g_search")  # the search stays in sight, above the graph
+    assert box.multiselect(key="g_types") is not None
+    at.multiselect(key="g_types").set_value(["dataset"]).run()
+    at.number_input(key="g_min_degree").set_value(2).run()
+    ok(at)
+    (box,) = [e for e in at.expander if e.label.startswith("Filters")]
+    assert box.label == "Filters · 1 entity type, ≥ 2 relations"
+
+
+def test_an_entity_is_described_by_its_best_sentences_with_their_papers_the_rest_folded(monkeypatch, graph_ws):
+    lib = open_library(Workspace(graph_ws))
+    key = normalize_key("RoBERTa")
+    sources = lib.graph_sources.entity_sources([key])[key]
+    titles = load_index(lib).paper_titles
+    at = run_app(monkeypatch, graph_ws, PAGE, query_params={"entity": key})
+    ok(at)
+    lines = [m.value.replace("\\", "") for m in at.markdown if m.value.endswith("*") and " — *" in m.value]
+    lead = [line for line in lines if not line.startswith("- ")]  # the folded list's items start with "- "
+    assert 1 <= len(lead) <= 2, lines
+    for line in lead:
+        sentence, paper = line.rsplit(" — *", 1)
+        assert paper.rstrip("*") in titles.values()
+        assert any(" ".join(sentence.split()) in " ".join(s.description.split()) for s in sources), sentence
+    assert "RoBERTa" in lead[0]
+    shown = plain(at.markdown)
+    assert "more passages)" not in shown  # the merge's "(+N more passages)" jumble is gone
+    folded = [e for e in at.expander if "more sentence(s) about this entity" in e.label]
+    assert len(folded) <= 1 and all(e.proto.expanded is False for e in folded)

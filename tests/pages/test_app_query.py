@@ -12,7 +12,7 @@ from core.pipeline.documents import add_mineru_output
 from core.pipeline.ingest import process_queue
 from core.schema.records import DocStatus
 from core.settings.workspace import Workspace
-from core.text.safe_markdown import md_escape
+from core.text.safe_markdown import md_escape, passage_markdown
 from tests.pages.app_helpers import HOSTILE_BODY, HOSTILE_TITLE, _unescaped_markup, ask, run_app, texts
 
 QUESTION = "What does the purple walrus hypothesis predict for coherent lattices?"
@@ -112,7 +112,7 @@ def test_ask_sends_what_is_closed_only_once_opened_and_does_not_grow_with_the_se
     closed = [s for s in result.context.sources if s.n not in cited]
     assert closed and not at.code  # the context (~15 KB) is not sent
     shown = texts(at.markdown)
-    assert not any(md_escape(s.text, paragraphs=True) in shown for s in closed)
+    assert not any(passage_markdown(s.text) in shown for s in closed)
     assert "**Passages**" not in shown  # what was retrieved
     sizes = (len(at.markdown), len(at.caption), len(at.button), len(at.expander))
     for _ in range(2):  # the same question again: the same answer, so the same page
@@ -125,7 +125,7 @@ def test_ask_sends_what_is_closed_only_once_opened_and_does_not_grow_with_the_se
     at.session_state[f"{run}_context"] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert md_escape(closed[0].text, paragraphs=True) in texts(at.markdown)
+    assert passage_markdown(closed[0].text) in texts(at.markdown)
     assert "**Passages**" in texts(at.markdown) and "Sources (cite as [n])" in texts(at.code)
 
 

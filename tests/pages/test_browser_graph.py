@@ -119,8 +119,9 @@ def test_graph_renders_tooltips_and_panels_as_text_and_a_click_opens_the_panel(g
         bert = normalize_key("BERT")
         click_until(page, bert, page.get_by_role("heading", name="BERT", exact=True))
         expect(page.get_by_text("Neighbours", exact=True)).to_be_visible()
-        # The passage keeps the paper's own text (the extractor's description drops the tags): shown as text.
-        expect(page.get_by_text(f"against {SCRIPT} on the GLUE", exact=False).first).to_be_visible()
+        # The passage is the paper's text as a reader sees it: the markup stripped (a script element with its
+        # content), nothing of it an element of the page.
+        expect(page.get_by_text("We evaluate BERT against on the GLUE", exact=False).first).to_be_visible()
         page.wait_for_timeout(1000)
         assert dialogs == [], dialogs
 

@@ -61,6 +61,21 @@ class ViewFilters:
             raise ViewError(f"colour by must be one of {COLOR_BY}, not {self.color_by!r}")
         return self
 
+    def narrowed_by(self) -> list[str]:
+        """The filters (search apart) that narrow the view, for the folded filter box's label: "2 entity types"."""
+        counted = [(len(self.types), "entity type"), (len(self.doc_ids), "paper"), (len(self.communities), "community")]
+        out = [f"{n} {what if n == 1 else 'communities' if what == 'community' else what + 's'}"
+               for n, what in counted if n]
+        if self.years is not None:
+            out.append(f"years {self.years[0]}–{self.years[1]}")
+        if self.min_degree:
+            out.append(f"≥ {self.min_degree} relations")
+        if self.min_weight:
+            out.append(f"edge weight ≥ {self.min_weight:g}")
+        if self.focus:
+            out.append(f"neighbourhood, depth {self.depth}")
+        return out
+
 
 @dataclass
 class ViewNode:
