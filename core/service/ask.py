@@ -40,8 +40,9 @@ def check_mode(lib: Library, mode: str | None) -> Mode:
 
 def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool = True, top_k: int | None = None,
         chunk_top_k: int | None = None, papers: list[str] | None = None,
-        on_token: Callable[[str], None] | None = None, save: bool = True) -> AskResult:
-    """`on_token` receives the answer's text so far as it is written (an extractive answer arrives whole)."""
+        on_token: Callable[[str], None] | None = None, save: bool = True, owner: str | None = None) -> AskResult:
+    """`on_token` receives the answer's text so far as it is written (an extractive answer arrives whole).
+    `owner`: whose history the question goes to (core.query.history; None: no owner known, shown to editors)."""
     question = clean_question(question)
     chosen = check_mode(lib, mode)
     for value, what in ((top_k, "top_k"), (chunk_top_k, "chunk_top_k")):
@@ -51,7 +52,7 @@ def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool =
     params = QueryParams.from_config(lib.settings.query, mode=chosen, top_k=top_k, chunk_top_k=chunk_top_k,
                                      use_llm=None if use_llm else False, doc_ids=doc_ids or None)
     try:
-        result = engine_ask(lib, question, params, on_token=on_token, save=save)
+        result = engine_ask(lib, question, params, on_token=on_token, save=save, owner=owner)
     except QueryError as exc:
         raise invalid(str(exc)) from None
     except ValueError as exc:  # the stored vectors and the configured embedder disagree (VectorSpaceMismatch)
