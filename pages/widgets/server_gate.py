@@ -13,9 +13,10 @@ The /sign-in form itself is pages/widgets/sign_in_form.py. The middleware, befor
 - refuses the websocket, and any request but GET/HEAD/OPTIONS, from a browser page of another origin than the
   server's own or one named in $PAPERGRAPH_ALLOWED_ORIGINS (core.settings.hosts.origin_allowed): Streamlit's own
   check let any localhost port in, so a page of another local web server acted as the loopback app's editor;
-- turns a fragment's or a dialog's rerun into a full run once the websocket's session cookie names no live
-  session: app.py's gate then shows the sign-in page, so sign-out in one tab stops every other tab at its next
-  action, whatever part of a page it reran (a fragment's run does not pass through app.py);
+- turns a fragment's or a dialog's rerun, or a backend operation (a deferred download, a dataframe's rows), into a
+  full run once the websocket's session cookie names no live session: app.py's gate then shows the sign-in page,
+  so sign-out in one tab stops every other tab at its next action, whatever it was (a fragment's run does not
+  pass through app.py);
 - when sign-in is required, lets no one without a live session cookie open the app's websocket, media, component
   or upload routes, and sends a page request to /sign-in with the page and its query kept in `next`;
 - refuses an upload from anyone but an editor (or the loopback local user) before reading a byte of its body,
@@ -266,33 +267,47 @@ def _declared_length(scope: Scope) -> int:
 
 def _screened(receive: Receive, scope: Scope) -> Receive:
     """The websocket's messages as the app may act on them now. Each is parsed (a command padded with unknown fields
-    is still one) and two kinds are checked again at the time they arrive, against the cookie the websocket opened
-    with: a `clear_cache` from someone who may not edit is dropped (an editor's tab signed out elsewhere loses the
-    right too), and a fragment's rerun (an Ask or Compare form, a citation's dialog, a list that refreshes itself)
-    from a session that has ended becomes a full rerun, whose gate in app.py shows the sign-in page instead. Full
-    reruns check the cookie themselves, so only these cost a look-up of the session."""
+    is still one), and those that would run app code without passing app.py's gate are checked again when they
+    arrive, against the cookie the websocket opened with:
+    - a `clear_cache` from someone who may not edit is dropped (an editor's tab signed out elsewhere loses the
+      right too);
+    - from a session that has ended (signed out in another tab, expired), a fragment's rerun (an Ask or Compare
+      form, a citation's dialog, a list that refreshes itself) becomes a full rerun, and a backend operation (a
+      deferred download's data, a dataframe's rows) a full rerun of the page it was on: app.py's gate then shows
+      the sign-in page instead. Full reruns check the cookie themselves, so only these cost a look-up."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
+    page_hash = ""  # the page of this websocket's last run: a refused operation reruns it
+
     async def screened() -> dict:
+        nonlocal page_hash
         while True:
             message = await receive()
             data = message.get("bytes") if message.get("type") == "websocket.receive" else None
-            if data:
+            if not data:
+                return message
+            back = BackMsg()
+            try:
+                back.ParseFromString(data)
+            except Exception:
+                return message  # Streamlit closes the connection on a malformed frame
+            kind = back.WhichOneof("type")
+            if kind == "clear_cache" and not visitor(scope).may_edit:
+                log.warning("dropped a clear_cache command from %s (not an editor)", client_address(scope))
+                continue
+            if kind == "rerun_script":
+                page_hash = back.rerun_script.page_script_hash or page_hash
+                if not back.rerun_script.fragment_id or visitor(scope).may_enter:
+                    return message
+                back.rerun_script.fragment_id = ""
+            elif kind == "backend_operation_request" and not visitor(scope).may_enter:
                 back = BackMsg()
-                try:
-                    back.ParseFromString(data)
-                except Exception:
-                    return message  # Streamlit closes the connection on a malformed frame
-                kind = back.WhichOneof("type")
-                if kind == "clear_cache" and not visitor(scope).may_edit:
-                    log.warning("dropped a clear_cache command from %s (not an editor)", client_address(scope))
-                    continue
-                if kind == "rerun_script" and back.rerun_script.fragment_id and not visitor(scope).may_enter:
-                    log.info("a signed-out session's fragment run became a full run (the sign-in page), from %s",
-                             client_address(scope))
-                    back.rerun_script.fragment_id = ""
-                    return {**message, "bytes": back.SerializeToString()}
-            return message
+                back.rerun_script.page_script_hash = page_hash
+            else:
+                return message
+            log.info("a signed-out session's %s became a full run (the sign-in page), from %s", kind,
+                     client_address(scope))
+            return {**message, "bytes": back.SerializeToString()}
 
     return screened
 
