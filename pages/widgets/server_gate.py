@@ -300,6 +300,7 @@ def _screened(receive: Receive, scope: Scope) -> Receive:
                 if not back.rerun_script.fragment_id or visitor(scope).may_enter:
                     return message
                 back.rerun_script.fragment_id = ""
+                back.rerun_script.is_auto_rerun = False  # (a timer's run, as a full run, left the sidebar drawn)
             elif kind == "backend_operation_request" and not visitor(scope).may_enter:
                 back = BackMsg()
                 back.rerun_script.page_script_hash = page_hash
