@@ -43,13 +43,13 @@ def test_only_the_apps_own_origin_and_named_ones_open_its_websocket(tmp_path, mo
         port = _port(url)
         own = run_page(url, origin=f"http://127.0.0.1:{port}")  # the researcher's own tab: the editor Library
         assert own.accepted and UPLOADER in own.text
-        named = run_page(url, origin=NAMED_ORIGIN)
-        assert named.accepted and UPLOADER in named.text
         # Streamlit itself lets any port of localhost and 127.0.0.1 in; another scheme or name is another origin.
         for origin in ("http://localhost:3001", "http://127.0.0.1:9999", "null", f"https://127.0.0.1:{port}",
                        f"http://localhost:{port}", "http://tools.lab.example:8081", "file://"):
             attack = run_page(url, origin=origin)
             assert not attack.accepted and attack.status == 403 and not attack.messages, origin
+        named = run_page(url, origin=NAMED_ORIGIN)
+        assert named.accepted and UPLOADER in named.text
         # An upload sent from such a page is refused by the gate before Streamlit reads it.
         request = urllib.request.Request(f"{url}/_stcore/upload_file/{own.session_id}/f1", data=b"x", method="PUT",
                                          headers={"Origin": "http://localhost:3001"})
