@@ -1,5 +1,6 @@
-"""The gate's two pure decisions, over many inputs: which Host headers name this app (DNS rebinding brings the
-attacker's own name, never an address), and where sign-in may send the browser afterwards (never off-site)."""
+"""The gate's pure decisions, over many inputs: which Host headers name this app (DNS rebinding brings the
+attacker's own name, never an address), where sign-in may send the browser afterwards (never off-site), and which
+page origins may open the websocket or send a state-changing request (the server's own and named ones, exactly)."""
 from __future__ import annotations
 
 import pytest
