@@ -26,6 +26,7 @@ def models_line(lib, polling: bool) -> None:
     """The sidebar's model line, redrawn every 2 s while the background warm-up loads the model. A page whose
     answers rerun as a fragment (Ask) never reruns this script, so the line said "loading" long after the model
     had loaded; once the warm-up ends, one full rerun draws it again without the timer."""
+    auth.fragment_guard()
     models = present.model_status(lib)
     st.markdown(models_text(models))
     if polling and not models.warming:

@@ -8,12 +8,14 @@ answer (bench/load_ask.py).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from core.library import Library
 from core.models.llm.discovery import find_local_llm
 from core.query.engine import ask
-from core.query.history import recent
+from core.query.history import UNKNOWN_OWNER, recent
 from core.query.reading.extractive import NOT_DISCUSSED
 from core.query.records import QueryResult
 from core.query.routes import available_modes, default_mode
@@ -23,6 +25,7 @@ from pages.widgets import auth, state
 from pages.widgets import query_view as qv
 
 HISTORY_SHOWN = 20
+UNOWNED_NOTE = "asked before histories were kept per account"
 
 
 @st.cache_data(ttl=120, show_spinner=False)
@@ -33,6 +36,7 @@ def local_llm():
 
 @st.fragment
 def ask_and_answer(lib: Library, ready: dict[str, str]) -> None:
+    auth.fragment_guard()  # asking reruns this alone: signed out since (another tab), it shows the sign-in page
     with st.form("ask_form"):
         question = st.text_input("Question", key="ask_question",
                                  placeholder="e.g. which datasets are used to evaluate the model?")
@@ -59,8 +63,8 @@ def ask_and_answer(lib: Library, ready: dict[str, str]) -> None:
                                  + md_escape(text) + " ▌")
 
         with qv.query_errors("The question could not be answered"), st.spinner(f"Retrieving ({mode})…"):
-            result = ask(lib, question, qv.make_params(lib, mode, options, context_only),
-                         on_token=stream if answer_slot is not None else None)
+            result = ask(lib, question, replace(qv.make_params(lib, mode, options, context_only), preview=True),
+                         on_token=stream if answer_slot is not None else None, owner=auth.history_owner())
         if answer_slot is not None:
             answer_slot.empty()
         st.session_state["ask_result"] = result
@@ -115,17 +119,20 @@ def reader_note(lib: Library) -> str:
 
 
 def show_history(lib: Library) -> None:
-    """The workspace's recent questions, read only while the expander is open, as one block."""
+    """The reader's own recent questions in this workspace (an editor's list adds those kept before histories had
+    owners, marked), read only while the expander is open, as one block."""
     box = qv.lazy_expander("Recent questions", "ask_history")
     if not box.open:
         return
-    history = recent(lib, HISTORY_SHOWN)
+    owner = auth.history_owner()
+    history = recent(lib, owner, HISTORY_SHOWN, with_unowned=auth.is_editor()) if owner else []
     with box:
         if not history:
             st.caption("No questions yet.")
             return
-        st.markdown("\n\n".join(f"**{md_escape(e.question)}** · {e.mode}  \n{md_escape(e.summary)}"
-                                for e in history))
+        st.markdown("\n\n".join(f"**{md_escape(e.question)}** · {e.mode}"
+                                  f"{' · ' + UNOWNED_NOTE if e.owner == UNKNOWN_OWNER else ''}"
+                                  f"  \n{md_escape(e.summary)}" for e in history))
 
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py

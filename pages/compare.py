@@ -18,6 +18,7 @@ from pages.widgets import query_view as qv
 @st.fragment
 def compare_and_show(lib: Library, ready: dict[str, str]) -> None:
     """The form and the columns: comparing reruns them alone (a fragment), not the app around them."""
+    auth.fragment_guard()  # signed out since (another tab): the sign-in page, never a comparison
     with st.form("compare_form"):
         question = st.text_input("Question", key="compare_question")
         available = available_modes(lib)
@@ -30,7 +31,8 @@ def compare_and_show(lib: Library, ready: dict[str, str]) -> None:
     if submitted and question:
         with qv.query_errors("The comparison could not run"), st.spinner(f"Running {len(modes)} mode(s)…"):
             base = qv.make_params(lib, None, options, context_only)  # compare sets each mode
-            st.session_state["compare_results"] = compare(lib, question, modes, base)
+            st.session_state["compare_results"] = compare(lib, question, modes, base,
+                                                              owner=auth.history_owner())
         st.session_state["compare_run"] = st.session_state.get("compare_run", 0) + 1
 
     results = st.session_state.get("compare_results")

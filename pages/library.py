@@ -92,6 +92,7 @@ if st.session_state.get("upload_results") and st.button("Dismiss", key="dismiss_
 def live_progress(snapshot: tuple) -> None:
     """Polls the registry while something is in progress; a status change reruns the page, whose table and
     counts then update and, once nothing is in progress, polling stops."""
+    auth.fragment_guard()
     now = lib.documents.list()
     if present.status_snapshot(now) != snapshot:
         st.rerun(scope="app")

@@ -78,6 +78,11 @@ def models(request: Request, _: Caller):
                                         "owned_by": "papergraph"} for m in ask_service.modes(request.app.state.lib)]}
 
 
+def _owner(request: Request) -> str:
+    principal = request.state.principal
+    return ask_service.history_owner(principal.name, bool(principal.token_id))
+
+
 @router.post("/chat/completions", summary="Chat with the collection (OpenAI protocol; stream or not)")
 def completions(request: Request, req: ChatRequest, _: Caller):
     lib, save = request.app.state.lib, request.app.state.config.save_history
@@ -86,7 +91,7 @@ def completions(request: Request, req: ChatRequest, _: Caller):
     ask_service.check_mode(lib, mode)
     created, ident = int(time.time()), f"chatcmpl-{uuid.uuid4().hex[:24]}"
     if not req.stream:
-        result = ask_service.ask(lib, question, mode, save=save)
+        result = ask_service.ask(lib, question, mode, save=save, owner=_owner(request))
         return {"id": ident, "object": "chat.completion", "created": created, "model": req.model,
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": result.answer + sources_text(result)}}],
@@ -102,7 +107,7 @@ def completions(request: Request, req: ChatRequest, _: Caller):
         yield chunk({"role": "assistant", "content": ""})
         sent = ""
         for kind, value in run_streaming(lambda on_token: ask_service.ask(lib, question, mode, on_token=on_token,
-                                                                          save=save)):
+                                                                          save=save, owner=_owner(request))):
             if kind == "token":
                 if value.startswith(sent) and len(value) > len(sent):
                     yield chunk({"content": value[len(sent):]})

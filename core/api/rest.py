@@ -68,7 +68,9 @@ class AskRequest(BaseModel):
 
 
 def _ask_kwargs(request: Request, req: AskRequest) -> dict:
+    principal = request.state.principal
     return dict(mode=req.mode, use_llm=req.use_llm, top_k=req.top_k, chunk_top_k=req.chunk_top_k, reader=req.reader,
+                owner=ask_service.history_owner(principal.name, bool(principal.token_id)),
                 papers=req.papers, save=request.app.state.config.save_history)
 
 

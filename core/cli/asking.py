@@ -13,6 +13,7 @@ from core.schema.modes import Mode
 
 def cmd_ask(lib: Library, args) -> int:
     from core.query.engine import QueryError, ask
+    from core.query.history import LOCAL_OWNER
     from core.query.records import QueryParams
     from core.query.report import dumps, result_text
 
@@ -27,7 +28,8 @@ def cmd_ask(lib: Library, args) -> int:
                                          doc_ids=resolve_ids(lib, args.paper) or None)
         streamed = []
         on_token = None if args.json or args.context_only else streamed.append
-        result = ask(lib, args.question, params, on_token=on_token)
+        # Run by the machine's own user: its history is the loopback app's local user's (core.query.history).
+        result = ask(lib, args.question, params, on_token=on_token, owner=LOCAL_OWNER)
     except (QueryError, ValueError) as exc:
         say(f"error: {exc}", file=sys.stderr)
         return 2

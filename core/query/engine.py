@@ -65,7 +65,9 @@ class Embeddings:
 
 
 def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_token: TokenFn | None = None,
-        keywords: Keywords | None = None, embeddings: Embeddings | None = None, save: bool = True) -> QueryResult:
+        keywords: Keywords | None = None, embeddings: Embeddings | None = None, save: bool = True,
+        owner: str | None = None) -> QueryResult:
+    """`owner`: whose history the question goes to (core.query.history; None: no owner known)."""
     question = " ".join((question or "").split())
     if not question:
         raise QueryError("the question is empty")
@@ -136,7 +138,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
         from core.query.history import save_result
 
         try:
-            save_result(lib, result)
+            save_result(lib, result, owner)
         except Exception:  # history is a convenience: never fail an answer because it could not be kept
             log.exception("could not save the query to the history")
     return result
@@ -155,7 +157,7 @@ def _writes_fast(model) -> bool:
 
 def compare(lib: Library, question: str, modes: Sequence[str], params: QueryParams | None = None,
             on_done: Callable[[Mode, QueryResult], None] | None = None,
-            save_history: bool = True) -> dict[Mode, QueryResult]:
+            save_history: bool = True, owner: str | None = None) -> dict[Mode, QueryResult]:
     """The same question through several modes at once; keywords are extracted once and shared."""
     question = " ".join((question or "").split())
     if not question:
@@ -176,7 +178,7 @@ def compare(lib: Library, question: str, modes: Sequence[str], params: QueryPara
 
     def run(mode: Mode) -> QueryResult:
         result = ask(lib, question, replace(base, mode=mode), keywords=keywords, embeddings=embeddings,
-                     save=save_history)
+                     save=save_history, owner=owner)
         if on_done:
             on_done(mode, result)
         return result

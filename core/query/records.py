@@ -32,6 +32,9 @@ class QueryParams(QueryKnobs):
     vlm_images: bool = False
     answer_style: str = "paragraphs"  # or "short": see core.query.answer.ANSWER_STYLES
     reader: str = ""  # a core.schema.modes.Reader for this question; "": the workspace's QueryConfig.reader
+    # The Ask page's: on_token gets the extractive answer at once while a model reads (select), replaced by the
+    # model's. Off for the API's streams, whose clients append what streams.
+    preview: bool = False
 
     def __post_init__(self) -> None:
         self.mode = Mode(self.mode)  # an unknown mode fails here, with the modes to choose from

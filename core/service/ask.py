@@ -40,9 +40,11 @@ def check_mode(lib: Library, mode: str | None) -> Mode:
 
 def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool = True, top_k: int | None = None,
         chunk_top_k: int | None = None, papers: list[str] | None = None,
-        on_token: Callable[[str], None] | None = None, save: bool = True, reader: str | None = None) -> AskResult:
+        on_token: Callable[[str], None] | None = None, save: bool = True, reader: str | None = None,
+        owner: str | None = None) -> AskResult:
     """`on_token` receives the answer's text so far as it is written (an extractive answer arrives whole);
-    `reader`: extractive / select / write / auto for this question (default: the workspace's)."""
+    `reader`: extractive / select / write / auto for this question (default: the workspace's); `owner`: whose
+    history the question goes to (core.query.history; None: no owner known, shown to editors)."""
     question = clean_question(question)
     chosen = check_mode(lib, mode)
     if reader is not None and reader not in {r.value for r in Reader}:
@@ -55,12 +57,20 @@ def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool =
                                      use_llm=None if use_llm else False, doc_ids=doc_ids or None,
                                      reader=reader)
     try:
-        result = engine_ask(lib, question, params, on_token=on_token, save=save)
+        result = engine_ask(lib, question, params, on_token=on_token, save=save, owner=owner)
     except QueryError as exc:
         raise invalid(str(exc)) from None
     except ValueError as exc:  # the stored vectors and the configured embedder disagree (VectorSpaceMismatch)
         raise ServiceError(CONFLICT, str(exc)) from None
     return outcome(result)
+
+
+def history_owner(name: str, signed_in: bool) -> str:
+    """Whose recent questions an API caller's question joins: its account's (a token names it), or the local user's
+    (loopback without a token), as the app keeps them (core.query.history)."""
+    from core.query.history import LOCAL_OWNER, account_owner
+
+    return account_owner(name) if signed_in else LOCAL_OWNER
 
 
 def outcome(result: QueryResult) -> AskResult:

@@ -8,9 +8,9 @@ import re
 from core.content.content_list import MalformedContentList
 from core.content.pages import load_items
 from core.library import Library
-from core.query.reader_features import rarity
+from core.query.reading.features import rarity
+from core.query.reading.words import LOWER_STOP, WORD, stem
 from core.query.records import Source
-from core.query.words import LOWER_STOP, WORD, stem
 from core.schema.records import Chunk, SearchHit
 from core.service.records import Citation
 

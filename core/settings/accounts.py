@@ -230,6 +230,12 @@ def oidc_in_secrets_files(app_dir: Path) -> bool:
 
 def preflight(host: str, app_dir: Path, env: dict | None = None) -> str | None:
     """Why the app must not start on `host` (the refusal text), or None: `make run` asks before it serves."""
+    from core.settings.proxies import trusted_proxies
+
+    try:
+        trusted_proxies(env)
+    except ValueError as exc:  # a typo in the proxy list would fail every request: refuse to start, saying why
+        return str(exc)
     configured = has_accounts() or oidc_in_secrets_files(app_dir)
     if access_policy(is_loopback(host), configured, env) == Access.REFUSED:
         return REFUSAL.format(address=host or "every interface")

@@ -15,14 +15,19 @@ import os
 from collections.abc import Iterable
 
 TRUSTED_PROXIES_ENV = "PAPERGRAPH_TRUSTED_PROXIES"
+PROXIES_ENV = TRUSTED_PROXIES_ENV  # the app gate's name for it
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def trusted_proxies(env: dict | None = None) -> list[Network]:
-    """The networks of PAPERGRAPH_TRUSTED_PROXIES (`10.0.0.5`, `10.0.0.0/24`, `::1`); [] when unset. ValueError
-    names an entry that is neither: a typo must not silently trust nobody, or worse, be read as someone else."""
-    value = (os.environ if env is None else env).get(TRUSTED_PROXIES_ENV, "")
+    """The networks of PAPERGRAPH_TRUSTED_PROXIES (`10.0.0.5`, `10.0.0.0/24`, `::1`), read per call (tests and the
+    CLI change it); [] when unset. ValueError names an entry that is neither: a typo must not silently trust nobody,
+    or worse, be read as someone else (`core serve` and `make run`'s preflight refuse to start on it)."""
+    return parse_networks((os.environ if env is None else env).get(TRUSTED_PROXIES_ENV, ""))
+
+
+def parse_networks(value: str) -> list[Network]:
     networks = []
     for entry in (e.strip() for e in value.split(",")):
         if not entry:
@@ -55,6 +60,12 @@ def _trusted(address, trusted: Iterable[Network]) -> bool:
     return any(address.version == network.version and address in network for network in trusted)
 
 
+def is_trusted(peer: str, trusted: Iterable[Network]) -> bool:
+    """Is `peer` one of our proxies (whose X-Forwarded-Proto, too, can be believed)?"""
+    address = _address(peer or "")
+    return address is not None and _trusted(address, list(trusted))
+
+
 def client_address(peer: str, forwarded_for: str | None, trusted: Iterable[Network]) -> str:
     """The client's address: `peer` (the connection's far end) unless it is a named proxy; then the
     `X-Forwarded-For` chain (several headers joined with commas) read from the right, skipping named proxies, up to
@@ -74,4 +85,5 @@ def client_address(peer: str, forwarded_for: str | None, trusted: Iterable[Netwo
     return str(nearest)
 
 
-__all__ = ["TRUSTED_PROXIES_ENV", "client_address", "trusted_proxies"]
+__all__ = ["PROXIES_ENV", "TRUSTED_PROXIES_ENV", "Network", "client_address", "is_trusted", "parse_networks",
+           "trusted_proxies"]

@@ -244,16 +244,19 @@ class ReferenceStore(Protocol):
 
 
 class HistoryStore(Protocol):
-    """Questions asked and their results, newest first. Entries are plain dicts with keys id, ts, question,
-    mode, batch, summary and payload (the result as JSON text)."""
+    """Questions asked and their results, newest first, each with its owner (core.query.history; '' for none
+    known). Entries are plain dicts with keys id, ts, question, mode, batch, summary, payload (the result as JSON
+    text) and owner."""
 
     def add(self, *, entry_id: str, ts: float, question: str, mode: str, batch: str, summary: str, payload: str,
-            keep: int) -> None:
-        """Store one entry and drop all but the `keep` newest, in one transaction."""
+            keep: int, owner: str = "") -> None:
+        """Store one entry and drop all but the owner's `keep` newest, in one transaction."""
 
-    def recent(self, limit: int) -> list[dict[str, Any]]: ...
+    def recent(self, limit: int, owners: Sequence[str] = ("",)) -> list[dict[str, Any]]:
+        """The newest entries of these owners only."""
 
-    def clear(self) -> None: ...
+    def clear(self, owner: str = "") -> None:
+        """An owner's entries."""
 
 
 class LLMCacheStore(Protocol):

@@ -19,6 +19,7 @@ from urllib.parse import quote, urlsplit
 import streamlit as st
 from streamlit import config
 
+from core.query import history
 from core.service import sessions
 from core.settings import accounts
 from core.settings.accounts import EDITOR, Access, Account
@@ -94,15 +95,29 @@ def session_cookie() -> str | None:
     return st.context.cookies.get(sessions.COOKIE_NAME)
 
 
-def _signed_in() -> Account | None:
-    """The account of this browser as the sessions table and accounts file / secrets say now; None when not
-    signed in (or signed out, expired, no longer allowed)."""
+def _signed_in_as() -> tuple[Account, str] | None:
+    """The account of this browser as the sessions table and accounts file / secrets say now, and its owner name
+    in histories (core.query.history); None when not signed in (or signed out, expired, no longer allowed)."""
     account = sessions.account_for(session_cookie())
     if account is not None:
-        return account
+        return account, history.account_owner(account.name)
     email = _oidc_email() if oidc_section() is not None else None
     role = accounts.oidc_role(email, *_role_lists()) if email else None
-    return Account(email, role) if role else None
+    return (Account(email, role), history.oidc_owner(email)) if role else None
+
+
+def _signed_in() -> Account | None:
+    signed_in = _signed_in_as()
+    return signed_in[0] if signed_in else None
+
+
+def history_owner() -> str | None:
+    """Whose questions this run keeps and lists: the loopback local user's, or the signed-in account's."""
+    access = policy()
+    if access in (Access.OPEN, Access.INSECURE):
+        return history.LOCAL_OWNER
+    signed_in = _signed_in_as() if access == Access.SIGN_IN else None
+    return signed_in[1] if signed_in else None
 
 
 def current_account() -> Account | None:
@@ -160,6 +175,16 @@ def page_guard() -> Account:
     if access == Access.INSECURE:
         st.warning(accounts.INSECURE_BANNER, icon=":material/warning:")
     return account
+
+
+def fragment_guard() -> None:
+    """The first line of every fragment and dialog. Their reruns (an Ask or Compare form, a citation's dialog, a
+    list that refreshes itself) run that function alone: neither app.py's gate nor the page's guard. Signed out
+    since, in this tab or another, or expired: the whole app reruns instead, and its gate shows the sign-in page.
+    The server's gate makes such a run a full one before it starts (pages/widgets/server_gate.py); this holds
+    wherever a run gets past it (AppTest, a future route)."""
+    if policy() == Access.SIGN_IN and _signed_in() is None:
+        st.rerun(scope="app")
 
 
 def _only_page(page, title: str) -> None:

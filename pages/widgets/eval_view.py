@@ -19,7 +19,7 @@ from core.presentation.eval_help import FIELDS, example_csv, example_jsonl, metr
 from core.schema.eval import RUNNING, EvalQuestion, QuestionResult, QuestionSet, RunRecord
 from core.store.base import EvalStore
 from core.text.safe_markdown import md_escape
-from pages.widgets import state
+from pages.widgets import auth, state
 
 # Metrics on a 0–1 scale share one chart; time has its own.
 TIME_METRIC = "seconds"
@@ -115,6 +115,7 @@ def run_exports(store: EvalStore, run: RunRecord) -> tuple[str, str]:
 @st.fragment(run_every=state.POLL_SECONDS)
 def active_runs(store: EvalStore, jobs) -> None:
     """Progress bars of the runs going on, with the time left and a cancel button; polls while shown."""
+    auth.fragment_guard()
     running = [r for r in store.runs() if r.status == RUNNING]
     for run_id in st.session_state.get("eval_finished", []):
         ended = store.get_run(run_id)
@@ -160,6 +161,7 @@ def run_status(store: EvalStore, run: RunRecord) -> None:
 
 
 def _run_status_line(store: EvalStore, run_id: str, was_running: bool) -> None:
+    auth.fragment_guard()
     run = store.get_run(run_id)
     if run is None:
         st.caption("This run was deleted.")

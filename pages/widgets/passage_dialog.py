@@ -11,6 +11,7 @@ from core.library import Library
 from core.presentation import page_view as pv
 from core.query.records import QueryResult, Source
 from core.text.safe_markdown import md_escape, passage_markdown
+from pages.widgets import auth
 
 
 def source_boxes(lib: Library, result: QueryResult, source: Source) -> list[list[float]]:
@@ -77,11 +78,13 @@ def _page_view(lib: Library, result: QueryResult, n: int, key: str, cited: bool)
 # fragment ids.
 @st.dialog("Cited passage", width="large")
 def _cited_dialog(lib: Library, result: QueryResult, n: int, key: str, cited: bool) -> None:
+    auth.fragment_guard()  # a dialog's buttons rerun it alone: signed out since, the sign-in page instead
     _page_view(lib, result, n, key, cited)
 
 
 @st.dialog("The passage on its page", width="large")
 def _passage_dialog(lib: Library, result: QueryResult, n: int, key: str, cited: bool) -> None:
+    auth.fragment_guard()
     _page_view(lib, result, n, key, cited)
 
 

@@ -15,7 +15,7 @@ from core.pipeline.ingest import process_queue
 from core.query.answer import citations_in, split_sentences
 from core.query.context import count_tokens, ends_first
 from core.query.engine import QueryError, ask, compare, unique_to_each
-from core.query.history import recent
+from core.query.history import LOCAL_OWNER, recent
 from core.query.records import QueryParams
 from core.query.rerank import CrossEncoderReranker
 from core.query.routes import ROUTES, available_modes, default_modes, unavailable_reason
@@ -189,8 +189,8 @@ def test_a_cross_encoder_folder_that_is_not_one_is_refused_clearly(tmp_path):
 
 @pytest.mark.slow
 def test_history_keeps_questions_and_answers(lib):
-    ask(lib, "What does RoBERTa remove from BERT?", QueryParams(mode="naive"))
-    entry = recent(lib, 5)[0]
+    ask(lib, "What does RoBERTa remove from BERT?", QueryParams(mode="naive"), owner=LOCAL_OWNER)
+    entry = recent(lib, LOCAL_OWNER, 5)[0]
     assert entry.question == "What does RoBERTa remove from BERT?" and entry.mode == "naive"
     assert entry.payload["context"]["sources"]
 

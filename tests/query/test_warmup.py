@@ -6,20 +6,20 @@ import time
 from core.graph import mention_index as mi
 from core.library import open_library
 from core.presentation.display import ModelStatus
-from core.query.history import recent
+from core.query.history import UNKNOWN_OWNER, recent
 from core.query.warmup import start_warm_up, warm_up, warming
 from core.settings.workspace import Workspace
 
 
 def test_warm_up_loads_what_a_question_needs_and_saves_nothing(ready_workspace):
     lib = open_library(Workspace(ready_workspace.root))
-    before = [e.id for e in recent(lib)]
+    before = [e.id for e in recent(lib, UNKNOWN_OWNER)]
     root = str(lib.workspace.root)
     for key in [k for k in mi._INDEXES if root in str(k)]:
         del mi._INDEXES[key]
     seconds = warm_up(lib)
     assert seconds > 0
-    assert [e.id for e in recent(lib)] == before  # the researcher's history holds only their questions
+    assert [e.id for e in recent(lib, UNKNOWN_OWNER)] == before  # the researcher's history holds only their questions
     assert any(root in str(k) for k in mi._INDEXES)  # the default mode walked the graph: its index is loaded
 
 

@@ -81,10 +81,12 @@ def run_page(url: str, page: str = "", query: str = "", *, host: str | None = No
     return run
 
 
-def sign_in(url: str, name: str, password: str, origin: str | None = None) -> tuple[int, str | None]:
-    """POST the /sign-in form as a browser does; the status and the session cookie ("name=value"), if any."""
+def sign_in(url: str, name: str, password: str, origin: str | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, str | None]:
+    """POST the /sign-in form as a browser does (plus any `headers`); the status and the session cookie
+    ("name=value"), if any."""
     data = urllib.parse.urlencode({"name": name, "password": password, "next": "/"}).encode()
-    request = urllib.request.Request(f"{url}/sign-in", data=data, method="POST")
+    request = urllib.request.Request(f"{url}/sign-in", data=data, method="POST", headers=headers or {})
     if origin:
         request.add_header("Origin", origin)
     opener = urllib.request.build_opener(_NoRedirect)

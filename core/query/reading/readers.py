@@ -88,12 +88,12 @@ def read_answer(job: ReadingJob, reader: Reader, model: ChatModel | None) -> Out
     return outcome if outcome is not None else Outcome(_extractive(job))
 
 
-def _extractive(job: ReadingJob, ranking=None) -> Answer:
+def _extractive(job: ReadingJob, ranking=None, *, final: bool = True) -> Answer:
     q = job.lib.settings.query if job.lib is not None else None
     answer = read(job.question, job.context, job.retrieval, job.lib, job.qvec,
                   sentences=q.extractive_sentences if q else 4, ranking=ranking)
     answer.reader = Reader.EXTRACTIVE.value
-    if job.on_token:
+    if job.on_token and (final or job.params.preview):
         job.on_token(answer.text)
     return answer
 
@@ -105,8 +105,8 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     q, ranked = rank(job.question, job.context, job.retrieval, job.lib, job.qvec, scorer)
     if not ranked:
         return Outcome(_extractive(job, (q, ranked)))
-    if job.on_token and not gate_only:  # the extractive answer at once; the model's replaces it when it arrives
-        _extractive(job, (q, ranked))
+    if job.on_token and job.params.preview and not gate_only:  # the extractive answer at once, replaced later
+        _extractive(job, (q, ranked), final=False)
     k = job.lib.settings.query.select_candidates if job.lib is not None else 6
     shown = S.shown_candidates(ranked, k)
     try:
