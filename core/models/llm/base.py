@@ -39,3 +39,13 @@ class ChatModel(Protocol):
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:
         """The completion's text as it arrives."""
+
+
+def read_top_logprobs(content: list[dict] | None) -> list[list[list]] | None:
+    """OpenAI-style `logprobs.content` (llama.cpp writes the same) as [token, logprob] lists per generated token,
+    the chosen one first; None when there are none."""
+    out = []
+    for token in content or []:
+        alternatives = [[t["token"], float(t["logprob"])] for t in token.get("top_logprobs") or []]
+        out.append([[token["token"], float(token["logprob"])]] + [a for a in alternatives if a[0] != token["token"]])
+    return out or None

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import httpx
 import openai
 
-from core.models.llm.base import ChatReply, LLMError, Message
+from core.models.llm.base import ChatReply, LLMError, Message, read_top_logprobs
 from core.models.llm.deadline import http_client, until
 from core.models.llm.secrets import NO_KEY, missing_key_hint, redact
 from core.models.registry import resources
@@ -208,7 +208,7 @@ class OpenAIChatModel:
         return ChatReply(text=completion.choices[0].message.content or "", model=self.name,
                          prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
                          completion_tokens=(usage.completion_tokens or 0) if usage else 0, latency_s=latency,
-                         top_logprobs=_top_logprobs(completion.choices[0]) if top_logprobs else None)
+                         top_logprobs=_logprobs_of(completion.choices[0]) if top_logprobs else None)
 
     def stream(self, messages: Sequence[Message], *, purpose: str = "", max_tokens: int | None = None,
                temperature: float | None = None) -> Iterator[str]:
@@ -307,14 +307,7 @@ class OpenAIChatModel:
         return LLMCallError(redact(message, self._key), kind=kind, status=status)
 
 
-def _top_logprobs(choice: Any) -> list[list[list]] | None:
-    """Per generated token, its alternatives as [token, logprob] (the chosen one first); None when the endpoint
-    sent none (many local servers ignore `logprobs`)."""
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
-    if not content:
-        return None
-    out = []
-    for token in content:
-        alternatives = [[t.token, float(t.logprob)] for t in (token.top_logprobs or [])]
-        out.append([[token.token, float(token.logprob)]] + [a for a in alternatives if a[0] != token.token])
-    return out
+
+def _logprobs_of(choice: Any) -> list[list[list]] | None:
+    content = getattr(getattr(choice, "logprobs", None), "content", None)  # many local servers send none
+    return read_top_logprobs([token.model_dump() for token in content] if content else None)

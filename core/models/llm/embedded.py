@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.models.llm.base import ChatReply, LLMError, Message
+from core.models.llm.base import ChatReply, LLMError, Message, read_top_logprobs
 from core.models.registry import resources
 from core.settings.config import LLMConfig
 
@@ -247,16 +247,6 @@ def _error_text(result: Any) -> str | None:
     return None
 
 
-def _top_logprobs(choice: dict[str, Any]) -> list[list[list]] | None:
-    """llama.cpp's OpenAI-style logprobs as [token, logprob] lists per generated token, the chosen one first."""
-    content = (choice.get("logprobs") or {}).get("content") or []
-    out = []
-    for token in content:
-        alternatives = [[t["token"], float(t["logprob"])] for t in token.get("top_logprobs") or []]
-        out.append([[token["token"], float(token["logprob"])]] + [a for a in alternatives if a[0] != token["token"]])
-    return out or None
-
-
 class EmbeddedChatModel:
     """ChatModel over the in-process llama.cpp server; calls are serialised, one at a time per process.
 
@@ -313,7 +303,8 @@ class EmbeddedChatModel:
         reply = ChatReply(text=result["choices"][0]["message"].get("content") or "", model=self.name,
                           prompt_tokens=int(usage.get("prompt_tokens", 0)),
                           completion_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency,
-                          top_logprobs=_top_logprobs(result["choices"][0]) if top_logprobs else None)
+                          top_logprobs=read_top_logprobs((result["choices"][0].get("logprobs") or {}).get("content"))
+                          if top_logprobs else None)
         log.debug("embedded %s: %d+%d tokens in %.1f s", purpose, reply.prompt_tokens, reply.completion_tokens,
                   latency)
         return reply
