@@ -117,7 +117,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     if not params.context_only:
         t = time.perf_counter()
         job = ReadingJob(lib, question, context, retrieval, embeddings(question), params, on_token,
-                         notes=retrieval.notes)
+                         notes=retrieval.notes, gate=not (params.vlm_images and lib.vision_model() is not None))
         outcome = read_answer(job, reader, model)
         result.answer = outcome.answer
         result.error = "; ".join(job.errors)

@@ -36,6 +36,11 @@ def _llm_reply(body):
     if "community report" in text and "JSON" in text:
         return Reply(content=json.dumps({"points": [{"description": "BERT is pre-trained on BooksCorpus.",
                                                      "score": 90}]}))
+    if body.get("response_format", {}).get("json_schema", {}).get("name") == "select":  # write's "none" check
+        found = re.search(r"^(\d+)\. .*BooksCorpus", text, re.M)
+        first = re.search(r"^1\. (\S+ \S+)", text, re.M)  # else the first sentence's first words
+        return Reply(content=json.dumps({"answer": "BooksCorpus", "sentence": found.group(1)} if found else
+                                        {"answer": first.group(1) if first else "", "sentence": "1"}))
     if "Sources (cite as [n])" in system:
         n = re.search(r"^\[(\d+)\] .*\n.*BooksCorpus", system, re.M)
         cite = n.group(1) if n else "1"
@@ -62,8 +67,9 @@ def test_llm_answer_streams_cites_sources_and_marks_what_it_cannot_back(llm_work
     pieces = []
     result = ask(lib, QUESTION, QueryParams(mode="mix"), on_token=pieces.append)
     made = server.chat_requests[before:]
-    assert len(made) == 2 and result.llm_calls == 2  # keywords + answer, never more outside community
-    assert made[1]["stream"] is True and pieces and pieces[-1] == result.answer.text
+    # keywords, write's "none" check (select), the answer: never more outside community
+    assert len(made) == 3 and result.llm_calls == 3 and made[1]["response_format"]["json_schema"]["name"] == "select"
+    assert made[2]["stream"] is True and pieces and pieces[-1] == result.answer.text
     assert result.retrieval.keywords.source == "llm:openai:replay-answerer"
     assert result.retrieval.keywords.low == ["BERT", "BooksCorpus"]
     answer = result.answer
@@ -78,7 +84,7 @@ def test_llm_answer_streams_cites_sources_and_marks_what_it_cannot_back(llm_work
     assert result.llm_free == [] and result.tokens["prompt"] > 0
 
     again = ask(lib, QUESTION, QueryParams(mode="mix"))
-    assert len(server.chat_requests) == before + 2 and again.llm_calls == 0 and again.llm_cached == 1
+    assert len(server.chat_requests) == before + 3 and again.llm_calls == 0 and again.llm_cached == 2
     assert again.answer.text == answer.text
 
 
@@ -98,7 +104,8 @@ def test_compare_with_an_llm_shares_one_keyword_call(llm_workspace):
     keyword_calls = [r for r in server.chat_requests[before:] if "high_level_keywords" in last_user_message(r)]
     assert len(keyword_calls) == 1
     assert all(not r.answer.extractive for r in results.values())
-    assert results["naive"].llm_calls == 1 and results["local"].llm_calls == 2
+    # naive: write's "none" check + the answer; local: the shared keyword call too
+    assert results["naive"].llm_calls == 2 and results["local"].llm_calls == 3
 
 
 @pytest.mark.slow
@@ -110,7 +117,8 @@ def test_community_mode_maps_over_reports_with_the_llm(llm_workspace):
     before = len(server.chat_requests)
     result = ask(lib, "What is BERT trained on?", QueryParams(mode="community", community_top=2))
     maps = [r for r in server.chat_requests[before:] if "community report" in last_user_message(r)]
-    assert len(maps) == min(2, len(reports)) and result.llm_calls == len(maps) + 1
+    # the maps, write's "none" check and the answer
+    assert len(maps) == min(2, len(reports)) and result.llm_calls == len(maps) + 2
     assert "BERT is pre-trained on BooksCorpus." in result.context.text
 
 
@@ -125,7 +133,8 @@ def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
         result = ask(lib, "Which corpus is BERT pre-trained on, per the first paper?", QueryParams(mode="naive"))
         rerank_calls = [r for r in server.chat_requests[before:]
                         if last_user_message(r).startswith("Rate how useful each passage")]
-        assert len(rerank_calls) == 1 and result.llm_calls == 2  # rerank + answer (naive: no keywords)
+        # rerank + write's "none" check + answer (naive: no keywords)
+        assert len(rerank_calls) == 1 and result.llm_calls == 3
         # Without the LLM's scores the best passage for this question names RoBERTa (it is BERT's replication).
         assert "RoBERTa" not in result.retrieval.chunks[0].hit.chunk.text
         assert any(note.startswith("reranked by LLM") for note in result.retrieval.notes)

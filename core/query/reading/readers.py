@@ -48,6 +48,9 @@ class ReadingJob:
     on_token: Callable[[str], None] | None = None
     notes: list[str] = field(default_factory=list)  # said under the answer (the retrieval's notes)
     errors: list[str] = field(default_factory=list)  # a model that failed: the answer fell back
+    gate: bool = True  # write runs select's "none" check first (not when a VLM writes from images it cannot see)
+    calls: int = 0  # select's model calls made (cache hits excluded), whether its reply could be read or not
+    cached: int = 0
 
 
 @dataclass
@@ -76,16 +79,15 @@ def read_answer(job: ReadingJob, reader: Reader, model: ChatModel | None) -> Out
     if reader is Reader.WRITE:
         from core.query.reading.write import write_answer
 
-        gate = _select(job, model, gate_only=True)
+        gate = _select(job, model, gate_only=True) if job.gate else None
         if gate is not None and gate.answer.abstained:
             return gate
         written = write_answer(job, model)
         if gate is not None and written.answer.reader == Reader.WRITE:  # how sure: that some sentence answers
             written.answer.confidence = gate.answer.confidence
-        calls = (gate.calls if gate else 0) + written.calls
-        return Outcome(written.answer, calls, (gate.cached if gate else 0) + written.cached)
+        return Outcome(written.answer, job.calls + written.calls, job.cached + written.cached)
     outcome = _select(job, model)
-    return outcome if outcome is not None else Outcome(_extractive(job))
+    return outcome if outcome is not None else Outcome(_extractive(job), job.calls, job.cached)
 
 
 def _extractive(job: ReadingJob, ranking=None, *, final: bool = True) -> Answer:
@@ -110,7 +112,8 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     k = job.lib.settings.query.select_candidates if job.lib is not None else 6
     shown = S.shown_candidates(ranked, k)
     try:
-        choice = S.choose(model, job.question, shown, q.yes_no)
+        choice, cached = S.choose(model, job.question, shown, q.yes_no)
+        job.calls, job.cached = job.calls + (0 if cached else 1), job.cached + int(cached)
     except LLMError as exc:
         if not gate_only:  # write tries the model itself next, and says so if it fails
             job.errors.append(f"the model could not read the passages ({exc}); showing the extractive answer")
@@ -126,7 +129,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     elif at is not None:
         choice.numbers = [at]
     calibration = S.load_calibration()
-    base = Outcome(Answer("", [], extractive=True), calls=0 if choice.cached else 1, cached=int(choice.cached))
+    base = Outcome(Answer("", [], extractive=True), calls=job.calls, cached=job.cached)
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is
         confidence = choice.odds if choice.odds is not None else 1.0 - ranked[0].p
     else:

@@ -62,7 +62,6 @@ class Choice:
     numbers: list[int] = field(default_factory=list)  # the chosen sentences (1-based); [] = none
     short: str = ""  # the answer's words as the model copied them
     odds: float | None = None  # the model's probability of its decision among the options, when it gave odds
-    cached: bool = False  # the reply came from the prompt cache: no call was made
 
     @property
     def none(self) -> bool:
@@ -238,8 +237,9 @@ def short_span(sentence: str, short: str) -> tuple[int, int] | None:
 
 
 # ---------------------------------------------------------------------------------------------- the answer
-def choose(llm: ChatModel, question: str, shown: list[Shown], yes_no: bool) -> Choice | None:
-    """One constrained call; None when the model's reply cannot be read (the caller keeps the extractive answer)."""
+def choose(llm: ChatModel, question: str, shown: list[Shown], yes_no: bool) -> tuple[Choice | None, bool]:
+    """One constrained call: the choice, None when the reply cannot be read (the caller keeps the extractive answer),
+    and whether the reply came from the prompt cache."""
     k = len(shown)
     ask = messages(question, shown, yes_no)
     if getattr(llm, "accepts_grammar", False):
@@ -251,8 +251,7 @@ def choose(llm: ChatModel, question: str, shown: list[Shown], yes_no: bool) -> C
     choice = parse_reply(reply.text, k, yes_no)
     if choice is not None:
         choice.odds = decision_odds(reply.top_logprobs, choice, k, yes_no)
-        choice.cached = reply.cached
-    return choice
+    return choice, reply.cached
 
 
 def chosen_answer(choice: Choice, shown: list[Shown], ranked: list[Candidate], kind: str, question: str,
