@@ -310,7 +310,10 @@ def papers(args) -> int:
     if getattr(args, "questions", 0) and args.questions < len(questions):  # a fixed sample of every writer and type
         import random
 
-        questions = sorted(random.Random(20261207).sample(questions, args.questions), key=lambda q: q["id"])
+        pool = [q for q in questions if q["answers"]] if args.every_unanswerable else questions
+        kept = random.Random(20261207).sample(pool, min(args.questions, len(pool)))
+        kept += [q for q in questions if not q["answers"]] if args.every_unanswerable else []
+        questions = sorted(kept, key=lambda q: q["id"])
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
     ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
     absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})
@@ -408,6 +411,8 @@ def main() -> int:
                         help="extractive: LLM-free; select / write / auto: with the reading model (the configured "
                              "LLM, else the embedded one)")
     parser.add_argument("--questions", type=int, default=0, help="a fixed random sample of N questions (0: all)")
+    parser.add_argument("--every-unanswerable", action="store_true",
+                        help="with --questions: N answerable questions sampled, and every unanswerable one")
     parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",
                         help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
                              "independent set of bench/qa_corpus on its 43 papers")
