@@ -9,20 +9,15 @@ from __future__ import annotations
 
 READING_PROMPTS: dict[str, str] = {}
 
-READING_PROMPTS["select_system"] = """You read numbered sentences taken from scientific papers and decide which one \
-answers a researcher's question.
-- Choose the number of the sentence that states the answer. Use only what the sentences say, never your own \
-knowledge.
-- If no sentence states the answer, choose none. A sentence on the same topic that does not give the answer is not \
-an answer.
-- Then copy the answer's words exactly as the chosen sentence writes them: a name, a number with its unit, a term \
-or a short phrase."""
+READING_PROMPTS["select_system"] = """You answer a researcher's question from numbered sentences of scientific papers.
+Reply with the words of the answer copied exactly from one sentence (a name, a number with its unit, a term or a \
+short phrase), then " | " and that sentence's number, like: 684K | 5
+Use only what the sentences say, never your own knowledge. If no sentence states the answer, reply: none"""
 
-READING_PROMPTS["select_system_yes_no"] = """You read numbered sentences taken from scientific papers and decide \
-whether they answer a researcher's yes/no question.
-- Reply yes or no with the number of the sentence that says so. Use only what the sentences say, never your own \
-knowledge.
-- If no sentence settles the question, reply not stated."""
+READING_PROMPTS["select_system_yes_no"] = """You answer a researcher's yes/no question from numbered sentences of \
+scientific papers.
+Reply yes or no, then " | " and the number of the sentence that says so, like: no | 2
+Use only what the sentences say, never your own knowledge. If no sentence settles the question, reply: not stated"""
 
 READING_PROMPTS["select_user"] = """Question: {question}
 

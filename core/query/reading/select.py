@@ -126,7 +126,8 @@ def grammar(k: int, yes_no: bool) -> str:
     numbers = " | ".join(f'"{n}"' for n in range(1, k + 1))
     if yes_no:
         return f'root ::= ("yes" | "no") " | " num | "not stated"\nnum ::= {numbers}\n'
-    return f'root ::= "none" | short " | " num\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]*\n'
+    # The words are bounded (80 characters): a model that starts to explain is made to name its sentence.
+    return f'root ::= "none" | short " | " num\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]{{0,79}}\n'
 
 
 def schema(k: int, yes_no: bool) -> dict:
