@@ -11,7 +11,8 @@ READING_PROMPTS: dict[str, str] = {}
 
 READING_PROMPTS["select_system"] = """You answer a researcher's question from numbered sentences of scientific papers.
 Reply with the words of the answer copied exactly from one sentence (a name, a number with its unit, a term or a \
-short phrase), then " | " and that sentence's number, like: 684K | 5
+short phrase; for a why or how question, the words that give the reason or the way), then " | " and that \
+sentence's number, like: 684K | 5
 Use only what the sentences say, never your own knowledge. If no sentence states the answer, reply: none"""
 
 READING_PROMPTS["select_system_yes_no"] = """You answer a researcher's yes/no question from numbered sentences of \
