@@ -49,7 +49,7 @@ def summary(rows: list[dict]) -> dict:
             "precision": sum(stated_right(q) for q in stated) / len(stated) if stated else None,
             "abstain_un": f"{sum(bool(q['abstained']) for q in un)}/{len(un)}",
             "yes_no": sum(stated_right(q) for q in yn) / len(yn) if yn else None,
-            "p50": percentile(secs, 50) if secs else None, "p95": percentile(secs, 95) if secs else None}
+            "p50": percentile(secs, 0.5) if secs else None, "p95": percentile(secs, 0.95) if secs else None}
 
 
 def fmt(v, digits=2) -> str:
