@@ -86,6 +86,14 @@ def test_ask_refuses_an_unknown_mode_before_streaming(served):
     assert "naive" in message  # the modes to choose from
 
 
+def test_ask_names_its_reader_and_refuses_an_unknown_one(served):
+    _, _, client = served
+    result = client.post("/api/ask", json={"question": QUESTION, "mode": "naive", "reader": "extractive"}).json()
+    assert result["reader"] == "extractive" and result["extractive"]
+    message = _error(client.post("/api/ask", json={"question": QUESTION, "reader": "oracle"}), 400, "invalid_input")
+    assert "select" in message  # the readers to choose from
+
+
 def test_passage_of_a_page_a_box_and_a_chunk(served):
     _, ids, client = served
     cited = client.post("/api/ask", json={"question": QUESTION, "mode": "naive"}).json()["citations"][0]
