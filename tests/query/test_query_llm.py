@@ -133,8 +133,8 @@ def test_the_llm_reranker_reorders_passages_with_one_more_call(llm_workspace):
         result = ask(lib, "Which corpus is BERT pre-trained on, per the first paper?", QueryParams(mode="naive"))
         rerank_calls = [r for r in server.chat_requests[before:]
                         if last_user_message(r).startswith("Rate how useful each passage")]
-        # rerank + write's "none" check + answer (naive: no keywords)
-        assert len(rerank_calls) == 1 and result.llm_calls == 3
+        # one rerank call, and every request made is counted (write's "none" check, the answer if it is written)
+        assert len(rerank_calls) == 1 and result.llm_calls == len(server.chat_requests[before:]) >= 2
         # Without the LLM's scores the best passage for this question names RoBERTa (it is BERT's replication).
         assert "RoBERTa" not in result.retrieval.chunks[0].hit.chunk.text
         assert any(note.startswith("reranked by LLM") for note in result.retrieval.notes)
