@@ -162,6 +162,8 @@ def model_status(lib: Library) -> ModelStatus:
     from core.models.llm.factory import describe_llm
 
     note = NO_LLM_NOTE if lib.settings.llm.provider == "none" else describe_llm(lib.settings)
+    if lib.settings.llm.provider == "none" and (reader := lib.reader_model()) is not None:
+        note = f"none configured; answers are read by the installed {reader.name} (the graph stays LLM-free)"
     return ModelStatus(lib.settings.embedding.model, is_loaded(lib.settings.embedding.model), note, warming(lib))
 
 

@@ -135,7 +135,10 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     else:
         confidence = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p)
     if choice.none or confidence < calibration.threshold:
-        answer = _abstain(job.context, ranked, q.kind, confidence, related=_related(q, ranked, scorer))
+        # An abstention's confidence is that stating nothing is right: the odds of "none", or 1 − P(the chosen
+        # sentence is right) when the calibrated threshold turned the model's answer down.
+        sure = confidence if choice.none else 1.0 - confidence
+        answer = _abstain(job.context, ranked, q.kind, sure, related=_related(q, ranked, scorer))
         answer.extractive, answer.model, answer.reader = True, model.name, Reader.SELECT.value
         answer.model_odds = choice.odds
         if not choice.none:
