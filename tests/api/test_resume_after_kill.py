@@ -70,11 +70,11 @@ def test_a_paper_a_killed_server_left_parsing_is_parsed_again_by_the_next_writer
     process = psutil.Process(server.pid)
     try:
         _wait(lambda: _mineru_child(process), "MinerU child of the server", 120)
-        # Held mid-parse (SIGSTOP) while a second writer works beside it and until the kill: on a quiet machine the
-        # server finished the paper first and the test raced. SIGKILL and its death signal still end it.
-        for child in process.children(recursive=True):
-            if "mineru_worker" in " ".join(child.cmdline()):
-                child.suspend()
+        # Held mid-parse (SIGSTOP) while a second writer works beside it, and let go at the kill: on a quiet machine
+        # the server finished the paper first and the test raced. (A stopped child would not act on its death signal.)
+        held_children = [c for c in process.children(recursive=True) if "mineru_worker" in " ".join(c.cmdline())]
+        for child in held_children:
+            child.suspend()
         held = lib.queue.in_progress_workers()
         assert lib.documents.get(doc_id).status == DocStatus.PARSING
         assert held[doc_id].split(":")[1] == str(server.pid) and _parse_folders(ws, doc_id)
@@ -91,6 +91,8 @@ def test_a_paper_a_killed_server_left_parsing_is_parsed_again_by_the_next_writer
             assert lib.queue.in_progress_workers()[doc_id] == held[doc_id] and _parse_folders(ws, doc_id)
 
         descendants = process.children(recursive=True)
+        for child in held_children:
+            child.resume()
         os.kill(server.pid, signal.SIGKILL)  # mid-parse: its MinerU child is running
         server.wait(timeout=30)
         _, alive = psutil.wait_procs(descendants, timeout=30)
