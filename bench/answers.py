@@ -36,6 +36,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.common import bench_workspace  # noqa: E402
 from bench.common import percentile as pct  # noqa: E402
+from bench.question_sets import SETS, build_papers, load_questions, sample_questions  # noqa: E402
 from core.eval.metrics import (  # noqa: E402
     complete_at_k,
     contains_reference,
@@ -50,18 +51,9 @@ from core.query.answer import strip_markers  # noqa: E402
 from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams, QueryResult  # noqa: E402
 from core.query.routes import available_modes  # noqa: E402
-from core.schema.records import DocStatus, GraphStatus  # noqa: E402
+from core.schema.records import DocStatus  # noqa: E402
 
-PAPERS = REPO.parent / "shared" / "corpus" / "papers"
-# The independent set (bench/qa_corpus): 43 papers rebuilt by bench/qa_corpus/build.py, questions written by people
-# who never read the code (bench/qa_corpus/WRITING_BRIEF.md), test split frozen (assemble.py --check).
-QA_PDFS = REPO.parent / "qa_corpus" / "pdfs"
-QA_DIR = Path(__file__).with_name("qa_corpus")
-# This round's fresh frozen test (bench/fresh_corpus): 28 papers never used before, 277 questions, all test.
-FRESH_PDFS = REPO.parent / "fresh_corpus" / "pdfs"
-FRESH_DIR = Path(__file__).with_name("fresh_corpus")
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
-QUESTIONS = Path(__file__).with_name("papers_qa.jsonl")
 WARM_UP = "Which datasets are used for evaluation?"
 
 
@@ -136,14 +128,13 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
     return out
 
 
-READER = "extractive"  # --reader: extractive (LLM-free) | select | write | auto (the reading model decides)
-
-
-def run_mode(lib: Library, mode: str, questions: list[dict], evidence: bool = True) -> list[Scored]:
+def run_mode(lib: Library, mode: str, questions: list[dict], evidence: bool = True,
+             reader: str = "extractive") -> list[Scored]:
+    """`reader`: extractive (LLM-free) | select | write | auto (the reading model decides)."""
     scored = []
     for q in questions:
-        params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=READER != "extractive",
-                                         reader=READER)
+        params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=reader != "extractive",
+                                         reader=reader)
         t = time.perf_counter()
         result = ask(lib, q["question"], params, save=False)
         scored.append(score(result, q, time.perf_counter() - t, evidence))
@@ -262,43 +253,8 @@ def warm_up(lib: Library, modes: list[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- papers
-def load_questions(split: str, path: Path = QUESTIONS) -> list[dict]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return rows if split == "all" else [r for r in rows if r.get("split") == split]
-
-
-def build_papers(lib: Library, folder: Path = PAPERS, manifest_path: Path | None = None) -> None:
-    """The papers of a manifest through the product path; a reused workspace only does what is missing."""
-    from core.pipeline.documents import add_pdf
-    from core.pipeline.graph.stage import process_graph_queue
-    from core.pipeline.ingest import process_queue
-
-    manifest = json.loads((manifest_path or folder / "manifest.json").read_text())
-    t = time.perf_counter()
-    added = [add_pdf(lib, m["file"], (folder / m["file"]).read_bytes()) for m in manifest]
-    new = [a for a in added if a.outcome == "added"]
-    docs = process_queue(lib)
-    ingest_s = time.perf_counter() - t
-    for doc in lib.documents.list():  # a graph an interrupted run left half-built: this bench is the only worker
-        if doc.status == DocStatus.READY and doc.graph_status in (GraphStatus.FAILED, GraphStatus.EXTRACTING):
-            lib.documents.set_graph_status(doc.id, GraphStatus.PENDING)
-    t = time.perf_counter()
-    process_graph_queue(lib)
-    graph_s = time.perf_counter() - t
-    ready = [d for d in lib.documents.list() if d.status == DocStatus.READY]
-    print(f"workspace {lib.workspace.root}: {len(ready)}/{len(manifest)} papers ready "
-          f"({len(new)} added now; ingest {ingest_s:.0f} s, graph {graph_s:.0f} s), graph {lib.graph.counts()}")
-    for doc in docs:
-        if doc.status != DocStatus.READY:
-            print(f"  {doc.filename}: {doc.status.value} — {doc.message}")
-
-
 def papers(args) -> int:
-    global READER
-    READER = args.reader
-    folder, manifest, path = {"qa": (QA_PDFS, QA_DIR / "manifest.json", QA_DIR / "questions.jsonl"),
-                              "fresh": (FRESH_PDFS, FRESH_DIR / "manifest.json", FRESH_DIR / "questions.jsonl"),
-                              }.get(args.set, (PAPERS, None, QUESTIONS))
+    folder, manifest, path = SETS[args.set]
     if not folder.exists():
         hint = " (python bench/qa_corpus/build.py [--manifest bench/fresh_corpus/manifest.json] rebuilds it)" \
             if args.set in ("qa", "fresh") else ""
@@ -306,14 +262,7 @@ def papers(args) -> int:
         return 2
     lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
     build_papers(lib, folder, manifest)
-    questions = load_questions(args.split, path)
-    if getattr(args, "questions", 0) and args.questions < len(questions):  # a fixed sample of every writer and type
-        import random
-
-        pool = [q for q in questions if q["answers"]] if args.every_unanswerable else questions
-        kept = random.Random(20261207).sample(pool, min(args.questions, len(pool)))
-        kept += [q for q in questions if not q["answers"]] if args.every_unanswerable else []
-        questions = sorted(kept, key=lambda q: q["id"])
+    questions = sample_questions(load_questions(args.split, path), args.questions, args.every_unanswerable)
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
     ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
     absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})
@@ -322,12 +271,12 @@ def papers(args) -> int:
     modes = choose_modes(lib, args.modes)
     n_ans = sum(1 for q in questions if q["answers"])
     print(f"{len(questions)} questions ({n_ans} answerable, {len(questions) - n_ans} unanswerable; split "
-          f"{args.split}) × modes {', '.join(modes)}; reader {READER}")
+          f"{args.split}) × modes {', '.join(modes)}; reader {args.reader}")
     warm_up(lib, modes)
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
-        scored = run_mode(lib, mode, questions)
+        scored = run_mode(lib, mode, questions, reader=args.reader)
         summaries.append(summarise(mode, scored))
         per_question += [s.__dict__ for s in scored]
         for split in sorted({s.split for s in scored} - {""}) if args.split == "all" else []:

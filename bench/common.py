@@ -32,3 +32,17 @@ def percentile(values: list[float], q: float) -> float:
 
 def row(label: str, value) -> None:
     print(f"| {label} | {value} |", flush=True)
+
+
+def question_rows(paths: str) -> dict[str, dict]:
+    """The questions of one or more JSONL sets (comma-separated paths), by id."""
+    import json
+    from pathlib import Path
+
+    rows = {}
+    for path in paths.split(","):
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                q = json.loads(line)
+                rows[q["id"]] = q
+    return rows

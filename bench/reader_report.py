@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.common import percentile  # noqa: E402
+from bench.common import percentile, question_rows  # noqa: E402
 
 
 def stated_right(q: dict) -> bool:
@@ -80,12 +80,7 @@ def main() -> int:
     ap.add_argument("--questions", default="bench/fresh_corpus/questions.jsonl",
                     help="the set the files answered (for the yes/no references)")
     args = ap.parse_args()
-    refs = {}
-    for path in args.questions.split(","):
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                q = json.loads(line)
-                refs[q["id"]] = (q.get("answers") or [""])[0]
+    refs = {i: (q.get("answers") or [""])[0] for i, q in question_rows(args.questions).items()}
     print(f"load average {os.getloadavg()[0]:.2f} (when this report ran; the runs' own are in their logs)")
     print("\n| reader | mode | n | stated answer holds ref | whole answer holds ref | answered | precision of "
           "stated | unanswerable abstaining | yes/no right | p50 s | p95 s | ECE |")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from bench.common import question_rows  # noqa: E402
 from bench.reader_report import stated_right  # noqa: E402
 
 OUT = REPO / "core" / "query" / "reading" / "data" / "select_calibration.json"
@@ -38,12 +39,7 @@ def main() -> int:
     ap.add_argument("--questions", default="bench/qa_corpus/questions.jsonl,bench/papers_qa.jsonl")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
-    refs = {}
-    for path in args.questions.split(","):
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                q = json.loads(line)
-                refs[q["id"]] = ((q.get("answers") or [""])[0], q.get("split", ""))
+    refs = {i: ((q.get("answers") or [""])[0], q.get("split", "")) for i, q in question_rows(args.questions).items()}
     rows = []
     for path in args.runs:
         for q in json.loads(Path(path).read_text())["questions"]:

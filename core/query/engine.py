@@ -106,8 +106,9 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     model = lib.reader_model() if params.use_llm and not params.context_only else None
     reader = Reader.EXTRACTIVE if params.context_only else choose_reader(
         params.reader or lib.settings.query.reader, model, question, prose_fast=_writes_fast(model))
-    if params.vlm_images and params.use_llm and not params.context_only and lib.vision_model() is not None:
-        reader, model = Reader.WRITE, model or lib.vision_model()  # the VLM writes from the tables' images
+    vlm = lib.vision_model() if params.vlm_images and params.use_llm and not params.context_only else None
+    if vlm is not None:
+        reader, model = Reader.WRITE, model or vlm  # the VLM writes from the tables' images
     # The token budget is a model's: the extractive ranking (extractive, select) reads every passage kept, whole.
     whole = not params.context_only and (reader is not Reader.WRITE or _small(model))
     budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if whole else params
@@ -117,7 +118,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     if not params.context_only:
         t = time.perf_counter()
         job = ReadingJob(lib, question, context, retrieval, embeddings(question), params, on_token,
-                         notes=retrieval.notes, gate=not (params.vlm_images and lib.vision_model() is not None))
+                         notes=retrieval.notes, gate=vlm is None)
         outcome = read_answer(job, reader, model)
         result.answer = outcome.answer
         result.error = "; ".join(job.errors)

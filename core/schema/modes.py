@@ -9,9 +9,29 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+class _Named(StrEnum):
+    """A name with a one-line help, stored as its string; an unknown name fails with the names to choose from."""
+
+    help: str
+
+    def __new__(cls, value: str, help: str):
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.help = help
+        return member
+
+    @classmethod
+    def _missing_(cls, value: object):
+        raise ValueError(f"unknown {cls._what()} {value!r}: choose one of {', '.join(cls)}")
+
+    @classmethod
+    def _what(cls) -> str:
+        return cls.__name__.lower()
+
+
 # StrEnum: a mode is its stored string (equal to it, hashed as it, shown as it in an f-string), so modes saved
 # before the enum existed, CLI arguments and page widgets need no conversion to be compared with one.
-class Mode(StrEnum):
+class Mode(_Named):
     help: str  # what the mode retrieves, in a line: the pages' help text
 
     NAIVE = "naive", "passages closest to the question (vectors + BM25)"
@@ -24,26 +44,22 @@ class Mode(StrEnum):
                   "passages over passages and entities — finds the second hop through a bridge entity")
     COMMUNITY = "community", "community reports of the graph, mapped and reduced (GraphRAG global search)"
 
-    def __new__(cls, value: str, help: str) -> Mode:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.help = help
-        return member
-
     @classmethod
-    def _missing_(cls, value: object) -> Mode:
-        raise ValueError(f"unknown query mode {value!r}: choose one of {', '.join(cls)}")
+    def _what(cls) -> str:
+        return "query mode"
+
+
+def help_lines(names: type[_Named]) -> str:
+    """Every name with its help, one per line, as a page's help tooltip shows them."""
+    return "\n".join(f"- **{name}**: {name.help}" for name in names)
 
 
 def modes_help() -> str:
-    """Every mode with its help, one per line, as a page's help tooltip shows them."""
-    return "\n".join(f"- **{mode}**: {mode.help}" for mode in Mode)
+    return help_lines(Mode)
 
 
-class Reader(StrEnum):
+class Reader(_Named):
     """How retrieved passages become an answer (core.query.reading): one name from the settings to the answer."""
-
-    help: str
 
     AUTO = "auto", ("select with a reading model (the configured LLM, else the embedded model when installed); "
                     "write for explain / compare / summarise questions when the model is fast; else extractive")
@@ -53,16 +69,6 @@ class Reader(StrEnum):
     WRITE = "write", ("the model writes prose from the passages, checked sentence by sentence; it first runs "
                       "select's 'none' check, so it abstains when no sentence answers")
 
-    def __new__(cls, value: str, help: str) -> Reader:
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.help = help
-        return member
-
-    @classmethod
-    def _missing_(cls, value: object) -> Reader:
-        raise ValueError(f"unknown reader {value!r}: choose one of {', '.join(cls)}")
-
 
 def readers_help() -> str:
-    return "\n".join(f"- **{reader}**: {reader.help}" for reader in Reader)
+    return help_lines(Reader)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import httpx
@@ -29,7 +27,7 @@ from core.settings.workspace import Workspace
 from tests import graph_papers, pdfs
 from tests.api.helpers import LiveServer
 from tests.api.test_serve_stop import _serving
-from tests.paths import REPO
+from tests.held_claims import held_claim
 
 pytestmark = pytest.mark.slow  # a server process parsing with MinerU, then this process parsing again
 
@@ -138,19 +136,10 @@ def test_a_graph_a_killed_process_left_extracting_is_built_by_the_next_writer(tm
     doc_id = add_pdf(lib, "bert.pdf", graph_papers.make_bert_pdf(tmp_path).read_bytes()).doc_id
     (doc,) = process_queue(lib)  # ready, its graph pending
     assert doc.status == DocStatus.READY and doc.graph_status == GraphStatus.PENDING
-    holder = subprocess.Popen([sys.executable, "-c", _CLAIM_GRAPH, str(ws.root)], cwd=REPO, stdout=subprocess.PIPE,
-                              text=True)
-    try:
-        assert holder.stdout.readline().strip() == doc_id
+    with held_claim(_CLAIM_GRAPH, ws.root) as claimed:
+        assert claimed == doc_id
         assert lib.documents.get(doc_id).graph_status == GraphStatus.EXTRACTING
         assert recover_graph(lib) == [] and not work_to_resume(lib)  # a live process's claim stays its own
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(timeout=30)
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        holder.stdout.close()
     assert lib.documents.get(doc_id).graph_status == GraphStatus.EXTRACTING and work_to_resume(lib)
     with LiveServer(lib) as restarted, httpx.Client(base_url=restarted.url, timeout=60):
         _wait(lambda: lib.documents.get(doc_id).graph_status == GraphStatus.DONE, "graph built", 120)

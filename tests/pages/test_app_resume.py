@@ -2,10 +2,6 @@
 queued papers were resumed, so such a paper stayed `parsing` until someone opened the Library page twice)."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -14,8 +10,8 @@ from core.library import open_library
 from core.pipeline.documents import add_pdf
 from core.schema.records import DocStatus
 from tests import graph_papers
+from tests.held_claims import held_claim
 from tests.pages.app_helpers import run_app
-from tests.paths import REPO
 
 _CLAIM = """
 import sys, time
@@ -35,17 +31,8 @@ def test_the_app_parses_again_a_paper_a_killed_process_left_parsing(monkeypatch,
     ws = graph_papers.fast_workspace(tmp_path / "ws")
     lib = open_library(ws)
     doc_id = add_pdf(lib, "bert.pdf", graph_papers.make_bert_pdf(tmp_path).read_bytes()).doc_id
-    holder = subprocess.Popen([sys.executable, "-c", _CLAIM, str(ws.root)], cwd=REPO, stdout=subprocess.PIPE,
-                              text=True)
-    try:
-        assert holder.stdout.readline().strip() == doc_id  # a real writer's claim ...
-        os.kill(holder.pid, signal.SIGKILL)  # ... whose process is killed holding it
-        holder.wait(timeout=30)
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        holder.stdout.close()
+    with held_claim(_CLAIM, ws.root) as claimed:  # a real writer's claim, its process killed holding it
+        assert claimed == doc_id
     assert lib.documents.get(doc_id).status == DocStatus.PARSING
     run_app(monkeypatch, ws.root)  # one run of the app, as a browser opening it; no page is clicked
     deadline = time.monotonic() + 120

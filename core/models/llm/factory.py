@@ -1,6 +1,7 @@
 """The chat model the settings ask for, behind the cache, or None when the pipeline should run LLM-free."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import asdict, replace
@@ -52,15 +53,23 @@ def shared_chat_model(settings: Settings, cache: LLMCacheStore) -> ChatModel | N
 
 
 def embedded_available() -> bool:
-    """The embedded model's runtime and weights are on this machine (`make llm`, or `make run` unless skipped):
-    checked without loading either."""
-    import importlib.util
+    """The embedded model's runtime and weights are on this machine (`make llm`, or `make run` unless skipped), and
+    PAPERGRAPH_EMBEDDED_READER does not turn it off: checked without loading either."""
     import os
-
-    from core.models.llm.embedded import is_installed
 
     if os.environ.get(EMBEDDED_READER_SWITCH, "").lower() in ("0", "off", "false", "no"):
         return False
+    return _embedded_installed()
+
+
+@functools.lru_cache(maxsize=1)
+def _embedded_installed() -> bool:
+    # Asked on every page run (the sidebar, Ask's caption and options): what pip and `make llm` put on disk is read
+    # once per process; installing the model means restarting the app, as any pip install does.
+    import importlib.util
+
+    from core.models.llm.embedded import is_installed
+
     return importlib.util.find_spec("xllamacpp") is not None and is_installed()
 
 

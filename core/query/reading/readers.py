@@ -83,7 +83,9 @@ def read_answer(job: ReadingJob, reader: Reader, model: ChatModel | None) -> Out
         if gate is not None and gate.answer.abstained:
             return gate
         written = write_answer(job, model)
-        if gate is not None and written.answer.reader == Reader.WRITE:  # how sure: that some sentence answers
+        if written.answer is None:  # the model failed (job.errors says so)
+            return Outcome(_extractive(job), job.calls, job.cached)
+        if gate is not None:  # how sure: that some sentence answers
             written.answer.confidence = gate.answer.confidence
         return Outcome(written.answer, job.calls + written.calls, job.cached + written.cached)
     outcome = _select(job, model)

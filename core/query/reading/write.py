@@ -22,15 +22,14 @@ SMALL_ANSWER_TOKENS = 200  # the embedded model's answer: ~10 tokens/s on 2 core
 
 @dataclass
 class Written:
-    answer: object
+    answer: Answer | None  # None: the model failed
     calls: int = 0
     cached: int = 0
 
 
 def write_answer(job, llm: ChatModel) -> Written:
-    """The model's answer, grounded; the extractive one (said in job.errors) when the model fails."""
-    from core.query.reading.readers import _extractive
-
+    """The model's answer, grounded; answer None (said in job.errors) when the model fails: the caller answers
+    without it."""
     lib, params, context = job.lib, job.params, job.context
     q = lib.settings.query
     images: list[tuple[int, bytes]] = []
@@ -64,7 +63,7 @@ def write_answer(job, llm: ChatModel) -> Written:
                 job.on_token("".join(pieces))
     except LLMError as exc:
         job.errors.append(f"the LLM could not answer ({exc}); showing the extractive answer instead")
-        return Written(_extractive(job))
+        return Written(None)
     answer = ground(parse_answer("".join(pieces), full, extractive=False, model=llm.name), full, job.question)
     answer.reader = Reader.WRITE.value
     return Written(answer, 0 if cached else 1, int(cached))
