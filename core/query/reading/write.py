@@ -14,6 +14,7 @@ from core.models.llm.base import ChatModel, LLMError
 from core.query.answer import MAX_ANSWER_IMAGES, answer_messages, parse_answer, stream_llm_answer
 from core.query.reading.grounding import ground
 from core.query.reading.small_context import compact_context
+from core.query.records import Answer
 from core.schema.modes import Reader
 from core.schema.records import MEDIA_TYPES
 
