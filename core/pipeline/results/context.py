@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from core.schema.records import ContentItem
 from core.text.result_names import dataset_key, is_aggregate_name, is_metric_name, metric_key
@@ -53,7 +54,7 @@ class TableContext:
     setting: str = ""
     unit: str = ""
 
-    @property
+    @cached_property
     def dataset(self) -> str:
         """The one dataset the caption names, else the one the citing sentences name most; "" when unsure."""
         if len({dataset_key(d) for d in self.datasets}) == 1:
@@ -125,7 +126,7 @@ def citing_sentences(label: str, items: Sequence[ContentItem]) -> list[str]:
     m = re.match(r"Table\s+(\S+)$", label or "")
     if not m:
         return []
-    mention = re.compile(rf"\bTab(?:le|\.)?\s*{re.escape(m.group(1))}(?![\d.]\d)")
+    mention = re.compile(rf"\bTab(?:le|\.)?\s*{re.escape(m.group(1))}(?!\d|\.\d)")
     out, total = [], 0
     for item in items:
         if item.type not in ("text", "list") or not item.text or "Tab" not in item.text:

@@ -66,7 +66,8 @@ def _is_setting(text: str) -> bool:
 
 
 def hint_roles(text: str) -> tuple[str, str]:
-    """The roles a corner cell gives (to its row, to its column): "Model ↓ / Metric →" → (metric, method)."""
+    """The roles a corner cell gives (to its row, to its column): "Model ↓ / Metric →" → (metric, method);
+    "Metric" alone → ("", metric)."""
     row_role = col_role = ""
     for part in re.split(r"/|\|", clean_text(text)):
         for role, pattern in _HINTS:
@@ -75,8 +76,8 @@ def hint_roles(text: str) -> tuple[str, str]:
                     row_role = row_role or role
                 elif "↓" in part:
                     col_role = col_role or role
-                else:
-                    row_role, col_role = row_role or role, col_role or role
+                else:  # a plain "Metric" over the row labels names what the rows are
+                    col_role = col_role or role
     return row_role, col_role
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.graph.merge import normalize_key
 from core.pipeline.results.context import TableContext, table_context
@@ -32,6 +33,9 @@ from core.schema.results import Direction, ResultRecord
 from core.text.result_names import dataset_key, is_metric_name, method_key, metric_direction, metric_key
 from core.text.tables import table_grid
 
+# Names repeat down a column and across a row: their keys are computed once per name (bounded caches).
+_dataset_key, _method_key, _metric_key = (lru_cache(maxsize=4096)(f) for f in (dataset_key, method_key, metric_key))
+_entity_key = lru_cache(maxsize=4096)(normalize_key)
 MAX_ROWS = 500  # a broken table's rows past this are not read: a results table is never this long
 MAX_COLS = 100
 
@@ -82,10 +86,11 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
     return names
 
 
-def _direction(names: _Names, table_direction: str) -> Direction:
-    arrows = metric_direction(names.header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", names.header_text) else ""
-    found = arrows or metric_direction(names.metric)
-    if not found and names.aggregate:
+@lru_cache(maxsize=4096)
+def _direction(header_text: str, metric: str, aggregate: str, table_direction: str) -> Direction:
+    arrows = metric_direction(header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", header_text) else ""
+    found = arrows or metric_direction(metric)
+    if not found and aggregate:
         found = table_direction  # "Avg." of metrics that all go one way goes that way
     return Direction(found) if found in ("higher", "lower") else Direction.UNKNOWN
 
@@ -177,17 +182,16 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
             metric = names.aggregate
     dataset = names.dataset or group_dataset or ctx.dataset
     setting = " / ".join(settings) or group_setting or ctx.setting
-    direction = _direction(_Names(metric=metric, aggregate=names.aggregate,
-                                  header_text=names.header_text + " " + metric), table_direction)
+    direction = _direction(names.header_text + " " + metric, metric, names.aggregate, table_direction)
     unit = value.unit or ("%" if "%" in names.header_text else "") or ctx.unit
     method = names.method
-    extra = {"method_entity": normalize_key(method)} if method else {}
+    extra = {"method_entity": _entity_key(method)} if method else {}
     if dataset:
-        extra["dataset_entity"] = normalize_key(dataset)
-    if ctx.dataset and dataset_key(ctx.dataset) != dataset_key(dataset):
+        extra["dataset_entity"] = _entity_key(dataset)
+    if ctx.dataset and _dataset_key(ctx.dataset) != _dataset_key(dataset):
         extra["caption_dataset"] = ctx.dataset  # "MAG" under "Results on the SCIDOCS suite": the suite it is part of
     if value.spread is not None:
         extra["spread"] = f"{value.spread:g}"
     return dict(method=method, dataset=dataset, metric=metric, value=value.value, value_text=value.text, unit=unit,
-                setting=setting, direction=direction, best=False, method_key=method_key(method),
-                dataset_key=dataset_key(dataset), metric_key=metric_key(metric), extra=extra)
+                setting=setting, direction=direction, best=False, method_key=_method_key(method),
+                dataset_key=_dataset_key(dataset), metric_key=_metric_key(metric), extra=extra)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 BEST_MARK = "\ue000"
 
@@ -61,6 +62,7 @@ def _number(text: str) -> float:
     return float(text.replace(" ", "").replace(",", "").replace("−", "-").replace("–", "-"))
 
 
+@lru_cache(maxsize=8192)  # a cell is read by the header, label-column and kind checks, then for its record
 def read_value(cell: str) -> CellValue | None:
     """The cell's number, unit, spread and emphasis; None when the cell is not one reported number."""
     if not cell or len(cell) > 80 or not any(ch.isdigit() for ch in cell):

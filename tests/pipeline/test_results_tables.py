@@ -1,0 +1,107 @@
+"""Results tables read into records: metrics as columns, datasets as column groups over metrics, ± values and
+percentages, bold best and best by direction, transposed tables, group rows, and the caption or citing sentence
+naming what the table leaves out."""
+from __future__ import annotations
+
+from core.schema.results import Direction, ResultSource
+from tests.pipeline.results_tables import html, one, read, table, text
+
+
+def test_metrics_as_columns_with_the_dataset_and_split_from_the_caption():
+    records = read(table(html(["Model", "Acc.", "F1"],
+                              ["BERT", "85.1", "<td><b>80.2</b></td>"],
+                              ["Ours", "<td><b>86.3</b></td>", "79.9"]),
+                         caption="Table 2: Results on the SQuAD dev set."))
+    assert len(records) == 4
+    r = one(records, "Ours", metric="Acc.")
+    assert (r.dataset, r.setting, r.value, r.best) == ("SQuAD", "dev", 86.3, True)
+    assert (r.dataset_key, r.metric_key, r.method_key) == ("squad", "accuracy", "ours") or r.method_key == ""
+    assert r.direction == Direction.HIGHER and r.source == ResultSource.RULES
+    assert (r.page, r.table_label, r.item_index, r.row, r.col) == (3, "Table 2", 0, 2, 1)
+    assert r.bbox == (100.0, 200.0, 900.0, 500.0)
+    assert one(records, "BERT", metric="F1").best and not one(records, "Ours", metric="F1").best
+    assert not one(records, "BERT", metric="Acc.").best
+
+
+def test_datasets_as_column_groups_over_metrics():
+    body = ("<table><tr><th rowspan=2>Method</th><th colspan=2>SQuAD 1.1</th><th colspan=2>SQuAD 2.0</th></tr>"
+            "<tr><th>EM</th><th>F1</th><th>EM</th><th>F1</th></tr>"
+            "<tr><td>BiDAF</td><td>67.7</td><td>77.3</td><td>59.2</td><td>62.1</td></tr>"
+            "<tr><td>BERT-large</td><td>84.1</td><td>90.9</td><td>78.7</td><td>81.9</td></tr></table>")
+    records = read(table(body, caption="Table 3: Question answering."))
+    assert len(records) == 8
+    r = one(records, "BERT-large", dataset="SQuAD 2.0", metric="F1")
+    assert r.value == 81.9 and r.best and r.dataset_key == "squad2" and r.metric_key == "f1"
+    assert one(records, "BiDAF", dataset="SQuAD 1.1", metric="EM").value == 67.7
+    assert r.method_key == "bertlarge"
+
+
+def test_plus_minus_values_percentages_and_marks():
+    records = read(table(html(["Method", "Accuracy (%)", "Error"],
+                              ["A", "85.3 ± 0.2", "14.7%"],
+                              ["B†", "$86.1_{\\pm 0.4}$*", "13.9%"]),
+                         caption="Table 1: Comparison on CIFAR-10."))
+    a = one(records, "A", metric="Accuracy (%)")
+    assert (a.value, a.value_text, a.unit, a.extra["spread"]) == (85.3, "85.3 ± 0.2", "%", "0.2")
+    b = one(records, "B†", metric="Error")
+    assert (b.value, b.unit, b.direction, b.best) == (13.9, "%", Direction.LOWER, True)  # lower error is better
+    assert one(records, "B†", metric="Accuracy (%)").value == 86.1 and one(records, "B†", metric="Accuracy (%)").best
+    assert b.method_key == "b" and b.dataset == "CIFAR-10"
+
+
+def test_latex_bold_and_underline_count_as_marked_best():
+    records = read(table(html(["Model", "BLEU"], ["X", "$\\mathbf{30.1}$"], ["Y", "<u>29.0</u>"], ["Z", "28.0"]),
+                         caption="Table 4: Results on WMT14 En-De test set."))
+    assert [r.best for r in records] == [True, True, False]
+    assert records[0].value == 30.1 and records[0].setting == "test"
+
+
+def test_a_transposed_table_has_methods_as_columns():
+    records = read(table(html(["Metric", "BERT", "RoBERTa"], ["Accuracy", "88.0", "90.2"], ["F1", "85.5", "87.0"]),
+                         caption="Table 5: Results on MNLI."))
+    assert len(records) == 4
+    r = one(records, "RoBERTa", metric="F1")
+    assert (r.value, r.dataset, r.best, r.row, r.col) == (87.0, "MNLI", True, 2, 2)
+    assert not one(records, "BERT", metric="Accuracy").best
+
+
+def test_a_dataset_column_with_methods_across():
+    records = read(table(html(["Dataset", "Baseline", "Ours"], ["SST-2", "91.0", "93.5"], ["QQP", "88.0", "89.1"]),
+                         caption="Table 6: Accuracy of the models."))
+    r = one(records, "Ours", dataset="QQP")
+    assert (r.value, r.metric, r.metric_key) == (89.1, "Accuracy", "accuracy")
+
+
+def test_group_rows_give_their_setting_or_dataset_to_the_rows_below():
+    body = html(["Model", "Acc"], ["<td colspan=2>Zero-shot</td>"], ["GPT-3", "60.1"],
+                ["<td colspan=2>Few-shot</td>"], ["GPT-3", "70.4"],
+                ["<td colspan=2>Baselines</td>"], ["Random", "25.0"])
+    records = read(table(body, caption="Table 7: Results on ARC-Easy."))
+    assert {(r.method, r.setting, r.value) for r in records} == {
+        ("GPT-3", "Zero-shot", 60.1), ("GPT-3", "Few-shot", 70.4), ("Random", "Few-shot", 25.0)}
+    assert all(r.dataset == "ARC-Easy" for r in records)
+
+
+def test_the_citing_sentence_names_the_dataset_the_caption_leaves_out():
+    records = read(text("We compare against strong baselines."),
+                   table(html(["System", "F1"], ["CRF", "88.1"], ["BiLSTM-CRF", "90.9"]),
+                         caption="Table 3: Main results."),
+                   text("Table 3 shows that our tagger is best on CoNLL-2003. See also Table 30 on WNUT."))
+    assert {r.dataset for r in records} == {"CoNLL-2003"}
+    assert one(records, "BiLSTM-CRF").best
+
+
+def test_an_average_column_named_only_in_the_corner_is_read_as_such():
+    # SPECTER's Table 1 as MinerU writes it: "Avg." shifted into the row-label column, its own column headless.
+    body = ("<table><thead><tr><th>Task →</th><th>Classification</th><th></th></tr>"
+            "<tr><th>Avg. Subtask →</th><th>MAG</th><th></th></tr>"
+            "<tr><th>Model ↓ / Metric →</th><th>F1</th><th></th></tr></thead>"
+            "<tbody><tr><td>Random</td><td>4.8</td><td>32.5</td></tr>"
+            "<tr><td>SPECTER (Ours)</td><td>82.0</td><td>80.0</td></tr></tbody></table>")
+    records = read(table(body, caption="Table 1: Results on the SCIDOCS evaluation suite consisting of 7 tasks.",
+                         page=6))
+    avg = one(records, "SPECTER (Ours)", value=80.0)
+    assert (avg.dataset, avg.metric, avg.metric_key, avg.page, avg.best) == ("SCIDOCS", "Avg.", "average", 6, True)
+    assert avg.dataset_key == "scidocs" and avg.method_key == "specter"
+    f1 = one(records, "SPECTER (Ours)", value=82.0)
+    assert (f1.dataset, f1.metric, f1.extra["caption_dataset"]) == ("MAG", "F1", "SCIDOCS")
