@@ -35,7 +35,7 @@ _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _CITATION = re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b|et al|\bours?\b|\bproposed\b|this (?:work|paper)|"
                        r"^\s*\d+(?:\s*,\s*\d+)*\s*$")
 _CUTOFF = re.compile(r"@\s*(\d+(?:\.\d+)?)")
-_WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*|[+]+")
+_WORDS = re.compile(r"[^\W_]+(?:\.[0-9]+)*|[+]+")  # letters of any script: "F-κ" is not "F"
 _QUALIFIERS = ("test", "dev", "val", "valid", "validation", "train", "avg", "average", "mean", "overall", "final")
 
 

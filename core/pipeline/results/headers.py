@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.pipeline.results.values import clean_text, is_number_cell
+from core.pipeline.results.values import clean_text, is_missing, is_number_cell
 from core.text.result_names import is_aggregate_name, is_metric_name, setting_words
 
 METRIC, DATASET, SETTING, AGGREGATE, METHOD = "metric", "dataset", "setting", "aggregate", "method"
@@ -54,7 +54,7 @@ class Layout:
 
 
 def _numeric_share(cells: list[str]) -> float:
-    filled = [c for c in cells if clean_text(c)]
+    filled = [c for c in cells if not is_missing(c)]
     return sum(is_number_cell(c) for c in filled) / len(filled) if filled else 0.0
 
 
@@ -211,6 +211,20 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
     layout.group_rows = _group_rows(header, rows, label_cols)
     layout.transposed = _is_transposed(layout)
     return layout
+
+
+def looks_like_a_name(text: str) -> bool:
+    """"SQuAD", "MNLI", "CoNLL-2003", "PubMed": a capital inside a word, a word in capitals, or a digit. "Before
+    Perturb", "Classification", "testsimple" are not: under a caption that names the dataset they are settings."""
+    return bool(re.search(r"[a-z][A-Z]|\b[A-Z]{2,}|\d", clean_text(text)))
+
+
+def names_to_settings(layout: Layout) -> None:
+    """Header cells read as datasets only because they are not metrics become settings when they do not look like
+    names (called when the caption or the citing sentences name the table's dataset)."""
+    for c, path in layout.col_paths.items():
+        layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t) else role)
+                               for t, role in path]
 
 
 def group_role(label: str) -> str:

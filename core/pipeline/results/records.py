@@ -24,6 +24,7 @@ from core.pipeline.results.headers import (
     Layout,
     cell_role,
     group_role,
+    names_to_settings,
     read_layout,
 )
 from core.pipeline.results.table_kind import is_results_table
@@ -141,6 +142,8 @@ def table_records(doc_id: str, item: ContentItem, label: str, sentences: Sequenc
     if not is_results_table(layout, item.caption, row_metrics):
         return []
     ctx = table_context(item.caption, item.footnote, sentences)
+    if ctx.dataset:
+        names_to_settings(layout)
     return _records(doc_id, item, label, layout, ctx)
 
 

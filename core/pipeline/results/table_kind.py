@@ -22,7 +22,9 @@ _AGAINST = re.compile(
     r"summary of (?:the )?datasets?|number of (?:papers|documents|samples|examples|instances|sentences|tokens|"
     r"images)|configurations?|architecture details|(?:training|model) (?:details|settings|configurations?)|"
     r"glossary|definitions?|annotation guidelines|templates?|prompts?|license|list of|distribution of|"
-    r"baseline characteristics|inclusion criteria|data ?sets? statistics|corpus statistics|token counts)\b", re.I)
+    r"baseline characteristics|inclusion criteria|data ?sets? statistics|corpus statistics|token counts|"
+    r"model sizes?|number of parameters|parameter counts?)\b", re.I)
+_COUNT_HEADER = re.compile(r"^(?:#|no\.|num\.?|number|count|size|params|parameters|n\b|total)", re.I)
 MIN_NUMERIC_SHARE = 0.5  # of the value cells: a table of words ("yes", "full text") reports no results
 
 
@@ -48,6 +50,9 @@ def is_results_table(layout: Layout, caption: str, row_metrics: int = 0) -> bool
         score += 2
     if any(role == AGGREGATE for path in layout.col_paths.values() for _, role in path):
         score += 1
+    headers = [text for path in layout.col_paths.values() for text, _ in path]
+    if headers and not has_metric(layout) and all(_COUNT_HEADER.match(t) for t in headers):
+        return False  # "# papers", "Number of parameters": counts, not scores
     score += min(len({m.casefold() for m in _FOR.findall(text)}), 2)
     score -= 2 * len({m.casefold() for m in _AGAINST.findall(text)})
     return score > 0

@@ -83,5 +83,14 @@ def read_value(cell: str) -> CellValue | None:
     return CellValue(value=value, text=text, unit=unit, spread=spread, marked=marked)
 
 
+_MISSING = {"-", "–", "—", "−", "n/a", "N/A", "NA", "n.a.", "N.A.", "?", "×", "✗", "/", "--", "---", "∅", "x"}
+
+
 def is_number_cell(cell: str) -> bool:
     return read_value(cell) is not None
+
+
+def is_missing(cell: str) -> bool:
+    """"-", "–", "n/a": a value the paper does not report, neither a number nor a name."""
+    text = clean_text(cell)
+    return not text or text in _MISSING
