@@ -136,22 +136,34 @@ def _group_rows(body_start: int, rows: list[list[str]], label_cols: list[int]) -
     return groups
 
 
-def _row_role(cells: list[str]) -> str:
+def _defined_role(text: str, defined: dict[str, bool]) -> str:
+    """The role the caption's definitions give a header cell ("ALL is cell selection accuracy"), else ""."""
+    if text in defined:
+        return METRIC if defined[text] else DATASET
+    return ""
+
+
+def _row_role(cells: list[str], defined: dict[str, bool]) -> str:
     """A header row's names are read together: when at least half are known metrics the row is a metric row
     ("prec. | yield"), else a row of names ("CLS | USR | CITE | REC": "REC" is a task here, not recall)."""
     names = [t for t in (clean_text(c) for c in cells) if t and not is_aggregate_name(t) and not _is_setting(t)]
     if not names:
         return ""
+    if any(t in defined for t in names):
+        names = [t for t in names if t in defined]
+        metrics = sum(defined[t] for t in dict.fromkeys(names))
+        return METRIC if metrics * 2 >= len(dict.fromkeys(names)) else DATASET
     metrics = sum(is_metric_name(t) for t in dict.fromkeys(names))
     return METRIC if metrics * 2 >= len(dict.fromkeys(names)) else DATASET
 
 
-def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str]) -> list[tuple[str, str]]:
+def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str],
+                 defined: dict[str, bool]) -> list[tuple[str, str]]:
     path: list[tuple[str, str]] = []
     for r in range(header):
         text = clean_text(rows[r][c]).strip(" →↓")
         if text and (not path or path[-1][0] != text):
-            path.append((text, cell_role(text, row_hints[r])))
+            path.append((text, _defined_role(text, defined) or cell_role(text, row_hints[r])))
     return path
 
 
@@ -181,7 +193,9 @@ def _is_transposed(layout: Layout) -> bool:
     return bool(labels) and metrics >= max(1, len(labels) / 2)
 
 
-def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
+def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str, bool] | None = None) -> Layout:
+    """`defined`: abbreviations the caption defines → whether each names a metric (context.defined_names)."""
+    defined = defined or {}
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header = _header_count(rows, parsed_header)
@@ -197,7 +211,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
             row_role = row_role or rr
             if cr and c not in layout.label_roles:
                 layout.label_roles[c] = cr
-        row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols]))
+        row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols], defined))
     for c in label_cols:  # a plain "Dataset" / "Metric" / "Model" over a label column
         for r in range(header):
             text = clean_text(rows[r][c])
@@ -206,7 +220,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
                 if role:
                     layout.label_roles[c] = role
     for c in value_cols:
-        layout.col_paths[c] = _column_path(rows, header, c, row_hints)
+        layout.col_paths[c] = _column_path(rows, header, c, row_hints, defined)
     _stranded_aggregate(rows, header, layout)
     layout.group_rows = _group_rows(header, rows, label_cols)
     layout.transposed = _is_transposed(layout)

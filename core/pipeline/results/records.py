@@ -131,23 +131,25 @@ def _grid(item: ContentItem) -> tuple[list[list[str]], int]:
     return rows, (grid.header_rows if marked_header else 0)
 
 
-def table_records(doc_id: str, item: ContentItem, label: str, sentences: Sequence[str]) -> list[ResultRecord]:
+def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
+                  sentences: Sequence[str]) -> list[ResultRecord]:
     """The records of one table item; [] for a table that does not report results."""
     rows, parsed_header = _grid(item)
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return []
-    layout = read_layout(rows, parsed_header)
+    ctx = table_context(caption, item.footnote, sentences)
+    layout = read_layout(rows, parsed_header, ctx.defined)
     row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                       for c in layout.label_cols) if layout.transposed else 0
-    if not is_results_table(layout, item.caption, row_metrics):
+    if not is_results_table(layout, caption, row_metrics):
         return []
-    ctx = table_context(item.caption, item.footnote, sentences)
     if ctx.dataset:
         names_to_settings(layout)
-    return _records(doc_id, item, label, layout, ctx)
+    return _records(doc_id, item, label, caption, layout, ctx)
 
 
-def _records(doc_id: str, item: ContentItem, label: str, layout: Layout, ctx: TableContext) -> list[ResultRecord]:
+def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: Layout,
+             ctx: TableContext) -> list[ResultRecord]:
     table_direction = _table_direction(layout)
     group_dataset = group_setting = ""
     cells: list[tuple[int, CellValue, dict]] = []
@@ -171,7 +173,7 @@ def _records(doc_id: str, item: ContentItem, label: str, layout: Layout, ctx: Ta
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
-                         caption=item.caption[:500], **fields) for _, _, fields in cells]
+                         caption=caption[:500], **fields) for _, _, fields in cells]
 
 
 def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: str, group_setting: str,

@@ -24,7 +24,7 @@ _AGAINST = re.compile(
     r"glossary|definitions?|annotation guidelines|templates?|prompts?|license|list of|distribution of|"
     r"baseline characteristics|inclusion criteria|data ?sets? statistics|corpus statistics|token counts|"
     r"model sizes?|number of parameters|parameter counts?)\b", re.I)
-_COUNT_HEADER = re.compile(r"^(?:#|no\.|num\.?|number|count|size|params|parameters|n\b|total)", re.I)
+_COUNT_HEADER = re.compile(r"^(?:#|%|no\.|num\.?|number|count|size|params|parameters|n\b|total)", re.I)
 MIN_NUMERIC_SHARE = 0.5  # of the value cells: a table of words ("yes", "full text") reports no results
 
 
