@@ -55,7 +55,9 @@ def _metric_index() -> dict[str, tuple[str, str]]:
 
 
 def _fold(name: str) -> str:
-    return unicodedata.normalize("NFKC", (name or "")[:MAX_NAME]).casefold().replace("\ue000", "")
+    text = unicodedata.normalize("NFKC", (name or "")[:MAX_NAME]).casefold().replace("\ue000", "")
+    # Modifier letters and symbols ("P@1 ˆ": a hat a PDF's text layer put beside the name) are no part of a name.
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Lm", "Sk"))
 
 
 def _compact(words: list[str]) -> str:

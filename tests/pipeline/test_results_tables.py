@@ -105,3 +105,31 @@ def test_an_average_column_named_only_in_the_corner_is_read_as_such():
     assert avg.dataset_key == "scidocs" and avg.method_key == "specter"
     f1 = one(records, "SPECTER (Ours)", value=82.0)
     assert (f1.dataset, f1.metric, f1.extra["caption_dataset"]) == ("MAG", "F1", "SCIDOCS")
+
+
+def test_the_caption_defines_what_its_abbreviations_are():
+    body = html(["Model", "ALL", "SEQ"], ["TAPAS", "61.1", "31.3"], ["TableFormer", "66.7", "39.7"])
+    records = read(table(body, caption="Table 1: Results on SQA test set. ALL is cell selection accuracy, SEQ is "
+                                       "cell selection accuracy for all question sequences."))
+    r = one(records, "TableFormer", value=39.7)
+    assert (r.metric, r.dataset, r.setting, r.best) == ("SEQ", "SQA", "test", True)
+    body = html(["", "CLS", "REC", "Avg."], ["SPECTER", "84.2", "36.9", "80.0"], ["- abstract", "82.2", "34.5", "68.1"])
+    records = read(table(body, caption="Table 2: Ablations: CLS: classification, REC: Recommendation, Avg. average."))
+    assert one(records, "SPECTER", value=36.9).dataset == "REC"  # a task here, not recall
+    assert one(records, "SPECTER", value=80.0).metric == "Avg."
+
+
+def test_two_captions_in_one_are_split_between_side_by_side_tables():
+    left = table(html(["Method", "Recall"], ["A", "0.40"], ["B", "0.50"]), page=7)
+    right = table(html(["Method", "Recall"], ["A", "0.20"], ["B", "0.30"]), page=7,
+                  caption="Table 5: Results on AutoScholarQuery. Table 6: Results on RealScholarQuery.")
+    records = read(left, right)
+    assert {(r.table_label, r.dataset, r.value) for r in records if r.method == "B"} == {
+        ("Table 5", "AutoScholarQuery", 0.5), ("Table 6", "RealScholarQuery", 0.3)}
+    assert one(records, "B", value=0.3).caption == "Table 6: Results on RealScholarQuery."
+
+
+def test_an_unknown_metric_takes_the_direction_the_table_agrees_on():
+    body = html(["Model", "F1", "MAP nDCG"], ["A", "80.0", "70.0"], ["B", "79.0", "72.0"])
+    records = read(table(body, caption="Table 1: Results on SciDocs."))
+    assert one(records, "B", value=72.0).best and one(records, "A", value=80.0).best

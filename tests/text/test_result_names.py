@@ -82,3 +82,8 @@ def test_keys_are_pure_and_bounded():
         assert fn("") == ""
         assert len(fn(hostile)) <= 400
         assert fn("SQuAD 1.1") == fn("SQuAD 1.1")
+
+
+def test_modifier_marks_beside_a_name_do_not_count():
+    assert metric_key("P@1 ˆ") == "precision@1" and metric_direction("nDCG ˆ") == "higher"
+    assert metric_key("F-κ") != metric_key("F1")

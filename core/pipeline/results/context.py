@@ -57,17 +57,18 @@ _METRIC_WORDS = re.compile(r"\b(?:accuracy|precision|recall|f1|f-score|score|err
                            r"variation|bleu|rouge|auc|perplexity|latency|loss|mrr|ndcg|map)\b", re.I)
 
 
-def defined_names(caption: str) -> dict[str, bool]:
-    """Abbreviations a caption defines → whether each names a metric: "ALL is cell selection accuracy" → {"ALL":
-    True}; "CLS: classification" → {"CLS": False}; "Fleiss kappa (F-κ)" → {"F-κ": True}."""
-    out: dict[str, bool] = {}
+def definitions(caption: str) -> dict[str, str]:
+    """Abbreviations a caption defines → their definitions: "ALL is cell selection accuracy" → {"ALL": "cell
+    selection accuracy"}; "CLS: classification" → {"CLS": "classification"}; "Fleiss kappa (F-κ)" → {"F-κ": …}."""
+    out: dict[str, str] = {}
     for pattern in _DEFINITIONS:
         for m in pattern.finditer(caption or ""):
             abbr, definition = m.group("abbr").strip(), m.group("def").strip()
             if abbr.casefold() in ("table", "figure", "we", "it", "this", "the", "all") and abbr != "ALL":
                 continue
-            out.setdefault(abbr, bool(_METRIC_WORDS.search(definition)))
+            out.setdefault(abbr, definition)
     return out
+
 
 
 @dataclass
@@ -77,7 +78,11 @@ class TableContext:
     metric: str = ""
     setting: str = ""
     unit: str = ""
-    defined: dict[str, bool] = field(default_factory=dict)  # abbreviations the caption defines → names a metric
+    defined: dict[str, str] = field(default_factory=dict)  # abbreviations the caption defines → their definitions
+
+    @property
+    def defined_metrics(self) -> dict[str, bool]:
+        return {abbr: bool(_METRIC_WORDS.search(d)) for abbr, d in self.defined.items()}
 
     @cached_property
     def dataset(self) -> str:
@@ -171,7 +176,7 @@ def table_context(caption: str, footnote: str, sentences: Sequence[str]) -> Tabl
     ctx.metric = metric_in(caption_text)
     ctx.setting = setting_in(caption_text) or setting_in(footnote)
     ctx.unit = "%" if _UNIT_PERCENT.search(caption_text) else ""
-    ctx.defined = defined_names(caption_text)
+    ctx.defined = definitions(caption_text)
     for sentence in sentences:
         ctx.text_datasets.extend(datasets_in(sentence))
         ctx.metric = ctx.metric or metric_in(sentence)

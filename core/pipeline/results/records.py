@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from core.graph.merge import normalize_key
-from core.pipeline.results.context import TableContext, table_context
+from core.pipeline.results.context import TableContext, metric_in, table_context
 from core.pipeline.results.headers import (
     AGGREGATE,
     DATASET,
@@ -88,11 +88,13 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
 
 
 @lru_cache(maxsize=4096)
-def _direction(header_text: str, metric: str, aggregate: str, table_direction: str) -> Direction:
+def _direction(header_text: str, metric: str, table_direction: str) -> Direction:
     arrows = metric_direction(header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", header_text) else ""
     found = arrows or metric_direction(metric)
-    if not found and aggregate:
-        found = table_direction  # "Avg." of metrics that all go one way goes that way
+    if not found:
+        # "Avg." of metrics that all go one way goes that way; so does a metric the lexicon does not know, or a
+        # header cell holding two ("MAP nDCG"), in a table whose known metrics all go one way.
+        found = table_direction
     return Direction(found) if found in ("higher", "lower") else Direction.UNKNOWN
 
 
@@ -138,7 +140,7 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return []
     ctx = table_context(caption, item.footnote, sentences)
-    layout = read_layout(rows, parsed_header, ctx.defined)
+    layout = read_layout(rows, parsed_header, ctx.defined_metrics)
     row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                       for c in layout.label_cols) if layout.transposed else 0
     if not is_results_table(layout, caption, row_metrics):
@@ -187,7 +189,8 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
             metric = names.aggregate
     dataset = names.dataset or group_dataset or ctx.dataset
     setting = " / ".join(settings) or group_setting or ctx.setting
-    direction = _direction(names.header_text + " " + metric, metric, names.aggregate, table_direction)
+    defined_as = metric_in(ctx.defined.get(metric, ""))  # "SEQ is cell selection accuracy": goes as accuracy does
+    direction = _direction(names.header_text + " " + metric, defined_as or metric, table_direction)
     unit = value.unit or ("%" if "%" in names.header_text else "") or ctx.unit
     method = names.method
     extra = {"method_entity": _entity_key(method)} if method else {}
