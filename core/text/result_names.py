@@ -15,8 +15,9 @@ data file (data/result_names.json, edited by hand). The keys:
   citation in parentheses does not count ("SIF (2017)" → "sif").
 
 `metric_direction` says whether higher or lower is better ("↓" or "↑" in the name wins over the lexicon), and
-`is_metric_name` whether the lexicon knows a name: the table reader uses it to tell metric headers from dataset
-headers.
+`is_metric_name` whether the lexicon knows a name, `is_attribute_name` whether a column describes a method
+(its size, its year) rather than scoring it: the table reader uses them to tell metric headers from dataset
+headers and from columns that are no results.
 """
 from __future__ import annotations
 
@@ -145,6 +146,12 @@ def method_key(name: str) -> str:
     drop = set(_data()["method_drop"])
     words = [w for w in _WORDS.findall(text) if w not in drop]
     return _compact(words)
+
+
+def is_attribute_name(name: str) -> bool:
+    """"Params", "#Params (M)", "Year", "Std": a column describing a method rather than scoring it."""
+    words, _ = _metric_parts(name)
+    return _compact(words) in set(_data()["attributes"])
 
 
 def setting_words() -> tuple[str, ...]:

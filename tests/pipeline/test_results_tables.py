@@ -133,3 +133,29 @@ def test_an_unknown_metric_takes_the_direction_the_table_agrees_on():
     body = html(["Model", "F1", "MAP nDCG"], ["A", "80.0", "70.0"], ["B", "79.0", "72.0"])
     records = read(table(body, caption="Table 1: Results on SciDocs."))
     assert one(records, "B", value=72.0).best and one(records, "A", value=80.0).best
+
+
+def test_columns_describing_a_method_give_no_records():
+    body = html(["Model", "#Params (M)", "Year", "Acc", "Std"], ["BERT", "110", "2019", "84.6", "0.3"],
+                ["RoBERTa", "125", "2019", "87.6", "0.2"])
+    records = read(table(body, caption="Table 2: Results on MNLI."))
+    assert {(r.method, r.metric, r.value) for r in records} == {("BERT", "Acc", 84.6), ("RoBERTa", "Acc", 87.6)}
+
+
+def test_a_title_spanning_every_column_is_a_dataset_or_a_setting_or_nothing():
+    span = "<th colspan=2>{}</th>"
+    for title, dataset, setting in (("SQuAD", "SQuAD", ""), ("Results on the test set", "", "test"),
+                                    ("Main results", "", "")):
+        body = (f"<table><tr><th></th>{span.format(title)}</tr><tr><th>Model</th><th>EM</th><th>F1</th></tr>"
+                "<tr><td>A</td><td>80.1</td><td>88.0</td></tr></table>")
+        r = one(read(table(body, caption="Table 1: Comparison.")), "A", metric="F1")
+        assert (r.dataset, r.setting) == (dataset, setting), title
+
+
+def test_two_label_columns_name_the_method_together():
+    body = ("<table><tr><th>Model</th><th>Size</th><th>BLEU</th></tr>"
+            "<tr><td rowspan=2>Transformer</td><td>Base</td><td>27.3</td></tr><tr><td>Big</td><td>28.4</td></tr>"
+            "</table>")
+    records = read(table(body, caption="Table 2: Results on WMT 2014 English-German."))
+    assert [(r.method, r.value, r.best) for r in records] == [("Transformer Base", 27.3, False),
+                                                              ("Transformer Big", 28.4, True)]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.pipeline.results.context import datasets_in, setting_in
 from core.pipeline.results.values import clean_text, is_missing, is_number_cell
-from core.text.result_names import is_aggregate_name, is_metric_name, setting_words
+from core.text.result_names import is_aggregate_name, is_attribute_name, is_metric_name, setting_words
 
 METRIC, DATASET, SETTING, AGGREGATE, METHOD = "metric", "dataset", "setting", "aggregate", "method"
 
@@ -40,6 +41,13 @@ class Layout:
     col_paths: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # value column → [(text, role)]
     group_rows: dict[int, str] = field(default_factory=dict)  # body row → its group label
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
+
+    def method_label(self, r: int) -> str:
+        """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
+        "Large" in two columns: "BERT Large")."""
+        cols = [c for c in self.label_cols if self.label_roles.get(c, METHOD) == METHOD] or self.label_cols[:1]
+        texts = [clean_text(self.rows[r][c]) for c in cols]
+        return " ".join(dict.fromkeys(t for t in texts if t))
 
     @property
     def method_col(self) -> int:
@@ -167,6 +175,30 @@ def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str
     return path
 
 
+def _spanning_titles(rows: list[list[str]], header: int, layout: Layout) -> None:
+    """A header cell spanning every value column ("SQuAD" over "EM | F1", "Results on the test set" over all) is
+    the table's title: a dataset or a setting when it names one, else nothing."""
+    if len(layout.value_cols) < 2:
+        return
+    for r in range(header):
+        texts = {clean_text(rows[r][c]).strip(" →↓") for c in layout.value_cols}
+        if len(texts) != 1 or not (text := texts.pop()):
+            continue
+        named = datasets_in(text)
+        setting = setting_in(text)
+        if named:
+            replace = (named[0], DATASET)
+        elif setting:
+            replace = (setting, SETTING)
+        elif looks_like_a_name(text) and not is_metric_name(text) and not is_aggregate_name(text):
+            continue  # "SQuAD" over every column: kept as read
+        else:
+            replace = None
+        for c in layout.value_cols:
+            path = [(t, role) for t, role in layout.col_paths[c] if t != text]
+            layout.col_paths[c] = ([replace] if replace else []) + path
+
+
 def _stranded_aggregate(rows: list[list[str]], header: int, layout: Layout) -> None:
     """"Avg." printed in the corner (a parser shifted it there) names the last value column when that column has
     no header of its own: SPECTER's Table 1 prints "Avg. Subtask →" over its row labels."""
@@ -201,7 +233,8 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     header = _header_count(rows, parsed_header)
     body = rows[header:]
     label_cols = _label_cols(body, width)
-    value_cols = [c for c in range(width) if c not in label_cols]
+    value_cols = [c for c in range(width) if c not in label_cols
+                  and not any(is_attribute_name(clean_text(rows[r][c])) for r in range(header))]
     layout = Layout(rows=rows, header_rows=header, label_cols=label_cols, value_cols=value_cols)
     row_hints = []
     for r in range(header):
@@ -221,6 +254,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
                     layout.label_roles[c] = role
     for c in value_cols:
         layout.col_paths[c] = _column_path(rows, header, c, row_hints, defined)
+    _spanning_titles(rows, header, layout)
     _stranded_aggregate(rows, header, layout)
     layout.group_rows = _group_rows(header, rows, label_cols)
     layout.transposed = _is_transposed(layout)

@@ -79,7 +79,7 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
     else:
         for text, role in path:
             names.take(text, role)
-        names.method = clean_text(layout.rows[r][layout.method_col]) if layout.method_col >= 0 else ""
+        names.method = layout.method_label(r)
         for lc in layout.label_cols:
             role = layout.label_roles.get(lc)
             if lc != layout.method_col and role in (DATASET, METRIC, SETTING):
