@@ -34,7 +34,7 @@ _MARKS = re.compile(r"[*†‡§¶#⋆★♠♣♦♥✝✓✗]")
 _ARROWS = re.compile(r"[↑↓⇑⇓▲▼△▽]|\(\s*(?:higher|lower)[^)]*\)")
 _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _CITATION = re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b|et al|\bours?\b|\bproposed\b|this (?:work|paper)|"
-                       r"^\s*\d+(?:\s*,\s*\d+)*\s*$")
+                       r"^\s*\d+(?:\s*,\s*\d+)*\s*$", re.I)
 _CUTOFF = re.compile(r"@\s*(\d+(?:\.\d+)?)")
 _WORDS = re.compile(r"[^\W_]+(?:\.[0-9]+)*|[+]+")  # letters of any script: "F-κ" is not "F"
 _QUALIFIERS = ("test", "dev", "val", "valid", "validation", "train", "avg", "average", "mean", "overall", "final")
@@ -125,6 +125,15 @@ def metric_direction(name: str) -> str:
 
 def _without_citations(text: str) -> str:
     return _PARENS.sub(lambda m: " " if _CITATION.search(m.group(0)[1:-1]) else m.group(0), text)
+
+
+def plain_name(name: str) -> str:
+    """The name as printed without what is not part of it: a citation or "(Ours)" in parentheses, footnote marks
+    ("SPECTER (Ours)†" → "SPECTER", "SIF (2017)" → "SIF"). Case and spelling are kept (for display and for the
+    graph's own entity keys)."""
+    text = _MARKS.sub("", _PARENS.sub(lambda m: " " if _CITATION.search(m.group(0)[1:-1]) else m.group(0),
+                                      (name or "")[:MAX_NAME]))
+    return " ".join(text.replace("\ue000", "").split())
 
 
 def dataset_key(name: str) -> str:

@@ -103,6 +103,7 @@ def test_an_average_column_named_only_in_the_corner_is_read_as_such():
     avg = one(records, "SPECTER (Ours)", value=80.0)
     assert (avg.dataset, avg.metric, avg.metric_key, avg.page, avg.best) == ("SCIDOCS", "Avg.", "average", 6, True)
     assert avg.dataset_key == "scidocs" and avg.method_key == "specter"
+    assert avg.extra["method_entity"] == "specter" and avg.extra["dataset_entity"] == "scidoc"  # the graph's keys
     f1 = one(records, "SPECTER (Ours)", value=82.0)
     assert (f1.dataset, f1.metric, f1.extra["caption_dataset"]) == ("MAG", "F1", "SCIDOCS")
 

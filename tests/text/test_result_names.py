@@ -11,6 +11,7 @@ from core.text.result_names import (
     method_key,
     metric_direction,
     metric_key,
+    plain_name,
 )
 
 
@@ -87,3 +88,9 @@ def test_keys_are_pure_and_bounded():
 def test_modifier_marks_beside_a_name_do_not_count():
     assert metric_key("P@1 ˆ") == "precision@1" and metric_direction("nDCG ˆ") == "higher"
     assert metric_key("F-κ") != metric_key("F1")
+
+
+def test_plain_names_drop_citations_and_marks_but_keep_spelling():
+    assert plain_name("SPECTER (Ours)†") == "SPECTER"
+    assert plain_name("SIF (Arora et al., 2017)") == "SIF"
+    assert plain_name("GPT-3 (175B)") == "GPT-3 (175B)"

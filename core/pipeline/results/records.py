@@ -31,7 +31,14 @@ from core.pipeline.results.table_kind import is_results_table
 from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_value
 from core.schema.records import ContentItem
 from core.schema.results import Direction, ResultRecord
-from core.text.result_names import dataset_key, is_metric_name, method_key, metric_direction, metric_key
+from core.text.result_names import (
+    dataset_key,
+    is_metric_name,
+    method_key,
+    metric_direction,
+    metric_key,
+    plain_name,
+)
 from core.text.tables import table_grid
 
 # Names repeat down a column and across a row: their keys are computed once per name (bounded caches).
@@ -193,9 +200,11 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
     direction = _direction(names.header_text + " " + metric, defined_as or metric, table_direction)
     unit = value.unit or ("%" if "%" in names.header_text else "") or ctx.unit
     method = names.method
-    extra = {"method_entity": _entity_key(method)} if method else {}
+    # The graph's keys (core.graph.merge.normalize_key) of the names, so a record links to the entity
+    # "SPECTER" the extractor found: "SPECTER (Ours)" → "specter".
+    extra = {"method_entity": _entity_key(plain_name(method))} if method else {}
     if dataset:
-        extra["dataset_entity"] = _entity_key(dataset)
+        extra["dataset_entity"] = _entity_key(plain_name(dataset))
     if ctx.dataset and _dataset_key(ctx.dataset) != _dataset_key(dataset):
         extra["caption_dataset"] = ctx.dataset  # "MAG" under "Results on the SCIDOCS suite": the suite it is part of
     if value.spread is not None:
