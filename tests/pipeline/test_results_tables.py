@@ -160,3 +160,13 @@ def test_two_label_columns_name_the_method_together():
     records = read(table(body, caption="Table 2: Results on WMT 2014 English-German."))
     assert [(r.method, r.value, r.best) for r in records] == [("Transformer Base", 27.3, False),
                                                               ("Transformer Big", 28.4, True)]
+
+
+def test_a_pair_of_numbers_under_a_pair_of_names_is_read_apart():
+    body = html(["Model", "MNLI-m/mm", "SQuAD EM/F1"], ["BERT", "84.6/83.4", "84.1/90.9"],
+                ["Ours", "86.0/85.2", "85.0/91.5"])
+    records = read(table(body, caption="Table 3: Results on the dev sets."))
+    assert len(records) == 8
+    em = one(records, "Ours", value=85.0)
+    assert (em.metric, em.dataset, em.best, em.col) == ("EM", "SQuAD", True, 2)
+    assert one(records, "BERT", value=83.4).dataset == "mm" and one(records, "BERT", value=84.6).dataset == "MNLI-m"

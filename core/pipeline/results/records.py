@@ -28,7 +28,7 @@ from core.pipeline.results.headers import (
     read_layout,
 )
 from core.pipeline.results.table_kind import is_results_table
-from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_value
+from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_pair, read_value
 from core.schema.records import ContentItem
 from core.schema.results import Direction, ResultRecord
 from core.text.result_names import (
@@ -74,7 +74,8 @@ class _Names:
         self.header_text += " " + text
 
 
-def _row_names(layout: Layout, r: int, c: int) -> _Names:
+def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = None) -> _Names:
+    """`part`: (a header cell, the part of it this value is for): "EM" of "EM/F1" for the 80.1 of "80.1/88.0"."""
     names = _Names()
     path = layout.col_paths.get(c, [])
     if layout.transposed:
@@ -85,6 +86,11 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
             names.take(text, layout.label_roles.get(lc) or cell_role(text))
     else:
         for text, role in path:
+            if part and text == part[0]:
+                prefix, text = part[1].rsplit(" ", 1) if " " in part[1] else ("", part[1])
+                if prefix:  # "SQuAD" of "SQuAD EM/F1"
+                    names.take(prefix, cell_role(prefix))
+                role = METRIC if role == METRIC else cell_role(text)
             names.take(text, role)
         names.method = layout.method_label(r)
         for lc in layout.label_cols:
@@ -114,13 +120,13 @@ def _table_direction(layout: Layout) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
-def _mark_best(cells: list[tuple[int, CellValue, dict]]) -> None:
+def _mark_best(cells: list[tuple[tuple[int, int], CellValue, dict]]) -> None:
     """Sets "best" in each record's fields (see the module doc); `cells` are (series, value, fields)."""
     if any(v.marked for _, v, _ in cells):
         for _, v, f in cells:
             f["best"] = v.marked
         return
-    series: dict[int, list[tuple[CellValue, dict]]] = {}
+    series: dict[tuple[int, int], list[tuple[CellValue, dict]]] = {}
     for s, v, f in cells:
         series.setdefault(s, []).append((v, f))
     for members in series.values():
@@ -157,11 +163,31 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
     return _records(doc_id, item, label, caption, layout, ctx)
 
 
+def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, tuple[str, str] | None]]:
+    """The cell's value, or its two values when it holds a pair its header names ("EM/F1" over "80.1/88.0")."""
+    cell = layout.rows[r][c]
+    value = read_value(cell)
+    if value is not None:
+        return [(0, value, None)]
+    pair = read_pair(cell) if not layout.transposed else None
+    path = layout.col_paths.get(c, [])
+    if not pair or not path:
+        return []
+    header = next((t for t, _ in reversed(path) if "/" in t), "")
+    parts = [p.strip() for p in header.split("/")]
+    if len(parts) != len(pair) or not all(parts):
+        return []
+    if " " in parts[0] and " " not in parts[1]:  # "SQuAD EM/F1": "SQuAD" names both
+        prefix = parts[0].rsplit(" ", 1)[0]
+        parts = [parts[0], f"{prefix} {parts[1]}"]
+    return [(i, v, (header, p)) for i, (v, p) in enumerate(zip(pair, parts))]
+
+
 def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: Layout,
              ctx: TableContext) -> list[ResultRecord]:
     table_direction = _table_direction(layout)
     group_dataset = group_setting = ""
-    cells: list[tuple[int, CellValue, dict]] = []
+    cells: list[tuple[tuple[int, int], CellValue, dict]] = []
     for r in range(layout.header_rows, len(layout.rows)):
         if r in layout.group_rows:
             text = layout.group_rows[r]
@@ -170,15 +196,13 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
             group_setting = text if role == SETTING else group_setting
             continue
         for c in layout.value_cols:
-            value = read_value(layout.rows[r][c])
-            if value is None:
-                continue
-            names = _row_names(layout, r, c)
-            fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
-            if not fields["method"]:
-                continue
-            fields.update(row=r, col=c)
-            cells.append((r if layout.transposed else c, value, fields))
+            for i, value, part in _cell_values(layout, r, c):
+                names = _row_names(layout, r, c, part)
+                fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
+                if not fields["method"]:
+                    continue
+                fields.update(row=r, col=c)
+                cells.append(((r if layout.transposed else c, i), value, fields))
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,

@@ -83,11 +83,19 @@ def read_value(cell: str) -> CellValue | None:
     return CellValue(value=value, text=text, unit=unit, spread=spread, marked=marked)
 
 
+def read_pair(cell: str) -> list[CellValue] | None:
+    """"84.6/83.4" under "MNLI-m/mm" or "EM/F1": two numbers in one cell, read apart; None otherwise."""
+    if not cell or cell.count("/") != 1 or len(cell) > 60:
+        return None
+    parts = [read_value(p) for p in cell.split("/")]
+    return parts if all(parts) else None  # type: ignore[return-value]
+
+
 _MISSING = {"-", "–", "—", "−", "n/a", "N/A", "NA", "n.a.", "N.A.", "?", "×", "✗", "/", "--", "---", "∅", "x"}
 
 
 def is_number_cell(cell: str) -> bool:
-    return read_value(cell) is not None
+    return read_value(cell) is not None or read_pair(cell) is not None
 
 
 def is_missing(cell: str) -> bool:
