@@ -170,3 +170,11 @@ def test_a_pair_of_numbers_under_a_pair_of_names_is_read_apart():
     em = one(records, "Ours", value=85.0)
     assert (em.metric, em.dataset, em.best, em.col) == ("EM", "SQuAD", True, 2)
     assert one(records, "BERT", value=83.4).dataset == "mm" and one(records, "BERT", value=84.6).dataset == "MNLI-m"
+
+
+def test_methods_across_the_columns_without_a_header_saying_so():
+    for head, caption in ((["", "BERT", "Ours"], "Table 4: Accuracy."),
+                          (["", "BERT", "XLNet"], "Table 4: Accuracy on SST-2 and QQP.")):
+        records = read(table(html(head, ["SST-2", "91.0", "93.5"], ["QQP", "88.0", "89.1"]), caption=caption))
+        r = one(records, head[2], dataset="QQP")
+        assert (r.value, r.metric_key, r.best) == (89.1, "accuracy", True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from core.pipeline.results.context import datasets_in, setting_in
 from core.pipeline.results.values import clean_text, is_missing, is_number_cell
-from core.text.result_names import is_aggregate_name, is_attribute_name, is_metric_name, setting_words
+from core.text.result_names import dataset_key, is_aggregate_name, is_attribute_name, is_metric_name, setting_words
 
 METRIC, DATASET, SETTING, AGGREGATE, METHOD = "metric", "dataset", "setting", "aggregate", "method"
 
@@ -273,6 +273,23 @@ def names_to_settings(layout: Layout) -> None:
     for c, path in layout.col_paths.items():
         layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t) else role)
                                for t, role in path]
+
+
+_OURS = re.compile(r"\b(?:ours|our (?:method|model|approach|system)|proposed|baselines?)\b", re.I)
+
+
+def methods_across(layout: Layout, dataset_keys: set[str]) -> bool:
+    """Whether the value columns are methods though no header said so: a column headed "Ours" or "Baseline", or row
+    labels that are the datasets the caption or the citing sentences name (and no column header is one)."""
+    if layout.transposed or not layout.label_cols:
+        return False
+    headers = [t for path in layout.col_paths.values() for t, role in path if role in (DATASET, METHOD)]
+    if not headers or any(role == METRIC for path in layout.col_paths.values() for _, role in path):
+        return False
+    if any(_OURS.search(t) for t in headers):
+        return True
+    labels = {dataset_key(clean_text(layout.rows[r][c])) for r in layout.body_rows() for c in layout.label_cols}
+    return bool(labels & dataset_keys) and not {dataset_key(t) for t in headers} & dataset_keys
 
 
 def group_role(label: str) -> str:

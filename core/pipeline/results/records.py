@@ -24,6 +24,7 @@ from core.pipeline.results.headers import (
     Layout,
     cell_role,
     group_role,
+    methods_across,
     names_to_settings,
     read_layout,
 )
@@ -158,7 +159,9 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
                       for c in layout.label_cols) if layout.transposed else 0
     if not is_results_table(layout, caption, row_metrics):
         return []
-    if ctx.dataset:
+    if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}):
+        layout.transposed = True
+    elif ctx.dataset:
         names_to_settings(layout)
     return _records(doc_id, item, label, caption, layout, ctx)
 
