@@ -75,3 +75,15 @@ def test_one_broken_table_does_not_cost_the_others():
     broken = table("<table><tr><td rowspan=x>", caption="Table 1: Results.")
     records = read(broken, good)
     assert [r.value for r in records] == [80.0, 81.0]
+
+
+def test_split_sizes_are_not_results_and_the_citing_sentences_weigh_in():
+    sizes = html(["Dataset", "Train", "Dev", "Test"], ["SST-2", "67,349", "872", "1,821"],
+                 ["QQP", "363,846", "40,430", "390,965"])
+    assert read(table(sizes, caption="Table 1: Comparison of the datasets.")) == []
+    scores = html(["", "BERT", "XLNet"], ["SST-2", "93.2", "94.4"], ["QQP", "91.3", "91.8"])
+    assert read(table(scores, caption="Table 2: Main table.")) == []  # nothing says these are scores
+    assert read(table(scores, caption="Table 2: Main table."),
+                text("As Table 2 shows, XLNet outperforms BERT on both.")) != []
+    assert read(table(scores, caption="Table 2: Main table."),
+                text("Table 2 gives statistics of the corpora and outperforms nothing.")) == []

@@ -157,7 +157,7 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
     layout = read_layout(rows, parsed_header, ctx.defined_metrics)
     row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                       for c in layout.label_cols) if layout.transposed else 0
-    if not is_results_table(layout, caption, row_metrics):
+    if not is_results_table(layout, caption, row_metrics, sentences):
         return []
     if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}):
         layout.transposed = True

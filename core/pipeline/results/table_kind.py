@@ -8,6 +8,7 @@ The evidence, weighed: metric names in the header (or down the rows of a transpo
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from core.pipeline.results.headers import AGGREGATE, METRIC, Layout
 from core.pipeline.results.values import clean_text, is_number_cell
@@ -40,8 +41,13 @@ def has_metric(layout: Layout) -> bool:
     return layout.transposed and any(role == METRIC for role in layout.label_roles.values())
 
 
-def is_results_table(layout: Layout, caption: str, row_metrics: int = 0) -> bool:
-    """`row_metrics`: how many row labels name a metric (a transposed table's metrics)."""
+_TRAIN = re.compile(r"^(?:#\s*)?(?:train(?:ing)?|train set|training set)$", re.I)
+_OURS_ROW = re.compile(r"\b(?:ours|our (?:method|model|approach)|proposed|baselines?)\b", re.I)
+
+
+def is_results_table(layout: Layout, caption: str, row_metrics: int = 0, sentences: Sequence[str] = ()) -> bool:
+    """`row_metrics`: how many row labels name a metric (a transposed table's metrics); `sentences`: the paper's
+    sentences citing the table ("Table 2 shows that ours outperforms …" is evidence too)."""
     if not layout.value_cols or not layout.body_rows() or numeric_share(layout) < MIN_NUMERIC_SHARE:
         return False
     text = re.sub(r"^\s*Table\s+\S+\s*[:.]?", "", caption or "")
@@ -50,9 +56,17 @@ def is_results_table(layout: Layout, caption: str, row_metrics: int = 0) -> bool
         score += 2
     if any(role == AGGREGATE for path in layout.col_paths.values() for _, role in path):
         score += 1
-    headers = [text for path in layout.col_paths.values() for text, _ in path]
-    if headers and not has_metric(layout) and all(_COUNT_HEADER.match(t) for t in headers):
-        return False  # "# papers", "Number of parameters": counts, not scores
+    headers = [t for path in layout.col_paths.values() for t, _ in path]
+    if headers and not has_metric(layout) and not row_metrics:
+        if all(_COUNT_HEADER.match(t) for t in headers):
+            return False  # "# papers", "Number of parameters": counts, not scores
+        if any(_TRAIN.match(clean_text(t)) for t in headers):
+            return False  # "Train | Dev | Test" without a metric: a dataset's sizes; results are not on train
+    labels = [clean_text(layout.rows[r][c]) for r in layout.body_rows() for c in layout.label_cols]
+    if any(_OURS_ROW.search(t) for t in labels + headers):
+        score += 1
+    cited = " ".join(sentences[:20])
+    score += max(min(len(set(_FOR.findall(cited))), 1) - 2 * len(set(_AGAINST.findall(cited))), -2)
     score += min(len({m.casefold() for m in _FOR.findall(text)}), 2)
     score -= 2 * len({m.casefold() for m in _AGAINST.findall(text)})
     return score > 0
