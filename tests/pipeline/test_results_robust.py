@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.pipeline.results import read_paper_results
 from tests.pipeline.results_tables import html, paper, read, table, text
@@ -87,3 +89,17 @@ def test_split_sizes_are_not_results_and_the_citing_sentences_weigh_in():
                 text("As Table 2 shows, XLNet outperforms BERT on both.")) != []
     assert read(table(scores, caption="Table 2: Main table."),
                 text("Table 2 gives statistics of the corpora and outperforms nothing.")) == []
+
+
+_CELLS = st.sampled_from(["", "-", "F1", "Acc.", "SQuAD", "BERT", "Ours", "80.0", "<b>91.2</b>", "85.3 ± 0.2", "12%",
+                          "1/2", "Avg.", "dev", "<td colspan=3>x</td>", "<td rowspan=9>y</td>", "<th>", "</tr>", "∞"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_CELLS, min_size=1, max_size=8), min_size=1, max_size=8), st.text(max_size=60))
+def test_any_table_reads_without_raising_and_the_same_twice(rows, caption):
+    body = html(*rows, head=1)
+    first = read(table(body, caption=caption))
+    assert first == read(table(body, caption=caption))
+    for r in first:
+        assert r.method and r.value_text and r.row >= 0 and r.col >= 0
