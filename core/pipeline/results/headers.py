@@ -79,30 +79,24 @@ def hint_roles(text: str) -> tuple[str, str]:
     row_role = col_role = ""
     for part in re.split(r"/|\|", clean_text(text)):
         for role, pattern in _HINTS:
-            if pattern.search(part):
+            if pattern.search(part):  # "→" points along its row; "↓", or no arrow, down its column
                 if "→" in part:
                     row_role = row_role or role
-                elif "↓" in part:
-                    col_role = col_role or role
-                else:  # a plain "Metric" over the row labels names what the rows are
+                else:
                     col_role = col_role or role
     return row_role, col_role
 
 
 def cell_role(text: str, hint: str = "") -> str:
+    """A header cell's role: an aggregate or a setting word whatever the hint (a metric row keeps its "dev"), then
+    the row's hint, then the metric lexicon; any other name is a dataset (or task)."""
     if is_aggregate_name(text):
         return AGGREGATE
     if hint != METRIC and _is_setting(text):
         return SETTING
     if hint in (METRIC, DATASET, SETTING):
         return hint
-    if is_metric_name(text):
-        return METRIC
-    if is_aggregate_name(text):
-        return AGGREGATE
-    if _is_setting(text):
-        return SETTING
-    return DATASET
+    return METRIC if is_metric_name(text) else DATASET
 
 
 MAX_HEADER_ROWS = 6
@@ -157,12 +151,13 @@ def _row_role(cells: list[str], defined: dict[str, bool]) -> str:
     names = [t for t in (clean_text(c) for c in cells) if t and not is_aggregate_name(t) and not _is_setting(t)]
     if not names:
         return ""
-    if any(t in defined for t in names):
-        names = [t for t in names if t in defined]
-        metrics = sum(defined[t] for t in dict.fromkeys(names))
-        return METRIC if metrics * 2 >= len(dict.fromkeys(names)) else DATASET
-    metrics = sum(is_metric_name(t) for t in dict.fromkeys(names))
-    return METRIC if metrics * 2 >= len(dict.fromkeys(names)) else DATASET
+    unique = list(dict.fromkeys(names))
+    if any(t in defined for t in unique):  # the caption's definitions outvote the lexicon
+        unique = [t for t in unique if t in defined]
+        metrics = sum(defined[t] for t in unique)
+    else:
+        metrics = sum(is_metric_name(t) for t in unique)
+    return METRIC if metrics * 2 >= len(unique) else DATASET
 
 
 def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str],
@@ -226,7 +221,7 @@ def _is_transposed(layout: Layout) -> bool:
 
 
 def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str, bool] | None = None) -> Layout:
-    """`defined`: abbreviations the caption defines → whether each names a metric (context.defined_names)."""
+    """`defined`: abbreviations the caption defines → whether each names a metric (TableContext.defined_metrics)."""
     defined = defined or {}
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
@@ -245,13 +240,6 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
             if cr and c not in layout.label_roles:
                 layout.label_roles[c] = cr
         row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols], defined))
-    for c in label_cols:  # a plain "Dataset" / "Metric" / "Model" over a label column
-        for r in range(header):
-            text = clean_text(rows[r][c])
-            if c not in layout.label_roles and text and not any(ch in text for ch in "→↓"):
-                role = hint_roles(text)[1]
-                if role:
-                    layout.label_roles[c] = role
     for c in value_cols:
         layout.col_paths[c] = _column_path(rows, header, c, row_hints, defined)
     _spanning_titles(rows, header, layout)
