@@ -178,3 +178,9 @@ def test_methods_across_the_columns_without_a_header_saying_so():
         records = read(table(html(head, ["SST-2", "91.0", "93.5"], ["QQP", "88.0", "89.1"]), caption=caption))
         r = one(records, head[2], dataset="QQP")
         assert (r.value, r.metric_key, r.best) == (89.1, "accuracy", True)
+
+
+def test_the_caption_states_the_direction_of_an_unknown_metric():
+    body = html(["Model", "Drift"], ["A", "0.30"], ["B", "0.20"])
+    records = read(table(body, caption="Table 2: Drift of the models on ChemBench (lower is better)."))
+    assert one(records, "B").best and one(records, "B").direction.value == "lower"

@@ -101,6 +101,10 @@ def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = No
     return names
 
 
+_HIGHER_IS_BETTER = re.compile(r"\b(?:higher|larger|greater|more) (?:is|are|means) better\b", re.I)
+_LOWER_IS_BETTER = re.compile(r"\b(?:lower|smaller|less|fewer) (?:is|are|means) better\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def _direction(header_text: str, metric: str, table_direction: str) -> Direction:
     arrows = metric_direction(header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", header_text) else ""
@@ -112,13 +116,18 @@ def _direction(header_text: str, metric: str, table_direction: str) -> Direction
     return Direction(found) if found in ("higher", "lower") else Direction.UNKNOWN
 
 
-def _table_direction(layout: Layout) -> str:
+def _table_direction(layout: Layout, caption: str) -> str:
+    """The direction the table's known metrics agree on, else the one its caption states ("lower is better")."""
     found = {metric_direction(text) for path in layout.col_paths.values() for text, role in path if role == METRIC}
     if layout.transposed:
         found |= {metric_direction(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                   for c in layout.label_cols}
     found.discard("")
-    return found.pop() if len(found) == 1 else ""
+    if len(found) == 1:
+        return found.pop()
+    stated = {d for d, pattern in (("higher", _HIGHER_IS_BETTER), ("lower", _LOWER_IS_BETTER))
+              if pattern.search(caption)}
+    return stated.pop() if not found and len(stated) == 1 else ""
 
 
 def _mark_best(cells: list[tuple[tuple[int, int], CellValue, dict]]) -> None:
@@ -188,7 +197,7 @@ def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, t
 
 def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: Layout,
              ctx: TableContext) -> list[ResultRecord]:
-    table_direction = _table_direction(layout)
+    table_direction = _table_direction(layout, caption)
     group_dataset = group_setting = ""
     cells: list[tuple[tuple[int, int], CellValue, dict]] = []
     for r in range(layout.header_rows, len(layout.rows)):

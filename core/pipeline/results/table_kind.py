@@ -16,7 +16,8 @@ from core.pipeline.results.values import clean_text, is_number_cell
 _FOR = re.compile(
     r"\b(?:results?|performances?|accurac(?:y|ies)|scores?|evaluations?|evaluated|ablations?|comparisons?|"
     r"compared|comparing|outperform\w*|baselines?|errors?|f1|bleu|rouge|auc|precision|recall|perplexity|"
-    r"effects? of|impact of|metrics?|benchmark(?:ing)?|leaderboard|state[- ]of[- ]the[- ]art)\b", re.I)
+    r"effects? of|impact of|metrics?|(?:higher|lower|larger|smaller) is better|benchmark(?:ing)?|leaderboard|"
+    r"state[- ]of[- ]the[- ]art)\b", re.I)
 _AGAINST = re.compile(
     r"\b(?:statistics|stats|hyper-?parameters?|notations?|symbols?|characteristics|demographics?|examples?|"
     r"samples?|overview of (?:the )?datasets?|datasets? (?:used|details|summary|sizes?)|details of|"
