@@ -184,3 +184,10 @@ def test_the_caption_states_the_direction_of_an_unknown_metric():
     body = html(["Model", "Drift"], ["A", "0.30"], ["B", "0.20"])
     records = read(table(body, caption="Table 2: Drift of the models on ChemBench (lower is better)."))
     assert one(records, "B").best and one(records, "B").direction.value == "lower"
+
+
+def test_a_name_and_a_metric_in_one_header_cell_are_read_apart():
+    body = html(["Model", "SQuAD EM", "MNLI Acc.", "Cell selection accuracy"], ["A", "80.1", "84.0", "60.2"])
+    records = read(table(body, caption="Table 2: Results."))
+    assert {(r.dataset, r.metric) for r in records} == {("SQuAD", "EM"), ("MNLI", "Acc."),
+                                                        ("", "Cell selection accuracy")}

@@ -160,13 +160,32 @@ def _row_role(cells: list[str], defined: dict[str, bool]) -> str:
     return METRIC if metrics * 2 >= len(unique) else DATASET
 
 
+def split_name_metric(text: str) -> tuple[str, str] | None:
+    """A header cell ending in a metric: "SQuAD EM" → ("SQuAD", "EM"), "MNLI Acc." → ("MNLI", "Acc."), a name then
+    a metric; "Cell selection accuracy" → ("", "Cell selection accuracy"), a metric's own name (its head words
+    do not look like a name)."""
+    words = text.split()
+    if len(words) < 2 or is_metric_name(text) or not is_metric_name(words[-1]) or len(words[-1]) < 2:
+        return None
+    name = " ".join(words[:-1])
+    if is_metric_name(name):
+        return None
+    return (name, words[-1]) if looks_like_a_name(name) else ("", text)
+
+
 def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str],
                  defined: dict[str, bool]) -> list[tuple[str, str]]:
     path: list[tuple[str, str]] = []
     for r in range(header):
         text = clean_text(rows[r][c]).strip(" →↓")
-        if text and (not path or path[-1][0] != text):
-            path.append((text, _defined_role(text, defined) or cell_role(text, row_hints[r])))
+        if not text or (path and path[-1][0] == text):
+            continue
+        role = _defined_role(text, defined) or cell_role(text, row_hints[r])
+        split = split_name_metric(text) if role in (DATASET, METRIC) else None
+        if split:
+            path += ([(split[0], DATASET)] if split[0] else []) + [(split[1], METRIC)]
+        else:
+            path.append((text, role))
     return path
 
 
