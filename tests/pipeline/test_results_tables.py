@@ -191,3 +191,9 @@ def test_a_name_and_a_metric_in_one_header_cell_are_read_apart():
     records = read(table(body, caption="Table 2: Results."))
     assert {(r.dataset, r.metric) for r in records} == {("SQuAD", "EM"), ("MNLI", "Acc."),
                                                         ("", "Cell selection accuracy")}
+
+
+def test_the_papers_own_method_is_flagged():
+    records = read(table(html(["Model", "F1"], ["BERT", "80.0"], ["SPECTER (Ours)", "82.0"]),
+                         caption="Table 1: Results on SciDocs."))
+    assert one(records, "SPECTER (Ours)").extra["ours"] == "1" and "ours" not in one(records, "BERT").extra

@@ -101,6 +101,8 @@ def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = No
     return names
 
 
+_OURS = re.compile(r"\bours\b|\bour (?:method|model|approach|system)\b|\bproposed\b|\bthis (?:work|paper)\b",
+                   re.I)
 _HIGHER_IS_BETTER = re.compile(r"\b(?:higher|larger|greater|more) (?:is|are|means) better\b", re.I)
 _LOWER_IS_BETTER = re.compile(r"\b(?:lower|smaller|less|fewer) (?:is|are|means) better\b", re.I)
 
@@ -245,6 +247,8 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
         extra["caption_dataset"] = ctx.dataset  # "MAG" under "Results on the SCIDOCS suite": the suite it is part of
     if value.spread is not None:
         extra["spread"] = f"{value.spread:g}"
+    if _OURS.search(method):
+        extra["ours"] = "1"  # the paper's own method: "Ours", "SPECTER (Ours)", "Proposed"
     return dict(method=method, dataset=dataset, metric=metric, value=value.value, value_text=value.text, unit=unit,
                 setting=setting, direction=direction, best=False, method_key=_method_key(method),
                 dataset_key=_dataset_key(dataset), metric_key=_metric_key(metric), extra=extra)

@@ -17,7 +17,7 @@ _EMPHASIS_TAG = re.compile(r"<\s*(?:b|strong|u|em)\b[^>]*>", re.IGNORECASE)
 _EMPHASIS_END = re.compile(r"<\s*/\s*(?:b|strong|u|em)\s*>", re.IGNORECASE)
 _LATEX_EMPHASIS = re.compile(r"\\(?:textbf|mathbf|boldsymbol|bm|underline|uline|textit)\s*\{")
 
-_NUM = r"[-+−–]?\s?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+)"
+_NUM = r"[-+−–]?\s?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+)(?:[eE][-+−]?\d{1,3})?"
 _UNITS = (r"%|pp|ms|s|sec|secs|min|h|hrs|x|×|k|K|M|B|G|GB|MB|KB|TB|TFLOPs|GFLOPs|FLOPs|params|nM|µM|μM|mM|pM|"
           r"kcal/mol|Å|dB|Hz|ppm|mg|kg|g|mm|cm|m")
 _VALUE = re.compile(
