@@ -110,6 +110,7 @@ def fail_document(lib: Library, doc_id: str, message: str) -> None:
     try:
         lib.windows.delete_doc(doc_id)
         lib.chunks.delete_doc(doc_id)
+        lib.results.delete_doc(doc_id)
         remove_document(lib, doc_id)
     finally:
         lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], graph=GraphStatus.NONE)
