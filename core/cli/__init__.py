@@ -17,6 +17,7 @@ from core.cli.imports import add_parsers as add_import_parsers
 from core.cli.papers import add_parsers as add_papers_parsers
 from core.cli.reembed import cmd_reembed
 from core.cli.refs import add_parser as add_refs_parser
+from core.cli.results import add_parser as add_results_parser
 from core.cli.settings import cmd_settings
 from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_papers_parsers(sub)
     add_import_parsers(sub)
     add_refs_parser(sub)
+    add_results_parser(sub)
     add_users_parser(sub)
     add_api_parsers(sub)
     return parser
