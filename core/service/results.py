@@ -16,7 +16,7 @@ from core.schema.records import Document
 from core.schema.results import ResultRecord
 from core.service.errors import ServiceError, invalid
 from core.service.inputs import MIN_ID_PREFIX, bounded, clean_text, find_paper
-from core.service.records import Leaderboard, ResultName, ResultRow, ResultsView
+from core.service.records import Citation, Leaderboard, ResultName, ResultRow, ResultsView
 from core.store.base import ResultFilter
 
 MAX_ROWS = 1000  # per leaderboard
@@ -147,3 +147,11 @@ def names(lib: Library, kind: str, dataset: str | None = None) -> list[ResultNam
         filters = ResultFilter(doc_ids=filters.doc_ids, dataset_key=keys[0])
     return [ResultName(key=k, name=shown, records=n, papers=p)
             for k, shown, n, p in lib.results.key_counts(kind, filters)]
+
+
+def citations(view: ResultsView) -> list[Citation]:
+    """Each row as a citation (paper, page, the table's box, and what the cell says), numbered through the view."""
+    rows = [row for board in view.boards for row in board.rows]
+    return [Citation(n=n, paper_id=r.paper_id, paper=r.paper, page=r.page, box=r.box, kind="table",
+                     quote=f"{r.method}: {r.metric} {r.value_text} on {r.dataset or 'an unnamed dataset'} ({r.cell})")
+            for n, r in enumerate(rows, 1)]
