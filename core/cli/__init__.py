@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-only", action="store_true", help="print the assembled context, do not answer")
     p.add_argument("--no-rerank", action="store_true")
     p.add_argument("--no-llm", action="store_true", help="the LLM-free path even when an LLM is configured")
-    p.add_argument("--reader", default=None, choices=[r.value for r in Reader],
+    p.add_argument("--reader", default=None, choices=[r.value for r in Reader.choosable()],
                    help="how the answer is read (default: settings): extractive, select, write or auto")
     p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
     p.add_argument("--json", action="store_true")
