@@ -1,0 +1,193 @@
+"""One results table → its ResultRecords: every number cell with the method of its row (or column, transposed),
+the dataset, metric and setting its headers, row labels, group rows, caption or citing sentences give, its unit,
+the metric's direction, and whether it is the best of its column.
+
+Best: the cells the paper emphasised (bold, underlined) when it emphasised any; else, per column (per row when
+transposed), the highest or lowest value by the metric's direction, when that is known and the column holds
+more than one value.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.graph.merge import normalize_key
+from core.pipeline.results.context import TableContext, table_context
+from core.pipeline.results.headers import (
+    AGGREGATE,
+    DATASET,
+    METHOD,
+    METRIC,
+    SETTING,
+    Layout,
+    cell_role,
+    group_role,
+    read_layout,
+)
+from core.pipeline.results.table_kind import is_results_table
+from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_value
+from core.schema.records import ContentItem
+from core.schema.results import Direction, ResultRecord
+from core.text.result_names import dataset_key, is_metric_name, method_key, metric_direction, metric_key
+from core.text.tables import table_grid
+
+MAX_ROWS = 500  # a broken table's rows past this are not read: a results table is never this long
+MAX_COLS = 100
+
+
+@dataclass
+class _Names:
+    method: str = ""
+    dataset: str = ""
+    metric: str = ""
+    aggregate: str = ""
+    settings: list[str] = field(default_factory=list)
+    header_text: str = ""  # every header cell above or beside the value: arrows and "(%)" are read from it
+
+    def take(self, text: str, role: str) -> None:
+        if not text:
+            return
+        if role == METRIC:
+            self.metric = text
+        elif role == DATASET:
+            self.dataset = text
+        elif role == SETTING:
+            if text not in self.settings:
+                self.settings.append(text)
+        elif role == AGGREGATE:
+            self.aggregate = text
+        elif role == METHOD:
+            self.method = text
+        self.header_text += " " + text
+
+
+def _row_names(layout: Layout, r: int, c: int) -> _Names:
+    names = _Names()
+    path = layout.col_paths.get(c, [])
+    if layout.transposed:
+        for text, role in path:  # the column's header names the method; settings stay settings
+            names.take(text, SETTING if role == SETTING else METHOD)
+        for lc in layout.label_cols:
+            text = clean_text(layout.rows[r][lc])
+            names.take(text, layout.label_roles.get(lc) or cell_role(text))
+    else:
+        for text, role in path:
+            names.take(text, role)
+        names.method = clean_text(layout.rows[r][layout.method_col]) if layout.method_col >= 0 else ""
+        for lc in layout.label_cols:
+            role = layout.label_roles.get(lc)
+            if lc != layout.method_col and role in (DATASET, METRIC, SETTING):
+                names.take(clean_text(layout.rows[r][lc]), role)
+    return names
+
+
+def _direction(names: _Names, table_direction: str) -> Direction:
+    arrows = metric_direction(names.header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", names.header_text) else ""
+    found = arrows or metric_direction(names.metric)
+    if not found and names.aggregate:
+        found = table_direction  # "Avg." of metrics that all go one way goes that way
+    return Direction(found) if found in ("higher", "lower") else Direction.UNKNOWN
+
+
+def _table_direction(layout: Layout) -> str:
+    found = {metric_direction(text) for path in layout.col_paths.values() for text, role in path if role == METRIC}
+    if layout.transposed:
+        found |= {metric_direction(clean_text(layout.rows[r][c])) for r in layout.body_rows()
+                  for c in layout.label_cols}
+    found.discard("")
+    return found.pop() if len(found) == 1 else ""
+
+
+def _mark_best(cells: list[tuple[int, CellValue, dict]]) -> None:
+    """Sets "best" in each record's fields (see the module doc); `cells` are (series, value, fields)."""
+    if any(v.marked for _, v, _ in cells):
+        for _, v, f in cells:
+            f["best"] = v.marked
+        return
+    series: dict[int, list[tuple[CellValue, dict]]] = {}
+    for s, v, f in cells:
+        series.setdefault(s, []).append((v, f))
+    for members in series.values():
+        direction = members[0][1]["direction"]
+        if len(members) < 2 or direction == Direction.UNKNOWN:
+            continue
+        pick = max if direction == Direction.HIGHER else min
+        best = pick(v.value for v, _ in members)
+        for v, f in members:
+            f["best"] = v.value == best
+
+
+def _grid(item: ContentItem) -> tuple[list[list[str]], int]:
+    grid = table_grid(mark_emphasis(item.table_body))
+    rows = [row[:MAX_COLS] for row in grid.rows[:MAX_ROWS]]
+    marked_header = "<th" in item.table_body or "<thead" in item.table_body  # the parser said which rows
+    return rows, (grid.header_rows if marked_header else 0)
+
+
+def table_records(doc_id: str, item: ContentItem, label: str, sentences: Sequence[str]) -> list[ResultRecord]:
+    """The records of one table item; [] for a table that does not report results."""
+    rows, parsed_header = _grid(item)
+    if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
+        return []
+    layout = read_layout(rows, parsed_header)
+    row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
+                      for c in layout.label_cols) if layout.transposed else 0
+    if not is_results_table(layout, item.caption, row_metrics):
+        return []
+    ctx = table_context(item.caption, item.footnote, sentences)
+    return _records(doc_id, item, label, layout, ctx)
+
+
+def _records(doc_id: str, item: ContentItem, label: str, layout: Layout, ctx: TableContext) -> list[ResultRecord]:
+    table_direction = _table_direction(layout)
+    group_dataset = group_setting = ""
+    cells: list[tuple[int, CellValue, dict]] = []
+    for r in range(layout.header_rows, len(layout.rows)):
+        if r in layout.group_rows:
+            text = layout.group_rows[r]
+            role = group_role(text)
+            group_dataset = text if role == DATASET else ("" if role == SETTING else group_dataset)
+            group_setting = text if role == SETTING else group_setting
+            continue
+        for c in layout.value_cols:
+            value = read_value(layout.rows[r][c])
+            if value is None:
+                continue
+            names = _row_names(layout, r, c)
+            fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
+            if not fields["method"]:
+                continue
+            fields.update(row=r, col=c)
+            cells.append((r if layout.transposed else c, value, fields))
+    _mark_best(cells)
+    bbox = tuple(float(x) for x in (item.bbox or ()))
+    return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
+                         caption=item.caption[:500], **fields) for _, _, fields in cells]
+
+
+def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: str, group_setting: str,
+            table_direction: str) -> dict:
+    metric = names.metric or ctx.metric
+    settings = list(names.settings)
+    if names.aggregate:
+        if metric:
+            settings.append(names.aggregate)
+        else:
+            metric = names.aggregate
+    dataset = names.dataset or group_dataset or ctx.dataset
+    setting = " / ".join(settings) or group_setting or ctx.setting
+    direction = _direction(_Names(metric=metric, aggregate=names.aggregate,
+                                  header_text=names.header_text + " " + metric), table_direction)
+    unit = value.unit or ("%" if "%" in names.header_text else "") or ctx.unit
+    method = names.method
+    extra = {"method_entity": normalize_key(method)} if method else {}
+    if dataset:
+        extra["dataset_entity"] = normalize_key(dataset)
+    if ctx.dataset and dataset_key(ctx.dataset) != dataset_key(dataset):
+        extra["caption_dataset"] = ctx.dataset  # "MAG" under "Results on the SCIDOCS suite": the suite it is part of
+    if value.spread is not None:
+        extra["spread"] = f"{value.spread:g}"
+    return dict(method=method, dataset=dataset, metric=metric, value=value.value, value_text=value.text, unit=unit,
+                setting=setting, direction=direction, best=False, method_key=method_key(method),
+                dataset_key=dataset_key(dataset), metric_key=metric_key(metric), extra=extra)
