@@ -56,11 +56,11 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
     if lib.results.count() == 0:
         return None
     scope = ResultFilter(doc_ids=_ready(lib, doc_ids))
-    datasets = mentioned(question, known_names(lib, "dataset", scope), min_chars=3)
+    datasets = mentioned(question, known_names(lib, "dataset", scope), min_chars=3, kind="dataset")
     if not datasets:
         return None
     on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=datasets[0][0])
-    metrics = [k for k, _ in mentioned(question, known_names(lib, "metric", on))]
+    metrics = [k for k, _ in mentioned(question, known_names(lib, "metric", on), kind="metric")]
     methods = [k for k, shown in mentioned(question, known_names(lib, "method", on), min_chars=3)
                if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in (datasets[0][0],)]
     keys = [datasets[0][0]]

@@ -2,9 +2,9 @@
 one place for turning "SciDocs" or "sci-docs" into the key records are grouped by, for finding the datasets,
 metrics and methods a question names, and for ordering a leaderboard by its metric's direction.
 
-A name matches a key when both agree once case, spacing and punctuation are set aside (the extractor's own
-keys — core.text.result_names, when present — make "SQuAD v1.1" and "SQuAD 1.1" one key already; this only
-has to meet what a person types)."""
+A name matches a key when the extractor's key of it (core.text.result_names: "F1 score" → "f1", "the SQuAD v1.1
+dev set" → "squad1.1") or the name itself agrees with the key or a printed name once case, spacing and
+punctuation are set aside."""
 from __future__ import annotations
 
 import re
@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from core.library import Library
 from core.schema.results import Direction, ResultRecord
 from core.store.base import ResultFilter
+from core.text.result_names import dataset_key, method_key, metric_key
 
-KINDS = ("dataset", "metric", "method")
+KEY_OF = {"dataset": dataset_key, "metric": metric_key, "method": method_key}
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 _WORDS = re.compile(r"[0-9a-z]+(?:[.-][0-9a-z]+)*")
 
@@ -33,13 +34,12 @@ def known_names(lib: Library, kind: str, filters: ResultFilter | None = None) ->
 
 def resolve_keys(lib: Library, kind: str, name: str, filters: ResultFilter | None = None) -> list[str]:
     """The keys a typed name means: those whose key or printed name folds to the same letters and digits."""
-    wanted = fold(name)
-    if not wanted:
-        return []
-    return [key for key, shown, _, _ in known_names(lib, kind, filters) if wanted in (fold(key), fold(shown))]
+    wanted = {fold(name), fold(KEY_OF[kind](name))} - {""}
+    return [key for key, shown, _, _ in known_names(lib, kind, filters) if wanted & {fold(key), fold(shown)}]
 
 
-def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: int = 2) -> list[tuple[str, str]]:
+def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: int = 2, kind: str = ""
+              ) -> list[tuple[str, str]]:
     """(key, printed name) of each name that `text` says as whole words (folded), the longest first, and none
     inside a longer one already found: "SciDocs MAG" finds "SciDocs MAG" only when that is a name, else
     "SciDocs"."""
@@ -50,6 +50,10 @@ def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: 
         for end in range(start, min(start + 6, len(words))):
             joined += fold(words[end])
             spans.setdefault(joined, []).append((start, end + 1))
+            if kind:  # as the extractor keys it: "F1 score" is the key "f1"
+                keyed = fold(KEY_OF[kind](" ".join(words[start:end + 1])))
+                if keyed and keyed != joined:
+                    spans.setdefault(keyed, []).append((start, end + 1))
     found: list[tuple[int, int, str, str]] = []
     for key, shown, _, _ in names:
         for candidate in {fold(shown), fold(key)}:
