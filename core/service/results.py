@@ -18,6 +18,7 @@ from core.service.errors import ServiceError, invalid
 from core.service.inputs import MIN_ID_PREFIX, bounded, clean_text, find_paper
 from core.service.records import Citation, Leaderboard, ResultName, ResultRow, ResultsView
 from core.store.base import ResultFilter
+from core.text.terminal import for_terminal
 
 MAX_ROWS = 1000  # per leaderboard
 MAX_BOARDS = 200
@@ -67,12 +68,18 @@ def _keys(lib: Library, kind: str, name: str | None, filters: ResultFilter, note
     return keys
 
 
+def _text(text: str) -> str:
+    """A cell's text on one line without control characters or escape sequences, for every face (each escapes
+    it again for its own markup)."""
+    return for_terminal(text, one_line=True).strip()
+
+
 def _rows(records: Sequence[ResultRecord], titles: dict[str, str], years: dict[str, int | None]) -> list[ResultRow]:
-    return [ResultRow(rank=n, method=r.method, value=r.value, value_text=r.value_text, unit=r.unit, setting=r.setting,
-                      dataset=r.dataset, metric=r.metric, paper_id=r.doc_id, paper=titles.get(r.doc_id, r.doc_id[:12]),
-                      year=years.get(r.doc_id), page=r.page + 1, box=list(r.bbox) or None,
-                      table=r.table_label, cell=r.cell_ref, item_index=r.item_index, row=r.row, col=r.col,
-                      best=r.best)
+    return [ResultRow(rank=n, method=_text(r.method), value=r.value, value_text=_text(r.value_text),
+                      unit=_text(r.unit), setting=_text(r.setting), dataset=_text(r.dataset), metric=_text(r.metric),
+                      paper_id=r.doc_id, paper=_text(titles.get(r.doc_id, r.doc_id[:12])), year=years.get(r.doc_id),
+                      page=r.page + 1, box=list(r.bbox) or None, table=_text(r.table_label), cell=_text(r.cell_ref),
+                      item_index=r.item_index, row=r.row, col=r.col, best=r.best)
             for n, r in enumerate(records, 1)]
 
 
@@ -83,17 +90,19 @@ def _paper_names(lib: Library, doc_ids: Sequence[str]) -> tuple[dict[str, str], 
 
 def leaderboard(lib: Library, dataset: str | None = None, metric: str | None = None, method: str | None = None,
                 paper: str | None = None, year: int | str | None = None, setting: str | None = None,
-                query: str | None = None, limit: int = 100, max_boards: int = 50) -> ResultsView:
+                query: str | None = None, limit: int = 100, max_boards: int = 50,
+                doc_ids: Sequence[str] | None = None) -> ResultsView:
     """One leaderboard per dataset × metric the filters keep, the most reported first; within each, every record
     best first. `paper` is an id prefix or words of the title; `year` one year or a range; `setting` the split as
-    printed (case aside); `query` words to find in the names, setting, table label or caption."""
+    printed (case aside); `query` words to find in the names, setting, table label or caption; `doc_ids` (the
+    Results page's paper picker) keeps those papers only."""
     bounded(limit, "limit", 1, MAX_ROWS)
     bounded(max_boards, "max_boards", 1, MAX_BOARDS)
     dataset, metric, method = _name(dataset, "dataset"), _name(metric, "metric"), _name(method, "method")
     paper, setting, query = _name(paper, "paper"), _name(setting, "setting"), _name(query, "query")
     span = _years(year)
-    docs = _papers(lib, paper)
-    doc_ids = [d.id for d in docs]
+    wanted = set(doc_ids) if doc_ids is not None else None
+    doc_ids = [d.id for d in _papers(lib, paper) if wanted is None or d.id in wanted]
     if span is not None:
         years = _paper_names(lib, doc_ids)[1]
         doc_ids = [i for i in doc_ids if years.get(i) is not None and span[0] <= years[i] <= span[1]]
@@ -117,8 +126,9 @@ def leaderboard(lib: Library, dataset: str | None = None, metric: str | None = N
     for (dataset_key, metric_key), group in groups[:max_boards]:
         towards = direction(group)
         best = ranked(group, towards)
-        boards.append(Leaderboard(dataset=printed(group, "dataset"), dataset_key=dataset_key,
-                                  metric=printed(group, "metric"), metric_key=metric_key, direction=towards.value,
+        boards.append(Leaderboard(dataset=_text(printed(group, "dataset")), dataset_key=dataset_key,
+                                  metric=_text(printed(group, "metric")), metric_key=metric_key,
+                                  direction=towards.value,
                                   rows=_rows(best[:limit], titles, years), more_rows=max(0, len(best) - limit)))
     return ResultsView(boards=boards, more_boards=max(0, len(groups) - max_boards))
 
@@ -145,7 +155,7 @@ def names(lib: Library, kind: str, dataset: str | None = None) -> list[ResultNam
         if len(keys) != 1:
             return []
         filters = ResultFilter(doc_ids=filters.doc_ids, dataset_key=keys[0])
-    return [ResultName(key=k, name=shown, records=n, papers=p)
+    return [ResultName(key=k, name=_text(shown), records=n, papers=p)
             for k, shown, n, p in lib.results.key_counts(kind, filters)]
 
 
@@ -155,3 +165,9 @@ def citations(view: ResultsView) -> list[Citation]:
     return [Citation(n=n, paper_id=r.paper_id, paper=r.paper, page=r.page, box=r.box, kind="table",
                      quote=f"{r.method}: {r.metric} {r.value_text} on {r.dataset or 'an unnamed dataset'} ({r.cell})")
             for n, r in enumerate(rows, 1)]
+
+
+def display_rows(board: Leaderboard) -> list[dict]:
+    """A leaderboard's rows as a table shows them (the Results page): values as printed, the page and cell."""
+    return [{"#": r.rank, "Method": r.method, "Value": r.value_text, "Setting": r.setting, "Paper": r.paper,
+             "Year": r.year, "Page": r.page, "Cell": r.cell} for r in board.rows]
