@@ -62,7 +62,7 @@ def _print_table(view: ResultsView) -> None:
     for board in view.boards:
         towards = {"higher": "higher is better", "lower": "lower is better"}.get(board.direction,
                                                                                   "direction not stated")
-        say(f"{board.dataset or '(dataset not named)'} — {board.metric}  ({towards})")
+        say(f"{board.dataset or '(dataset not named)'} — {board.metric or '(metric not named)'}  ({towards})")
         for row in board.rows:
             year = f" {row.year}" if row.year else ""
             setting = f" [{row.setting}]" if row.setting else ""

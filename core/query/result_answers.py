@@ -20,6 +20,7 @@ from core.query.result_lookup import direction, known_names, mentioned, ranked
 from core.schema.modes import Reader
 from core.schema.results import Direction, ResultRecord
 from core.store.base import ResultFilter
+from core.text.result_names import is_aggregate_name, is_metric_name
 
 _PAPERS = re.compile(r"\b(which|what)\s+(papers?|works|studies|articles|publications)\b.*\b(report|evaluat|test|"
                      r"result|benchmark|experiment|use)", re.I)
@@ -56,7 +57,11 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
     if lib.results.count() == 0:
         return None
     scope = ResultFilter(doc_ids=_ready(lib, doc_ids))
-    datasets = mentioned(question, known_names(lib, "dataset", scope), min_chars=3, kind="dataset")
+    # A "dataset" named like an aggregate or a metric ("Average", "F1") is a table header read as a dataset: no
+    # question means it.
+    datasets = [(k, shown) for k, shown in mentioned(question, known_names(lib, "dataset", scope), min_chars=3,
+                                                      kind="dataset")
+                if not (is_aggregate_name(shown) or is_metric_name(shown))]
     if not datasets:
         return None
     on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=datasets[0][0])
@@ -66,6 +71,8 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
     keys = [datasets[0][0]]
     if _PAPERS.search(question) and not methods:
         return ResultsQuestion("papers", keys, metrics, [])
+    if not metrics and _names_a_metric(question):  # a metric the records of the dataset do not hold: the readers'
+        return None
     if len(methods) >= 2 and _COMPARE.search(question):
         return ResultsQuestion("compare", keys, metrics, methods[:2])
     if len(methods) == 1 and _VALUE.search(question) and not _BEST.search(question):
@@ -74,6 +81,11 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
         extreme = next((name for name, pattern in _EXTREMES if pattern.search(question)), "best")
         return ResultsQuestion("best", keys, metrics, [], extreme=extreme)
     return None
+
+
+def _names_a_metric(question: str) -> bool:
+    words = re.findall(r"[\w@.-]+", question)
+    return any(is_metric_name(" ".join(words[i:i + n]).strip(".?")) for n in (1, 2, 3) for i in range(len(words)))
 
 
 class _Citer:
@@ -105,6 +117,10 @@ def _where(r: ResultRecord, titles: dict[str, str], years: dict[str, int | None]
     year = f", {years[r.doc_id]}" if years.get(r.doc_id) else ""
     setting = f"{r.setting}; " if r.setting else ""
     return f"({setting}{titles.get(r.doc_id, r.doc_id[:12])}{year}, p. {r.page + 1}, {r.cell_ref})"
+
+
+def _metric(r: ResultRecord) -> str:
+    return r.metric or "a metric its table does not name"
 
 
 def _by_metric(records: Sequence[ResultRecord]) -> dict[str, list[ResultRecord]]:
@@ -156,7 +172,7 @@ def _best(asked: ResultsQuestion, records, cite, titles, years):
         word = asked.extreme if asked.extreme != "best" or towards != Direction.UNKNOWN else "highest"
         unstated = "" if towards != Direction.UNKNOWN or asked.extreme not in ("best", "worst") else \
             " (the papers do not say which way is better: higher is taken as better)"
-        sentences.append(_said(f"The {word} {top.metric} on {top.dataset} reported in the library is "
+        sentences.append(_said(f"The {word} {_metric(top)} on {top.dataset} reported in the library is "
                                f"{top.value_text}, by {top.method} {_where(top, titles, years)}{unstated}.",
                                cite(top)))
         short = short or f"{top.value_text} ({top.method})"
@@ -173,7 +189,7 @@ def _value(asked: ResultsQuestion, records, cite, titles, years):
         return None
     sentences = []
     for r in mine[:MAX_LISTED]:
-        sentences.append(_said(f"{r.method} reaches {r.metric} {r.value_text} on {r.dataset or 'the dataset'} "
+        sentences.append(_said(f"{r.method} reaches {_metric(r)} {r.value_text} on {r.dataset or 'the dataset'} "
                                f"{_where(r, titles, years)}.", cite(r)))
     if len(mine) > MAX_LISTED:
         sentences.append(_said(f"{len(mine) - MAX_LISTED} more results of {mine[0].method} on it are stored."))
@@ -202,14 +218,14 @@ def _compare(asked: ResultsQuestion, records, cite, titles, years):
         same = "in the same table" if (x.doc_id, x.item_index) == (y.doc_id, y.item_index) else \
             "in different tables, which may not be comparable"
         if diff == 0:
-            verdict, short = f"They tie on {x.metric}", "They tie"
+            verdict, short = f"They tie on {_metric(x)}", "They tie"
         else:
             winner, loser = (x, y) if ahead else (y, x)
             unit = winner.unit if winner.unit and winner.unit != "%" else (" points" if winner.unit == "%" else "")
             how = "" if towards != Direction.UNKNOWN else " (taking higher as better: the papers do not say)"
             verdict = f"{winner.method} is better than {loser.method} by {abs(diff):.4g}{unit}{how}"
             short = ("Yes" if ahead else "No") + f", by {abs(diff):.4g}{unit}"
-        first = _said(f"On {x.dataset or 'the dataset'} ({x.metric}), {x.method} reaches {x.value_text} "
+        first = _said(f"On {x.dataset or 'the dataset'} ({_metric(x)}), {x.method} reaches {x.value_text} "
                       f"{_where(x, titles, years)} and {y.method} {y.value_text} {_where(y, titles, years)}, "
                       f"{same}.", cite(x), cite(y))
         return [first, _said(f"{verdict}.")], short
@@ -223,10 +239,11 @@ def _papers(asked: ResultsQuestion, records, cite, titles, years):
     if not by_paper:
         return None
     dataset = records[0].dataset or "the dataset"
-    sentences = [_said(f"{len(by_paper)} paper{'s' if len(by_paper) != 1 else ''} of the library report results "
-                       f"on {dataset}.")]
+    many = len(by_paper) != 1
+    sentences = [_said(f"{len(by_paper)} paper{'s' if many else ''} of the library report{'' if many else 's'} "
+                       f"results on {dataset}.")]
     for doc_id, mine in list(by_paper.items())[:MAX_LISTED * 2]:
-        metrics = ", ".join(dict.fromkeys(r.metric for r in mine))
+        metrics = ", ".join(dict.fromkeys(r.metric for r in mine if r.metric))
         year = f" ({years[doc_id]})" if years.get(doc_id) else ""
         first = mine[0]
         sentences.append(_said(f"{titles.get(doc_id, doc_id[:12])}{year}: {len(mine)} results ({metrics}), "

@@ -89,7 +89,9 @@ def grouped(records: Iterable[ResultRecord]) -> dict[tuple[str, str], list[Resul
     groups: dict[tuple[str, str], list[ResultRecord]] = {}
     for r in records:
         groups.setdefault((r.dataset_key, r.metric_key), []).append(r)
-    return dict(sorted(groups.items(), key=lambda kv: (-len({r.doc_id for r in kv[1]}), -len(kv[1]), kv[0])))
+    # A group whose dataset or metric the papers do not name comes after every named one.
+    return dict(sorted(groups.items(), key=lambda kv: ("" in kv[0], -len({r.doc_id for r in kv[1]}), -len(kv[1]),
+                                                       kv[0])))
 
 
 def printed(records: Sequence[ResultRecord], attr: str) -> str:
