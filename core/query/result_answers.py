@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.library import Library
 from core.query.records import Answer, AnswerSentence, Context, Source
-from core.query.result_lookup import direction, known_names, mentioned, ranked
+from core.query.result_lookup import direction, fold, known_names, mentioned, ranked
 from core.schema.modes import Reader
 from core.schema.results import Direction, ResultRecord
 from core.store.base import ResultFilter
@@ -36,6 +36,7 @@ _EXTREMES = (("worst", re.compile(r"\bworst\b", re.I)), ("lowest", re.compile(r"
 _NOT_METHODS = {"ours", "our", "model", "method", "baseline", "average", "avg", "all", "best", "none", "total",
                 "mean", "random", "results", "result", "score", "the", "a", "table", "dataset", "task"}
 MAX_LISTED = 5
+_TOKENS = re.compile(r"[0-9a-z]+(?:[.-][0-9a-z]+)*")
 
 
 @dataclass
@@ -66,8 +67,10 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
         return None
     on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=datasets[0][0])
     metrics = [k for k, _ in mentioned(question, known_names(lib, "metric", on), kind="metric")]
-    methods = [k for k, shown in mentioned(question, known_names(lib, "method", on), min_chars=3)
+    method_names = known_names(lib, "method", on)
+    methods = [k for k, shown in mentioned(question, method_names, min_chars=3)
                if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in (datasets[0][0],)]
+    methods = _most_specific(question, method_names, methods)
     keys = [datasets[0][0]]
     if _PAPERS.search(question) and not methods:
         return ResultsQuestion("papers", keys, metrics, [])
@@ -75,12 +78,34 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
         return None
     if len(methods) >= 2 and _COMPARE.search(question):
         return ResultsQuestion("compare", keys, metrics, methods[:2])
+    if len(methods) == 1 and _COMPARE.search(question):  # "does A beat B" with B unknown to the records: readers'
+        return None
     if len(methods) == 1 and _VALUE.search(question) and not _BEST.search(question):
         return ResultsQuestion("value", keys, metrics, methods)
     if _BEST.search(question) and not methods:
         extreme = next((name for name, pattern in _EXTREMES if pattern.search(question)), "best")
         return ResultsQuestion("best", keys, metrics, [], extreme=extreme)
     return None
+
+
+def _most_specific(question: str, names, methods: list[str]) -> list[str]:
+    """A row label of several words the question says in its own order and company ("TableFormer-Large with
+    inter-sqa pretraining" names the row "TABLEFORMERLARGE inter-sqa") comes first, before the shorter labels it
+    holds ("TABLEFORMERLARGE")."""
+    said = {fold(w) for w in _TOKENS.findall(question.casefold())} - {""}
+    fuller = []
+    for key, shown, _, _ in names:
+        words = {fold(w) for w in _TOKENS.findall(shown.casefold())} - {""}
+        if len(words) >= 2 and words <= said and key not in _NOT_METHODS:
+            fuller.append((len(words), key, words))
+    fuller.sort(key=lambda f: -f[0])
+    chosen: list[tuple[str, set[str]]] = []
+    for _, key, words in fuller:
+        if not any(words < other for _, other in chosen):
+            chosen.append((key, words))
+    inside = set().union(*(words for _, words in chosen)) if chosen else set()
+    rest = [k for k in methods if fold(k) not in inside and k not in {c for c, _ in chosen}]
+    return [k for k, _ in chosen] + rest
 
 
 def _names_a_metric(question: str) -> bool:
@@ -119,6 +144,15 @@ def _where(r: ResultRecord, titles: dict[str, str], years: dict[str, int | None]
     return f"({setting}{titles.get(r.doc_id, r.doc_id[:12])}{year}, p. {r.page + 1}, {r.cell_ref})"
 
 
+def _in_setting(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """The records of the setting the question names ("on the WTQ test set", "zero-shot"), when it names one the
+    records state; all of them otherwise."""
+    said = {fold(w) for w in re.findall(r"[\w-]+", question)} | {fold(question)}
+    settings = {r.setting for r in records if r.setting}
+    named = {s for s in settings if fold(s) in said or (len(fold(s)) > 3 and fold(s) in fold(question))}
+    return [r for r in records if r.setting in named] if named else records
+
+
 def _metric(r: ResultRecord) -> str:
     return r.metric or "a metric its table does not name"
 
@@ -140,6 +174,7 @@ def answer_results(lib: Library, question: str, context: Context, doc_ids: Seque
     records = lib.results.find(ResultFilter(doc_ids=_ready(lib, doc_ids), dataset_key=asked.dataset_keys[0]))
     if asked.metric_keys:
         records = [r for r in records if r.metric_key in asked.metric_keys]
+    records = _in_setting(question, records)
     if not records:
         return None
     titles = lib.documents.ready_titles()

@@ -22,7 +22,9 @@ def library(tmp_path_factory):
     lib.results.replace_doc(bert, [
         record(bert, 1, 1, "BERT", "GLUE", "Accuracy", 80.5, **glue),
         record(bert, 2, 1, "ELMo", "GLUE", "Accuracy", 70.0, **glue),
-        record(bert, 1, 2, "BERT", "GLUE", "Error", 19.5, direction=Direction.LOWER, **glue)])
+        record(bert, 1, 2, "BERT", "GLUE", "Error", 19.5, direction=Direction.LOWER, **glue),
+        record(bert, 3, 1, "BERT distilled", "GLUE", "Accuracy", 77.0, setting="test", **glue),
+        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue)])
     lib.results.replace_doc(roberta, [
         record(roberta, 3, 1, "RoBERTa", "GLUE", "Accuracy", 88.5, **glue),
         record(roberta, 2, 1, "BERT", "GLUE", "Accuracy", 80.4, **glue)])
@@ -57,6 +59,15 @@ def test_a_methods_value_and_two_methods_compared(library):
     assert "in the same table" in beat.text and "RoBERTa is better than BERT by 8.1" in beat.text
     compared = _ask(lib, "How does ELMo compare with BERT on GLUE?").answer
     assert "BERT is better than ELMo by 10.5" in compared.text and compared.short_answer == "No, by 10.5"
+
+
+def test_the_fullest_row_label_and_the_setting_the_question_names(library):
+    lib, _, _ = library
+    answer = _ask(lib, "What accuracy does the distilled BERT reach on the GLUE test set?").answer
+    assert answer.reader == Reader.RESULTS and answer.short_answer == "77.0", answer.text
+    assert answer.text.startswith("BERT distilled reaches Accuracy 77.0 on GLUE (test;")
+    # B unknown to the records: not a comparison they can compute, so the readers answer
+    assert _ask(lib, "By how much does RoBERTa surpass XLNet on GLUE?").answer.reader == Reader.EXTRACTIVE
 
 
 def test_which_papers_report_results_on_a_dataset(library):
