@@ -15,8 +15,9 @@ data file (data/result_names.json, edited by hand). The keys:
   citation in parentheses does not count ("SIF (2017)" → "sif").
 
 `metric_direction` says whether higher or lower is better ("↓" or "↑" in the name wins over the lexicon), and
-`is_metric_name` whether the lexicon knows a name: the table reader uses it to tell metric headers from dataset
-headers.
+`is_metric_name` whether the lexicon knows a name, `is_attribute_name` whether a column describes a method
+(its size, its year) rather than scoring it: the table reader uses them to tell metric headers from dataset
+headers and from columns that are no results.
 """
 from __future__ import annotations
 
@@ -33,9 +34,9 @@ _MARKS = re.compile(r"[*†‡§¶#⋆★♠♣♦♥✝✓✗]")
 _ARROWS = re.compile(r"[↑↓⇑⇓▲▼△▽]|\(\s*(?:higher|lower)[^)]*\)")
 _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _CITATION = re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b|et al|\bours?\b|\bproposed\b|this (?:work|paper)|"
-                       r"^\s*\d+(?:\s*,\s*\d+)*\s*$")
+                       r"^\s*\d+(?:\s*,\s*\d+)*\s*$", re.I)
 _CUTOFF = re.compile(r"@\s*(\d+(?:\.\d+)?)")
-_WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*|[+]+")
+_WORDS = re.compile(r"[^\W_]+(?:\.[0-9]+)*|[+]+")  # letters of any script: "F-κ" is not "F"
 _QUALIFIERS = ("test", "dev", "val", "valid", "validation", "train", "avg", "average", "mean", "overall", "final")
 
 
@@ -55,7 +56,9 @@ def _metric_index() -> dict[str, tuple[str, str]]:
 
 
 def _fold(name: str) -> str:
-    return unicodedata.normalize("NFKC", (name or "")[:MAX_NAME]).casefold().replace("\ue000", "")
+    text = unicodedata.normalize("NFKC", (name or "")[:MAX_NAME]).casefold().replace("\ue000", "")
+    # Modifier letters and symbols ("P@1 ˆ": a hat a PDF's text layer put beside the name) are no part of a name.
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("Lm", "Sk"))
 
 
 def _compact(words: list[str]) -> str:
@@ -124,6 +127,15 @@ def _without_citations(text: str) -> str:
     return _PARENS.sub(lambda m: " " if _CITATION.search(m.group(0)[1:-1]) else m.group(0), text)
 
 
+def plain_name(name: str) -> str:
+    """The name as printed without what is not part of it: a citation or "(Ours)" in parentheses, footnote marks
+    ("SPECTER (Ours)†" → "SPECTER", "SIF (2017)" → "SIF"). Case and spelling are kept (for display and for the
+    graph's own entity keys)."""
+    text = _MARKS.sub("", _PARENS.sub(lambda m: " " if _CITATION.search(m.group(0)[1:-1]) else m.group(0),
+                                      (name or "")[:MAX_NAME]))
+    return " ".join(text.replace("\ue000", "").split())
+
+
 def dataset_key(name: str) -> str:
     """The dataset's key: its words and version without case, spacing, kind or split (see the module doc)."""
     text = _MARKS.sub("", _without_citations(_fold(name)))
@@ -143,6 +155,12 @@ def method_key(name: str) -> str:
     drop = set(_data()["method_drop"])
     words = [w for w in _WORDS.findall(text) if w not in drop]
     return _compact(words)
+
+
+def is_attribute_name(name: str) -> bool:
+    """"Params", "#Params (M)", "Year", "Std": a column describing a method rather than scoring it."""
+    words, _ = _metric_parts(name)
+    return _compact(words) in set(_data()["attributes"])
 
 
 def setting_words() -> tuple[str, ...]:

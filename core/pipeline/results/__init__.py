@@ -9,7 +9,8 @@ a table it cannot read gives no records, and the other tables are still read.
 
 The modules, one job each: `values.py` a cell as a number (±, marks, units, bold); `headers.py` the table's
 shape (header rows, row labels, roles of header cells, group rows, transposed); `table_kind.py` results or not;
-`context.py` the caption and citing sentences; `records.py` the records of one table. Names get keys from
+`captions.py` each table's label and caption; `context.py` what the caption and citing sentences say;
+`records.py` the records of one table. Names get keys from
 core.text.result_names (shared with the read side).
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from core.content.media_items import media_labels
+from core.pipeline.results.captions import table_captions
 from core.pipeline.results.context import citing_sentences
 from core.pipeline.results.records import table_records
 from core.schema.records import ContentItem
@@ -32,16 +33,16 @@ def read_paper_results(doc_id: str, items: Sequence[ContentItem]) -> list[Result
     """Every result record of the paper's results tables, in content-list order (see the module doc)."""
     items = list(items)
     try:
-        labels = media_labels(items)
+        captions = table_captions(items)
     except Exception:  # a label is a nicety; a broken item must not cost the paper its results
-        labels = {}
+        captions = {}
     out: list[ResultRecord] = []
     for item in items:
         if item.type != "table" or not item.table_body:
             continue
-        label = labels.get(item.index, "")
+        label, caption = captions.get(item.index, ("", item.caption))
         try:
-            out.extend(table_records(doc_id, item, label, citing_sentences(label, items)))
+            out.extend(table_records(doc_id, item, label, caption, citing_sentences(label, items)))
         except Exception:  # never raise on a malformed table: its records are lost, the others are kept
             log.warning("results: table %s of %s could not be read", item.index, doc_id, exc_info=True)
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from core.schema.records import ContentItem
 from core.text.result_names import dataset_key, is_aggregate_name, is_metric_name, metric_key
@@ -20,7 +21,7 @@ _VERSION = r"(?:\s+v?\d+(?:\.\d+)*\b)?"
 _NAMES = rf"{_NAME}{_VERSION}(?:[\s-]+{_NAME}{_VERSION}){{0,3}}"
 _KIND = r"(?:data\s*sets?|benchmarks?|corpus|corpora|(?:evaluation\s+)?suite|leaderboard|challenge|shared\s+task)"
 _SPLIT = r"(?:dev(?:elopment)?|test(?:ing)?|validation|val|held-out)"
-_AFTER_PREP = re.compile(rf"\b(?:on|over|for|across|using)\s+(?:the\s+)?(?P<name>{_NAMES})"
+_AFTER_PREP = re.compile(rf"\b(?:on|over|for|across|using|in)\s+(?:the\s+)?(?P<name>{_NAMES})"
                          rf"(?:\s+{_SPLIT})?(?:\s+(?:sets?|splits?|{_KIND}))?")
 _BEFORE_KIND = re.compile(rf"(?P<name>{_NAMES})\s+(?:{_SPLIT}\s+)?(?:{_KIND}|(?:{_SPLIT})\s+sets?)\b")
 _SPLIT_OF = re.compile(rf"\b{_SPLIT}\s+(?:sets?|splits?|portions?)\s+of\s+(?:the\s+)?(?P<name>{_NAMES})")
@@ -45,6 +46,31 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 MAX_TEXT = 20_000  # characters of citing sentences read per table
 
 
+_ABBR = r"[A-Z][\w@+-]{0,15}"
+_DEFINITIONS = (
+    re.compile(rf"(?<![\w-])(?P<abbr>{_ABBR})\s+(?:is|denotes|represents|refers to|means|stands for)\s+"
+               rf"(?:the\s+)?(?P<def>[^,.;:()]+)"),
+    re.compile(rf"(?<![\w-])(?P<abbr>{_ABBR})\s*:\s*(?P<def>[^,.;:()]+)"),
+    re.compile(rf"(?P<def>[A-Za-z][^,.;:()]*?)\s*\((?P<abbr>{_ABBR}|[^\s()]{{1,12}})\)"),
+)
+_METRIC_WORDS = re.compile(r"\b(?:accuracy|precision|recall|f1|f-score|score|error|rate|agreement|kappa|correlation|"
+                           r"variation|bleu|rouge|auc|perplexity|latency|loss|mrr|ndcg|map)\b", re.I)
+
+
+def definitions(caption: str) -> dict[str, str]:
+    """Abbreviations a caption defines → their definitions: "ALL is cell selection accuracy" → {"ALL": "cell
+    selection accuracy"}; "CLS: classification" → {"CLS": "classification"}; "Fleiss kappa (F-κ)" → {"F-κ": …}."""
+    out: dict[str, str] = {}
+    for pattern in _DEFINITIONS:
+        for m in pattern.finditer(caption or ""):
+            abbr, definition = m.group("abbr").strip(), m.group("def").strip()
+            if abbr.casefold() in ("table", "figure", "we", "it", "this", "the", "all") and abbr != "ALL":
+                continue
+            out.setdefault(abbr, definition)
+    return out
+
+
+
 @dataclass
 class TableContext:
     datasets: list[str] = field(default_factory=list)  # from the caption, in order
@@ -52,8 +78,13 @@ class TableContext:
     metric: str = ""
     setting: str = ""
     unit: str = ""
+    defined: dict[str, str] = field(default_factory=dict)  # abbreviations the caption defines → their definitions
 
     @property
+    def defined_metrics(self) -> dict[str, bool]:
+        return {abbr: bool(_METRIC_WORDS.search(d)) for abbr, d in self.defined.items()}
+
+    @cached_property
     def dataset(self) -> str:
         """The one dataset the caption names, else the one the citing sentences name most; "" when unsure."""
         if len({dataset_key(d) for d in self.datasets}) == 1:
@@ -125,7 +156,7 @@ def citing_sentences(label: str, items: Sequence[ContentItem]) -> list[str]:
     m = re.match(r"Table\s+(\S+)$", label or "")
     if not m:
         return []
-    mention = re.compile(rf"\bTab(?:le|\.)?\s*{re.escape(m.group(1))}(?![\d.]\d)")
+    mention = re.compile(rf"\bTab(?:le|\.)?\s*{re.escape(m.group(1))}(?!\d|\.\d)")
     out, total = [], 0
     for item in items:
         if item.type not in ("text", "list") or not item.text or "Tab" not in item.text:
@@ -145,6 +176,7 @@ def table_context(caption: str, footnote: str, sentences: Sequence[str]) -> Tabl
     ctx.metric = metric_in(caption_text)
     ctx.setting = setting_in(caption_text) or setting_in(footnote)
     ctx.unit = "%" if _UNIT_PERCENT.search(caption_text) else ""
+    ctx.defined = definitions(caption_text)
     for sentence in sentences:
         ctx.text_datasets.extend(datasets_in(sentence))
         ctx.metric = ctx.metric or metric_in(sentence)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.pipeline.results.values import clean_text, is_number_cell
-from core.text.result_names import is_aggregate_name, is_metric_name, setting_words
+from core.pipeline.results.context import datasets_in, setting_in
+from core.pipeline.results.values import clean_text, is_missing, is_number_cell
+from core.text.result_names import dataset_key, is_aggregate_name, is_attribute_name, is_metric_name, setting_words
 
 METRIC, DATASET, SETTING, AGGREGATE, METHOD = "metric", "dataset", "setting", "aggregate", "method"
 
@@ -41,6 +42,13 @@ class Layout:
     group_rows: dict[int, str] = field(default_factory=dict)  # body row → its group label
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
 
+    def method_label(self, r: int) -> str:
+        """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
+        "Large" in two columns: "BERT Large")."""
+        cols = [c for c in self.label_cols if self.label_roles.get(c, METHOD) == METHOD] or self.label_cols[:1]
+        texts = [clean_text(self.rows[r][c]) for c in cols]
+        return " ".join(dict.fromkeys(t for t in texts if t))
+
     @property
     def method_col(self) -> int:
         for c in self.label_cols:
@@ -54,7 +62,7 @@ class Layout:
 
 
 def _numeric_share(cells: list[str]) -> float:
-    filled = [c for c in cells if clean_text(c)]
+    filled = [c for c in cells if not is_missing(c)]
     return sum(is_number_cell(c) for c in filled) / len(filled) if filled else 0.0
 
 
@@ -66,34 +74,29 @@ def _is_setting(text: str) -> bool:
 
 
 def hint_roles(text: str) -> tuple[str, str]:
-    """The roles a corner cell gives (to its row, to its column): "Model ↓ / Metric →" → (metric, method)."""
+    """The roles a corner cell gives (to its row, to its column): "Model ↓ / Metric →" → (metric, method);
+    "Metric" alone → ("", metric)."""
     row_role = col_role = ""
     for part in re.split(r"/|\|", clean_text(text)):
         for role, pattern in _HINTS:
-            if pattern.search(part):
+            if pattern.search(part):  # "→" points along its row; "↓", or no arrow, down its column
                 if "→" in part:
                     row_role = row_role or role
-                elif "↓" in part:
-                    col_role = col_role or role
                 else:
-                    row_role, col_role = row_role or role, col_role or role
+                    col_role = col_role or role
     return row_role, col_role
 
 
 def cell_role(text: str, hint: str = "") -> str:
+    """A header cell's role: an aggregate or a setting word whatever the hint (a metric row keeps its "dev"), then
+    the row's hint, then the metric lexicon; any other name is a dataset (or task)."""
     if is_aggregate_name(text):
         return AGGREGATE
     if hint != METRIC and _is_setting(text):
         return SETTING
     if hint in (METRIC, DATASET, SETTING):
         return hint
-    if is_metric_name(text):
-        return METRIC
-    if is_aggregate_name(text):
-        return AGGREGATE
-    if _is_setting(text):
-        return SETTING
-    return DATASET
+    return METRIC if is_metric_name(text) else DATASET
 
 
 MAX_HEADER_ROWS = 6
@@ -135,23 +138,79 @@ def _group_rows(body_start: int, rows: list[list[str]], label_cols: list[int]) -
     return groups
 
 
-def _row_role(cells: list[str]) -> str:
+def _defined_role(text: str, defined: dict[str, bool]) -> str:
+    """The role the caption's definitions give a header cell ("ALL is cell selection accuracy"), else ""."""
+    if text in defined:
+        return METRIC if defined[text] else DATASET
+    return ""
+
+
+def _row_role(cells: list[str], defined: dict[str, bool]) -> str:
     """A header row's names are read together: when at least half are known metrics the row is a metric row
     ("prec. | yield"), else a row of names ("CLS | USR | CITE | REC": "REC" is a task here, not recall)."""
     names = [t for t in (clean_text(c) for c in cells) if t and not is_aggregate_name(t) and not _is_setting(t)]
     if not names:
         return ""
-    metrics = sum(is_metric_name(t) for t in dict.fromkeys(names))
-    return METRIC if metrics * 2 >= len(dict.fromkeys(names)) else DATASET
+    unique = list(dict.fromkeys(names))
+    if any(t in defined for t in unique):  # the caption's definitions outvote the lexicon
+        unique = [t for t in unique if t in defined]
+        metrics = sum(defined[t] for t in unique)
+    else:
+        metrics = sum(is_metric_name(t) for t in unique)
+    return METRIC if metrics * 2 >= len(unique) else DATASET
 
 
-def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str]) -> list[tuple[str, str]]:
+def split_name_metric(text: str) -> tuple[str, str] | None:
+    """A header cell ending in a metric: "SQuAD EM" → ("SQuAD", "EM"), "MNLI Acc." → ("MNLI", "Acc."), a name then
+    a metric; "Cell selection accuracy" → ("", "Cell selection accuracy"), a metric's own name (its head words
+    do not look like a name)."""
+    words = text.split()
+    if len(words) < 2 or is_metric_name(text) or not is_metric_name(words[-1]) or len(words[-1]) < 2:
+        return None
+    name = " ".join(words[:-1])
+    if is_metric_name(name):
+        return None
+    return (name, words[-1]) if looks_like_a_name(name) else ("", text)
+
+
+def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str],
+                 defined: dict[str, bool]) -> list[tuple[str, str]]:
     path: list[tuple[str, str]] = []
     for r in range(header):
         text = clean_text(rows[r][c]).strip(" →↓")
-        if text and (not path or path[-1][0] != text):
-            path.append((text, cell_role(text, row_hints[r])))
+        if not text or (path and path[-1][0] == text):
+            continue
+        role = _defined_role(text, defined) or cell_role(text, row_hints[r])
+        split = split_name_metric(text) if role in (DATASET, METRIC) else None
+        if split:
+            path += ([(split[0], DATASET)] if split[0] else []) + [(split[1], METRIC)]
+        else:
+            path.append((text, role))
     return path
+
+
+def _spanning_titles(rows: list[list[str]], header: int, layout: Layout) -> None:
+    """A header cell spanning every value column ("SQuAD" over "EM | F1", "Results on the test set" over all) is
+    the table's title: a dataset or a setting when it names one, else nothing."""
+    if len(layout.value_cols) < 2:
+        return
+    for r in range(header):
+        texts = {clean_text(rows[r][c]).strip(" →↓") for c in layout.value_cols}
+        if len(texts) != 1 or not (text := texts.pop()):
+            continue
+        named = datasets_in(text)
+        setting = setting_in(text)
+        if named:
+            replace = (named[0], DATASET)
+        elif setting:
+            replace = (setting, SETTING)
+        elif looks_like_a_name(text) and not is_metric_name(text) and not is_aggregate_name(text):
+            continue  # "SQuAD" over every column: kept as read
+        else:
+            replace = None
+        for c in layout.value_cols:
+            path = [(t, role) for t, role in layout.col_paths[c] if t != text]
+            layout.col_paths[c] = ([replace] if replace else []) + path
 
 
 def _stranded_aggregate(rows: list[list[str]], header: int, layout: Layout) -> None:
@@ -180,13 +239,16 @@ def _is_transposed(layout: Layout) -> bool:
     return bool(labels) and metrics >= max(1, len(labels) / 2)
 
 
-def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
+def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str, bool] | None = None) -> Layout:
+    """`defined`: abbreviations the caption defines → whether each names a metric (TableContext.defined_metrics)."""
+    defined = defined or {}
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header = _header_count(rows, parsed_header)
     body = rows[header:]
     label_cols = _label_cols(body, width)
-    value_cols = [c for c in range(width) if c not in label_cols]
+    value_cols = [c for c in range(width) if c not in label_cols
+                  and not any(is_attribute_name(clean_text(rows[r][c])) for r in range(header))]
     layout = Layout(rows=rows, header_rows=header, label_cols=label_cols, value_cols=value_cols)
     row_hints = []
     for r in range(header):
@@ -196,20 +258,45 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0) -> Layout:
             row_role = row_role or rr
             if cr and c not in layout.label_roles:
                 layout.label_roles[c] = cr
-        row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols]))
-    for c in label_cols:  # a plain "Dataset" / "Metric" / "Model" over a label column
-        for r in range(header):
-            text = clean_text(rows[r][c])
-            if c not in layout.label_roles and text and not any(ch in text for ch in "→↓"):
-                role = hint_roles(text)[1]
-                if role:
-                    layout.label_roles[c] = role
+        row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols], defined))
     for c in value_cols:
-        layout.col_paths[c] = _column_path(rows, header, c, row_hints)
+        layout.col_paths[c] = _column_path(rows, header, c, row_hints, defined)
+    _spanning_titles(rows, header, layout)
     _stranded_aggregate(rows, header, layout)
     layout.group_rows = _group_rows(header, rows, label_cols)
     layout.transposed = _is_transposed(layout)
     return layout
+
+
+def looks_like_a_name(text: str) -> bool:
+    """"SQuAD", "MNLI", "CoNLL-2003", "PubMed": a capital inside a word, a word in capitals, or a digit. "Before
+    Perturb", "Classification", "testsimple" are not: under a caption that names the dataset they are settings."""
+    return bool(re.search(r"[a-z][A-Z]|\b[A-Z]{2,}|\d", clean_text(text)))
+
+
+def names_to_settings(layout: Layout) -> None:
+    """Header cells read as datasets only because they are not metrics become settings when they do not look like
+    names (called when the caption or the citing sentences name the table's dataset)."""
+    for c, path in layout.col_paths.items():
+        layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t) else role)
+                               for t, role in path]
+
+
+_OURS = re.compile(r"\b(?:ours|our (?:method|model|approach|system)|proposed|baselines?)\b", re.I)
+
+
+def methods_across(layout: Layout, dataset_keys: set[str]) -> bool:
+    """Whether the value columns are methods though no header said so: a column headed "Ours" or "Baseline", or row
+    labels that are the datasets the caption or the citing sentences name (and no column header is one)."""
+    if layout.transposed or not layout.label_cols:
+        return False
+    headers = [t for path in layout.col_paths.values() for t, role in path if role in (DATASET, METHOD)]
+    if not headers or any(role == METRIC for path in layout.col_paths.values() for _, role in path):
+        return False
+    if any(_OURS.search(t) for t in headers):
+        return True
+    labels = {dataset_key(clean_text(layout.rows[r][c])) for r in layout.body_rows() for c in layout.label_cols}
+    return bool(labels & dataset_keys) and not {dataset_key(t) for t in headers} & dataset_keys
 
 
 def group_role(label: str) -> str:

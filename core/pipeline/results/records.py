@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.graph.merge import normalize_key
-from core.pipeline.results.context import TableContext, table_context
+from core.pipeline.results.context import TableContext, metric_in, table_context
 from core.pipeline.results.headers import (
     AGGREGATE,
     DATASET,
@@ -23,15 +24,27 @@ from core.pipeline.results.headers import (
     Layout,
     cell_role,
     group_role,
+    methods_across,
+    names_to_settings,
     read_layout,
 )
 from core.pipeline.results.table_kind import is_results_table
-from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_value
+from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_pair, read_value
 from core.schema.records import ContentItem
 from core.schema.results import Direction, ResultRecord
-from core.text.result_names import dataset_key, is_metric_name, method_key, metric_direction, metric_key
+from core.text.result_names import (
+    dataset_key,
+    is_metric_name,
+    method_key,
+    metric_direction,
+    metric_key,
+    plain_name,
+)
 from core.text.tables import table_grid
 
+# Names repeat down a column and across a row: their keys are computed once per name (bounded caches).
+_dataset_key, _method_key, _metric_key = (lru_cache(maxsize=4096)(f) for f in (dataset_key, method_key, metric_key))
+_entity_key = lru_cache(maxsize=4096)(normalize_key)
 MAX_ROWS = 500  # a broken table's rows past this are not read: a results table is never this long
 MAX_COLS = 100
 
@@ -62,7 +75,8 @@ class _Names:
         self.header_text += " " + text
 
 
-def _row_names(layout: Layout, r: int, c: int) -> _Names:
+def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = None) -> _Names:
+    """`part`: (a header cell, the part of it this value is for): "EM" of "EM/F1" for the 80.1 of "80.1/88.0"."""
     names = _Names()
     path = layout.col_paths.get(c, [])
     if layout.transposed:
@@ -73,8 +87,13 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
             names.take(text, layout.label_roles.get(lc) or cell_role(text))
     else:
         for text, role in path:
+            if part and text == part[0]:
+                prefix, text = part[1].rsplit(" ", 1) if " " in part[1] else ("", part[1])
+                if prefix:  # "SQuAD" of "SQuAD EM/F1"
+                    names.take(prefix, cell_role(prefix))
+                role = METRIC if role == METRIC else cell_role(text)
             names.take(text, role)
-        names.method = clean_text(layout.rows[r][layout.method_col]) if layout.method_col >= 0 else ""
+        names.method = layout.method_label(r)
         for lc in layout.label_cols:
             role = layout.label_roles.get(lc)
             if lc != layout.method_col and role in (DATASET, METRIC, SETTING):
@@ -82,30 +101,44 @@ def _row_names(layout: Layout, r: int, c: int) -> _Names:
     return names
 
 
-def _direction(names: _Names, table_direction: str) -> Direction:
-    arrows = metric_direction(names.header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", names.header_text) else ""
-    found = arrows or metric_direction(names.metric)
-    if not found and names.aggregate:
-        found = table_direction  # "Avg." of metrics that all go one way goes that way
+_OURS = re.compile(r"\bours\b|\bour (?:method|model|approach|system)\b|\bproposed\b|\bthis (?:work|paper)\b",
+                   re.I)
+_HIGHER_IS_BETTER = re.compile(r"\b(?:higher|larger|greater|more) (?:is|are|means) better\b", re.I)
+_LOWER_IS_BETTER = re.compile(r"\b(?:lower|smaller|less|fewer) (?:is|are|means) better\b", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _direction(header_text: str, metric: str, table_direction: str) -> Direction:
+    arrows = metric_direction(header_text) if re.search(r"[↑↓⇑⇓▲▼△▽]|is better", header_text) else ""
+    found = arrows or metric_direction(metric)
+    if not found:
+        # "Avg." of metrics that all go one way goes that way; so does a metric the lexicon does not know, or a
+        # header cell holding two ("MAP nDCG"), in a table whose known metrics all go one way.
+        found = table_direction
     return Direction(found) if found in ("higher", "lower") else Direction.UNKNOWN
 
 
-def _table_direction(layout: Layout) -> str:
+def _table_direction(layout: Layout, caption: str) -> str:
+    """The direction the table's known metrics agree on, else the one its caption states ("lower is better")."""
     found = {metric_direction(text) for path in layout.col_paths.values() for text, role in path if role == METRIC}
     if layout.transposed:
         found |= {metric_direction(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                   for c in layout.label_cols}
     found.discard("")
-    return found.pop() if len(found) == 1 else ""
+    if len(found) == 1:
+        return found.pop()
+    stated = {d for d, pattern in (("higher", _HIGHER_IS_BETTER), ("lower", _LOWER_IS_BETTER))
+              if pattern.search(caption)}
+    return stated.pop() if not found and len(stated) == 1 else ""
 
 
-def _mark_best(cells: list[tuple[int, CellValue, dict]]) -> None:
+def _mark_best(cells: list[tuple[tuple[int, int], CellValue, dict]]) -> None:
     """Sets "best" in each record's fields (see the module doc); `cells` are (series, value, fields)."""
     if any(v.marked for _, v, _ in cells):
         for _, v, f in cells:
             f["best"] = v.marked
         return
-    series: dict[int, list[tuple[CellValue, dict]]] = {}
+    series: dict[tuple[int, int], list[tuple[CellValue, dict]]] = {}
     for s, v, f in cells:
         series.setdefault(s, []).append((v, f))
     for members in series.values():
@@ -125,24 +158,50 @@ def _grid(item: ContentItem) -> tuple[list[list[str]], int]:
     return rows, (grid.header_rows if marked_header else 0)
 
 
-def table_records(doc_id: str, item: ContentItem, label: str, sentences: Sequence[str]) -> list[ResultRecord]:
+def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
+                  sentences: Sequence[str]) -> list[ResultRecord]:
     """The records of one table item; [] for a table that does not report results."""
     rows, parsed_header = _grid(item)
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return []
-    layout = read_layout(rows, parsed_header)
+    ctx = table_context(caption, item.footnote, sentences)
+    layout = read_layout(rows, parsed_header, ctx.defined_metrics)
     row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                       for c in layout.label_cols) if layout.transposed else 0
-    if not is_results_table(layout, item.caption, row_metrics):
+    if not is_results_table(layout, caption, row_metrics, sentences):
         return []
-    ctx = table_context(item.caption, item.footnote, sentences)
-    return _records(doc_id, item, label, layout, ctx)
+    if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}):
+        layout.transposed = True
+    elif ctx.dataset:
+        names_to_settings(layout)
+    return _records(doc_id, item, label, caption, layout, ctx)
 
 
-def _records(doc_id: str, item: ContentItem, label: str, layout: Layout, ctx: TableContext) -> list[ResultRecord]:
-    table_direction = _table_direction(layout)
+def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, tuple[str, str] | None]]:
+    """The cell's value, or its two values when it holds a pair its header names ("EM/F1" over "80.1/88.0")."""
+    cell = layout.rows[r][c]
+    value = read_value(cell)
+    if value is not None:
+        return [(0, value, None)]
+    pair = read_pair(cell) if not layout.transposed else None
+    path = layout.col_paths.get(c, [])
+    if not pair or not path:
+        return []
+    header = next((t for t, _ in reversed(path) if "/" in t), "")
+    parts = [p.strip() for p in header.split("/")]
+    if len(parts) != len(pair) or not all(parts):
+        return []
+    if " " in parts[0] and " " not in parts[1]:  # "SQuAD EM/F1": "SQuAD" names both
+        prefix = parts[0].rsplit(" ", 1)[0]
+        parts = [parts[0], f"{prefix} {parts[1]}"]
+    return [(i, v, (header, p)) for i, (v, p) in enumerate(zip(pair, parts))]
+
+
+def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: Layout,
+             ctx: TableContext) -> list[ResultRecord]:
+    table_direction = _table_direction(layout, caption)
     group_dataset = group_setting = ""
-    cells: list[tuple[int, CellValue, dict]] = []
+    cells: list[tuple[tuple[int, int], CellValue, dict]] = []
     for r in range(layout.header_rows, len(layout.rows)):
         if r in layout.group_rows:
             text = layout.group_rows[r]
@@ -151,19 +210,17 @@ def _records(doc_id: str, item: ContentItem, label: str, layout: Layout, ctx: Ta
             group_setting = text if role == SETTING else group_setting
             continue
         for c in layout.value_cols:
-            value = read_value(layout.rows[r][c])
-            if value is None:
-                continue
-            names = _row_names(layout, r, c)
-            fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
-            if not fields["method"]:
-                continue
-            fields.update(row=r, col=c)
-            cells.append((r if layout.transposed else c, value, fields))
+            for i, value, part in _cell_values(layout, r, c):
+                names = _row_names(layout, r, c, part)
+                fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
+                if not fields["method"]:
+                    continue
+                fields.update(row=r, col=c)
+                cells.append(((r if layout.transposed else c, i), value, fields))
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
-                         caption=item.caption[:500], **fields) for _, _, fields in cells]
+                         caption=caption[:500], **fields) for _, _, fields in cells]
 
 
 def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: str, group_setting: str,
@@ -177,17 +234,21 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
             metric = names.aggregate
     dataset = names.dataset or group_dataset or ctx.dataset
     setting = " / ".join(settings) or group_setting or ctx.setting
-    direction = _direction(_Names(metric=metric, aggregate=names.aggregate,
-                                  header_text=names.header_text + " " + metric), table_direction)
+    defined_as = metric_in(ctx.defined.get(metric, ""))  # "SEQ is cell selection accuracy": goes as accuracy does
+    direction = _direction(names.header_text + " " + metric, defined_as or metric, table_direction)
     unit = value.unit or ("%" if "%" in names.header_text else "") or ctx.unit
     method = names.method
-    extra = {"method_entity": normalize_key(method)} if method else {}
+    # The graph's keys (core.graph.merge.normalize_key) of the names, so a record links to the entity
+    # "SPECTER" the extractor found: "SPECTER (Ours)" → "specter".
+    extra = {"method_entity": _entity_key(plain_name(method))} if method else {}
     if dataset:
-        extra["dataset_entity"] = normalize_key(dataset)
-    if ctx.dataset and dataset_key(ctx.dataset) != dataset_key(dataset):
+        extra["dataset_entity"] = _entity_key(plain_name(dataset))
+    if ctx.dataset and _dataset_key(ctx.dataset) != _dataset_key(dataset):
         extra["caption_dataset"] = ctx.dataset  # "MAG" under "Results on the SCIDOCS suite": the suite it is part of
     if value.spread is not None:
         extra["spread"] = f"{value.spread:g}"
+    if _OURS.search(method):
+        extra["ours"] = "1"  # the paper's own method: "Ours", "SPECTER (Ours)", "Proposed"
     return dict(method=method, dataset=dataset, metric=metric, value=value.value, value_text=value.text, unit=unit,
-                setting=setting, direction=direction, best=False, method_key=method_key(method),
-                dataset_key=dataset_key(dataset), metric_key=metric_key(metric), extra=extra)
+                setting=setting, direction=direction, best=False, method_key=_method_key(method),
+                dataset_key=_dataset_key(dataset), metric_key=_metric_key(metric), extra=extra)

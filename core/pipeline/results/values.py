@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 BEST_MARK = "\ue000"
 
@@ -16,7 +17,7 @@ _EMPHASIS_TAG = re.compile(r"<\s*(?:b|strong|u|em)\b[^>]*>", re.IGNORECASE)
 _EMPHASIS_END = re.compile(r"<\s*/\s*(?:b|strong|u|em)\s*>", re.IGNORECASE)
 _LATEX_EMPHASIS = re.compile(r"\\(?:textbf|mathbf|boldsymbol|bm|underline|uline|textit)\s*\{")
 
-_NUM = r"[-+−–]?\s?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+)"
+_NUM = r"[-+−–]?\s?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+)(?:[eE][-+−]?\d{1,3})?"
 _UNITS = (r"%|pp|ms|s|sec|secs|min|h|hrs|x|×|k|K|M|B|G|GB|MB|KB|TB|TFLOPs|GFLOPs|FLOPs|params|nM|µM|μM|mM|pM|"
           r"kcal/mol|Å|dB|Hz|ppm|mg|kg|g|mm|cm|m")
 _VALUE = re.compile(
@@ -61,6 +62,7 @@ def _number(text: str) -> float:
     return float(text.replace(" ", "").replace(",", "").replace("−", "-").replace("–", "-"))
 
 
+@lru_cache(maxsize=8192)  # a cell is read by the header, label-column and kind checks, then for its record
 def read_value(cell: str) -> CellValue | None:
     """The cell's number, unit, spread and emphasis; None when the cell is not one reported number."""
     if not cell or len(cell) > 80 or not any(ch.isdigit() for ch in cell):
@@ -81,5 +83,22 @@ def read_value(cell: str) -> CellValue | None:
     return CellValue(value=value, text=text, unit=unit, spread=spread, marked=marked)
 
 
+def read_pair(cell: str) -> list[CellValue] | None:
+    """"84.6/83.4" under "MNLI-m/mm" or "EM/F1": two numbers in one cell, read apart; None otherwise."""
+    if not cell or cell.count("/") != 1 or len(cell) > 60:
+        return None
+    parts = [read_value(p) for p in cell.split("/")]
+    return parts if all(parts) else None  # type: ignore[return-value]
+
+
+_MISSING = {"-", "–", "—", "−", "n/a", "N/A", "NA", "n.a.", "N.A.", "?", "×", "✗", "/", "--", "---", "∅", "x"}
+
+
 def is_number_cell(cell: str) -> bool:
-    return read_value(cell) is not None
+    return read_value(cell) is not None or read_pair(cell) is not None
+
+
+def is_missing(cell: str) -> bool:
+    """"-", "–", "n/a": a value the paper does not report, neither a number nor a name."""
+    text = clean_text(cell)
+    return not text or text in _MISSING
