@@ -61,6 +61,7 @@ def main() -> None:
         st.Page("pages/search.py", title="Search", icon=":material/search:"),
         st.Page("pages/graph.py", title="Graph", icon=":material/hub:"),
         st.Page("pages/gallery.py", title="Gallery", icon=":material/photo_library:"),
+        st.Page("pages/results.py", title="Results", icon=":material/leaderboard:"),
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
     ]
     if user.is_editor:  # a viewer's navigation has no Settings page (and /settings falls back to the Library)

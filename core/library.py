@@ -28,6 +28,7 @@ from core.store.base import (
     LLMCacheStore,
     MetadataStore,
     ReferenceStore,
+    ResultStore,
     ScoreCache,
     SessionStore,
     StageProgress,
@@ -51,6 +52,7 @@ from core.store.sqlite_media import SQLiteDescriptionStore
 from core.store.sqlite_metadata import SQLiteMetadataStore
 from core.store.sqlite_ragas_cache import SQLiteScoreCache
 from core.store.sqlite_references import SQLiteReferenceStore
+from core.store.sqlite_results import SQLiteResultStore
 from core.store.sqlite_sessions import SQLiteSessionStore
 from core.store.sqlite_vector_space import SQLiteVectorSpace
 from core.store.sqlite_web_cache import SQLiteWebCache
@@ -149,6 +151,11 @@ class Library:
     def references(self) -> ReferenceStore:
         """Each paper's parsed reference list, its citation links, and the library papers its entries resolve to."""
         return SQLiteReferenceStore(self.db)
+
+    @cached_property
+    def results(self) -> ResultStore:
+        """Each paper's results read from its tables (method × dataset × metric, cited to the cell)."""
+        return SQLiteResultStore(self.db)
 
     @cached_property
     def web_cache(self) -> WebCache:

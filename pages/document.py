@@ -18,6 +18,7 @@ from core.text import safe_markdown as safe_md
 from core.text import tables
 from pages.widgets import auth, state
 from pages.widgets.references_panel import show_references
+from pages.widgets.results_panel import show_results
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
 lib = state.library()
@@ -134,6 +135,7 @@ def enrich_button() -> None:
 
 show_metadata()
 show_references(lib, doc)
+show_results(lib, doc)
 for warning in doc.warnings:
     st.warning(safe_md.md_escape(warning))
 if doc.status == DocStatus.FAILED:

@@ -19,13 +19,15 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from core.library import Library
 from core.service import ask as ask_service
 from core.service import evaluation, graph, papers, passages, search
+from core.service import results as results_service
 from core.service.errors import ServiceError
 from core.service.records import Citation, EvalRunInfo, Record
 
 INSTRUCTIONS = """PaperGraph answers from a collection of scientific papers and cites page-level evidence.
 Use search_papers to find passages, ask for a cited answer, get_passage to read around a citation,
 graph_neighbours to see what an entity is linked to across papers, graph_path for how two entities connect,
-get_paper and cite for metadata and BibTeX; list_evaluation_runs for which mode scored best on this collection.
+get_paper and cite for metadata and BibTeX; results for the numbers papers report on a dataset (leaderboards);
+list_evaluation_runs for which mode scored best on this collection.
 Quote the citations ([n] paper, page) when you use a result."""
 
 ASK_DESCRIPTION = """Answer a question from the papers, with citations ([n] markers; each citation gives paper, page,
@@ -51,6 +53,13 @@ about an evaluation's results; not to answer a question about the papers (use as
 with each mode's mean of every metric (n: answers scored, missing: answers it could not be computed for); give
 `run_id` for that run's rows, one per question and mode. Read-only: runs are started from the Evaluate page or
 `python -m core eval`."""
+
+RESULTS_DESCRIPTION = """The numbers the papers' tables report, as leaderboards: one per dataset and metric, best
+first by the metric's direction, each row with method, value as printed, setting, paper, year and its citation (page,
+table, row, column). Use it for "what is the best F1 on X", "which papers report results on Y", "what does method Z
+reach on Y"; names are matched as typed (case and punctuation aside). Filters: dataset, metric, method, paper (id
+prefix or title words), year ("2020" or "2018-2020"), setting ("test", "zero-shot"), query (words in the names or
+captions). An empty result says why (no such dataset, nothing stored)."""
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
@@ -168,6 +177,26 @@ def build_mcp(lib: Library, save_history: bool = True) -> MCPServer:
         # BibTeX ignores lines outside entries: the citations follow as comments, so the text stays valid BibTeX.
         comments = "\n".join(f"% {line}" for line in citation_lines(cites).splitlines())
         return result(f"{bibtex}\n\n{comments}", {"bibtex": bibtex, "citations": [c.to_dict() for c in cites]})
+
+    @server.tool(description=RESULTS_DESCRIPTION, annotations=READ_ONLY)
+    async def results(dataset: str | None = None, metric: str | None = None, method: str | None = None,
+                            paper: str | None = None, year: str | None = None, setting: str | None = None,
+                            query: str | None = None, limit: int = 20) -> CallToolResult:
+        view = await _run(lambda: results_service.leaderboard(
+            lib, dataset=dataset, metric=metric, method=method, paper=paper, year=year, setting=setting, query=query,
+            limit=limit))
+        cites = results_service.citations(view)
+        lines, n = [], 0
+        for board in view.boards:
+            towards = f"{board.direction} is better" if board.direction else "direction not stated"
+            lines.append(f"{board.dataset or '(dataset not named)'} — {board.metric} ({towards}):")
+            for row in board.rows:
+                n += 1
+                lines.append(f"  {row.rank}. {row.method}: {row.value_text}"
+                             + (f" [{row.setting}]" if row.setting else "") + f" — {row.paper} [{n}]")
+        text = "\n".join(lines) or (view.note or "No results match.")
+        return result(f"{text}\n\nCitations:\n{citation_lines(cites)}" if cites else text,
+                      {**view.to_dict(), "citations": [c.to_dict() for c in cites]})
 
     @server.tool(description=EVAL_DESCRIPTION, annotations=READ_ONLY)
     async def list_evaluation_runs(run_id: str | None = None, limit: int = 10) -> CallToolResult:

@@ -11,14 +11,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import StreamingResponse
+from fastapi.responses import PlainTextResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from core.api.errors import FORBIDDEN, ApiError, body
 from core.api.guard import Principal
 from core.service import ask as ask_service
-from core.service import evaluation, graph, papers, passages, search, status
+from core.service import evaluation, graph, papers, passages, results, search, status
 from core.service.errors import INVALID_INPUT, TOO_LARGE, ServiceError
 from core.service.ingest import check_upload_name
 from core.service.inputs import clean_question
@@ -30,10 +30,13 @@ from core.service.records import (
     Neighbourhood,
     PaperInfo,
     Passage,
+    ResultName,
+    ResultsView,
     SearchResult,
     Status,
     UploadResult,
 )
+from core.service.results_export import export
 
 audit = logging.getLogger("papergraph.audit")
 router = APIRouter(prefix="/api")
@@ -174,6 +177,33 @@ def eval_runs(request: Request, _: Caller, limit: int = 20,
 def eval_run(request: Request, run_id: str, _: Caller,
              contexts: Annotated[bool, Query(description="add the passages each answer was given")] = False):
     return evaluation.get_run(request.app.state.lib, run_id, contexts)
+
+
+_EXPORT_TYPES = {"csv": "text/csv", "markdown": "text/markdown", "latex": "application/x-latex"}
+
+
+@router.get("/results", response_model=ResultsView,
+            summary="Leaderboards of the numbers the papers' tables report, per dataset and metric, best first, "
+                    "each row cited to its paper, page and table cell; format=csv|markdown|latex for an export")
+def results_board(request: Request, _: Caller, dataset: str | None = None, metric: str | None = None,
+                  method: str | None = None, paper: str | None = None, year: str | None = None,
+                  setting: str | None = None, q: str | None = None, limit: int = 100,
+                  format: Annotated[str, Query(pattern="^(json|csv|markdown|latex)$")] = "json"):
+    view = results.leaderboard(request.app.state.lib, dataset=dataset, metric=metric, method=method, paper=paper,
+                               year=year, setting=setting, query=q, limit=limit)
+    if format == "json":
+        return view
+    # Text from the papers, escaped for the format; served as an attachment so a browser never renders it.
+    return PlainTextResponse(export(view, format), media_type=_EXPORT_TYPES[format],
+                             headers={"Content-Disposition": f'attachment; filename="results.{format[:3]}"'})
+
+
+@router.get("/results/names", response_model=list[ResultName],
+            summary="The datasets, metrics or methods the results name, with counts (metrics of one dataset)")
+def result_names(request: Request, _: Caller,
+                 kind: Annotated[str, Query(pattern="^(dataset|metric|method)$")] = "dataset",
+                 dataset: str | None = None):
+    return results.names(request.app.state.lib, kind, dataset=dataset)
 
 
 @router.post("/ask", response_model=AskResult,

@@ -17,6 +17,7 @@ from core.cli.imports import add_parsers as add_import_parsers
 from core.cli.papers import add_parsers as add_papers_parsers
 from core.cli.reembed import cmd_reembed
 from core.cli.refs import add_parser as add_refs_parser
+from core.cli.results import add_parser as add_results_parser
 from core.cli.settings import cmd_settings
 from core.cli.users import add_parser as add_users_parser
 from core.library import open_library
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-only", action="store_true", help="print the assembled context, do not answer")
     p.add_argument("--no-rerank", action="store_true")
     p.add_argument("--no-llm", action="store_true", help="the LLM-free path even when an LLM is configured")
-    p.add_argument("--reader", default=None, choices=[r.value for r in Reader],
+    p.add_argument("--reader", default=None, choices=[r.value for r in Reader.choosable()],
                    help="how the answer is read (default: settings): extractive, select, write or auto")
     p.add_argument("--paper", action="append", help="restrict to a paper (document id prefix); repeatable")
     p.add_argument("--json", action="store_true")
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_papers_parsers(sub)
     add_import_parsers(sub)
     add_refs_parser(sub)
+    add_results_parser(sub)
     add_users_parser(sub)
     add_api_parsers(sub)
     return parser

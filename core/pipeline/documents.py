@@ -194,14 +194,16 @@ def busy_stage(doc: Document) -> str:
 def purge_document(lib: Library, doc_id: str) -> None:
     """Everything stored under a document id, registered or not: graph contributions and extractions (and the
     nodes, edges and vectors they made), chunks with their full-text rows, windows, media descriptions, its
-    bibliographic metadata (hand corrections too), its reference list and every resolution of an entry to it, its
-    folder. Idempotent, and safe in two processes at once (a delete and the worker that held the paper)."""
+    bibliographic metadata (hand corrections too), its reference list and every resolution of an entry to it, the
+    results read from its tables, its folder. Idempotent, and safe in two processes at once (a delete and the
+    worker that held the paper)."""
     remove_document(lib, doc_id)
     lib.windows.delete_doc(doc_id)
     lib.chunks.delete_doc(doc_id)
     lib.descriptions.delete_doc(doc_id)
     lib.metadata.delete_doc(doc_id)
     forget_references(lib, doc_id)
+    lib.results.delete_doc(doc_id)
     doc_dir = lib.workspace.doc_dir(doc_id)
     if doc_dir.exists():
         lib.workspace.staging_dir.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,8 @@ def footprint(lib: Library, doc_ids: Iterable[str]) -> Counter:
                           ("entity_vectors", lib.entity_vectors.doc_counts()),
                           ("relation_vectors", lib.relation_vectors.doc_counts()),
                           ("descriptions", lib.descriptions.doc_counts()),
-                          ("metadata", lib.metadata.doc_counts()), ("references", lib.references.doc_counts())):
+                          ("metadata", lib.metadata.doc_counts()), ("references", lib.references.doc_counts()),
+                          ("results", lib.results.doc_counts())):
         counts[kind] = sum(per_doc.get(i, 0) for i in ids)
     counts.update(lib.graph_sources.doc_row_counts(ids))
     counts["graph_nodes"] = sum(1 for n in lib.graph.all_nodes() if ids & set(n.doc_ids))
@@ -75,7 +76,7 @@ def _stray_vectors(lib: Library) -> dict[str, list[str]]:
 def unknown_doc_ids(lib: Library) -> set[str]:
     """Document ids that some store holds something of, and the documents table does not know."""
     seen = set(lib.chunks.doc_counts()) | lib.windows.doc_ids() | lib.graph_sources.doc_ids()
-    seen |= set(lib.descriptions.doc_counts()) | set(lib.references.doc_counts())
+    seen |= set(lib.descriptions.doc_counts()) | set(lib.references.doc_counts()) | set(lib.results.doc_counts())
     seen |= {d for d in lib.metadata.doc_counts() if not d.startswith(ENTRY_PREFIX)}  # bib: entries have no document
     for store in (lib.entity_vectors, lib.relation_vectors):
         seen |= set(store.doc_counts())

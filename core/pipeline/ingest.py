@@ -33,6 +33,7 @@ from core.pipeline.compute import ComputeBackend, compute_backend
 from core.pipeline.compute.task import ComputeTask, compute_document, index_items
 from core.pipeline.compute.throughput import Throughput
 from core.pipeline.ingest_writer import PARSE_PREFIX, Writer, make_task
+from core.pipeline.result_records import compute_results
 from core.pipeline.status import ProgressFn, StageReporter, worker_alive
 from core.schema.media import OFFLINE
 from core.schema.records import ContentItem, DocStatus, Document
@@ -98,6 +99,7 @@ def reindex_items(lib: Library, doc: Document, items: list[ContentItem], report:
     pdf = lib.workspace.source_pdf(doc.id)
     offline, chunked, vectors, _ = index_items(task, items, pdf, report)
     lib.descriptions.replace_source(doc.id, OFFLINE, offline)
+    lib.results.replace_doc(doc.id, compute_results(doc.id, items))
     lib.chunks.put_doc_chunks(doc.id, chunked.chunks)
     lib.windows.delete_doc(doc.id)
     lib.windows.upsert([w.id for w in chunked.windows], vectors, [w.text for w in chunked.windows],

@@ -110,6 +110,7 @@ def fail_document(lib: Library, doc_id: str, message: str) -> None:
     try:
         lib.windows.delete_doc(doc_id)
         lib.chunks.delete_doc(doc_id)
+        lib.results.delete_doc(doc_id)
         remove_document(lib, doc_id)
     finally:
         lib.documents.set_status(doc_id, DocStatus.FAILED, message[:2000], graph=GraphStatus.NONE)
@@ -231,6 +232,9 @@ def _write_folder(lib: Library, job: Job, result: ComputeResult) -> None:
     if ws.pages_dir(doc_id).exists():
         shutil.rmtree(ws.pages_dir(doc_id), ignore_errors=True)  # page images of an older parse are stale
     lib.descriptions.replace_source(doc_id, OFFLINE, result.offline)
+    # The results its tables report, computed by the worker: replaced whole (a re-parse's old ones go), in the commit
+    # that makes the paper ready — a crash before `ready` redoes it, a failure or a delete removes them.
+    lib.results.replace_doc(doc_id, result.results)
     try:  # the reference list as data and the citations it resolves in the library; never fails the paper
         # Rules only: one writer commits every paper, and an LLM call here would hold all the others back (the
         # LLM pass over the entries the rules could not read is `core refs refresh`'s).

@@ -16,9 +16,10 @@ from core.models.embedding import cheapest_batches, get_tokenizer
 from core.query.answer import answer_messages
 from core.query.context import build_context, count_tokens
 from core.query.keywords import question_keywords
-from core.query.reading.readers import ReadingJob, choose_reader, read_answer
+from core.query.reading.readers import Outcome, ReadingJob, choose_reader, read_answer
 from core.query.records import Keywords, QueryParams, QueryResult
 from core.query.rerank import make_reranker
+from core.query.result_answers import answer_results
 from core.query.routes import route_of
 from core.schema.modes import Mode, Reader
 from core.text.questions import question_too_long
@@ -119,13 +120,16 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
         t = time.perf_counter()
         job = ReadingJob(lib, question, context, retrieval, embeddings(question), params, on_token,
                          notes=retrieval.notes, gate=vlm is None)
-        outcome = read_answer(job, reader, model)
+        computed = _computed(lib, question, context, params)
+        if computed is not None and on_token is not None:
+            on_token(computed.text)
+        outcome = Outcome(computed) if computed is not None else read_answer(job, reader, model)
         result.answer = outcome.answer
         result.error = "; ".join(job.errors)
         calls += outcome.calls
         result.llm_cached += outcome.cached
         timings["generate_s"] = time.perf_counter() - t
-        if result.answer.reader == Reader.EXTRACTIVE:
+        if result.answer.reader in (Reader.EXTRACTIVE, Reader.RESULTS):
             llm_free.append("answer")
         if result.answer.reader == Reader.WRITE and result.answer.text:
             prompt = "\n".join(m["content"] for m in answer_messages(question, context, lib.settings.graph.language,
@@ -143,6 +147,16 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
         except Exception:  # history is a convenience: never fail an answer because it could not be kept
             log.exception("could not save the query to the history")
     return result
+
+
+def _computed(lib: Library, question: str, context, params: QueryParams):
+    """A results question's answer computed from the tables' records (core.query.result_answers), before any
+    reader; None for any other question, or one the records do not cover. Never fails the question."""
+    try:
+        return answer_results(lib, question, context, params.doc_ids or None)
+    except Exception:
+        log.exception("answering from the stored results failed; the readers answer")
+        return None
 
 
 def _small(model) -> bool:

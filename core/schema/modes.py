@@ -68,7 +68,15 @@ class Reader(_Named):
                         "papers' sentences are the answer, verbatim and cited; 'none' abstains")
     WRITE = "write", ("the model writes prose from the passages, checked sentence by sentence; it first runs "
                       "select's 'none' check, so it abstains when no sentence answers")
+    # Not chosen in settings: a results question ("best F1 on X", "does A beat B on D") is answered before any reader
+    # from the numbers the papers' tables report (core.query.result_answers), and the answer names this reader.
+    RESULTS = "results", "computed from the results the papers' tables report, each number cited to its table cell"
+
+    @classmethod
+    def choosable(cls) -> list[Reader]:
+        """The readers settings, the CLI and the API may choose (results answers are recognised, not chosen)."""
+        return [r for r in cls if r is not cls.RESULTS]
 
 
 def readers_help() -> str:
-    return help_lines(Reader)
+    return "\n".join(f"- **{name}**: {name.help}" for name in Reader.choosable())

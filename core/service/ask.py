@@ -47,8 +47,8 @@ def ask(lib: Library, question: str, mode: str | None = None, *, use_llm: bool =
     history the question goes to (core.query.history; None: no owner known, shown to editors)."""
     question = clean_question(question)
     chosen = check_mode(lib, mode)
-    if reader is not None and reader not in {r.value for r in Reader}:
-        raise invalid(f"unknown reader {reader!r}: choose one of {', '.join(Reader)}")
+    if reader is not None and reader not in {r.value for r in Reader.choosable()}:
+        raise invalid(f"unknown reader {reader!r}: choose one of {', '.join(Reader.choosable())}")
     for value, what in ((top_k, "top_k"), (chunk_top_k, "chunk_top_k")):
         if value is not None:
             bounded(value, what, 1, MAX_TOP_K)

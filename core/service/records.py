@@ -192,3 +192,55 @@ class EvalRow(Record):
 class EvalRunDetail(Record):
     run: EvalRunInfo
     rows: list[EvalRow]
+
+
+@dataclass
+class ResultRow(Record):
+    """One number a paper reports (core.schema.results.ResultRecord), cited to its table cell."""
+    rank: int  # in its leaderboard, by the metric's direction (1 = best)
+    method: str
+    value: float
+    value_text: str  # the cell as printed: "80.0", "85.3 ± 0.2"
+    unit: str
+    setting: str  # "test", "zero-shot"… where stated
+    dataset: str
+    metric: str
+    paper_id: str
+    paper: str  # title
+    year: int | None
+    page: int  # 1-based
+    box: list[float] | None  # the table's box, 0-1000 page coordinates
+    table: str  # "Table 1"
+    cell: str  # "Table 1, row 3, column 2"
+    item_index: int  # the table's item in the paper's content list
+    row: int  # 0-based, in the span-expanded grid
+    col: int
+    best: bool  # marked best by the paper
+
+
+@dataclass
+class Leaderboard(Record):
+    """Every record of one dataset and metric across the library, best first."""
+    dataset: str  # the name most papers print
+    dataset_key: str
+    metric: str
+    metric_key: str
+    direction: str  # higher / lower / "" (unknown: ranked as higher-is-better)
+    rows: list[ResultRow]
+    more_rows: int = 0  # rows past the limit
+
+
+@dataclass
+class ResultsView(Record):
+    boards: list[Leaderboard]
+    note: str = ""  # why nothing matched, or how a name was read
+    more_boards: int = 0
+
+
+@dataclass
+class ResultName(Record):
+    """A dataset, metric or method the records name, for pickers."""
+    key: str
+    name: str
+    records: int
+    papers: int

@@ -252,7 +252,8 @@ class QueryConfig:
     phrase_nodes: bool = setting(True, label="Graph walks: phrase nodes",
                                  help="local and ppr also walk through every phrase the LLM-free extractor read in a "
                                       "passage, not only the entities the graph shows (HippoRAG's phrase nodes).")
-    reader: str = setting(Reader.AUTO.value, label="Reader", choices=[r.value for r in Reader], help=readers_help())
+    reader: str = setting(Reader.AUTO.value, label="Reader", choices=[r.value for r in Reader.choosable()],
+                          help=readers_help())
     # Each sentence more costs the embedded model ~1.5 s of prompt: bench/select_answers.py measures k.
     select_candidates: int = setting(6, label="Sentences the model chooses among (select)", min=2, max=12)
     answer_max_tokens: int = setting(1024, label="Longest LLM answer (tokens)", min=1)

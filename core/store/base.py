@@ -18,12 +18,14 @@ from core.schema.metadata import PaperMetadata
 from core.schema.records import Chunk, DocStatus, Document, GraphStatus
 from core.schema.references import CitationLink, ParsedReference
 
-# The graph's and the sign-in sessions' contracts live beside this file, to keep each under 400 lines; callers
-# import them from here.
+# The graph's, the results' and the sign-in sessions' contracts live beside this file, to keep each under 400
+# lines; callers import them from here.
 from core.store.base_graph import CommunityState as CommunityState
 from core.store.base_graph import GraphSources as GraphSources
 from core.store.base_graph import GraphStore as GraphStore
 from core.store.base_graph import VectorRow as VectorRow
+from core.store.base_results import ResultFilter as ResultFilter
+from core.store.base_results import ResultStore as ResultStore
 from core.store.base_sessions import SessionStore as SessionStore
 
 

@@ -21,7 +21,7 @@ from tests.api.helpers import ANSWER_WORD, QUESTION, LiveServer, build_workspace
 from tests.paths import REPO
 
 TOOLS = {"search_papers", "ask", "get_passage", "get_paper", "graph_neighbours", "graph_path", "cite",
-         "list_evaluation_runs"}  # its test: test_eval_api.py (it reports scores, no citations)
+         "list_evaluation_runs", "results"}  # their tests: test_eval_api.py (scores, no citations), test_results_api.py
 
 
 @pytest.fixture(scope="module")

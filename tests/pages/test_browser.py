@@ -30,7 +30,7 @@ READY_TIMEOUT_MS = 180_000  # mineru parse + loading the embedding model in the 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
 
 
-PAGES = ["Library", "Document", "Ask", "Compare", "Search", "Graph", "Gallery", "Evaluate", "Settings"]
+PAGES = ["Library", "Document", "Ask", "Compare", "Search", "Graph", "Gallery", "Results", "Evaluate", "Settings"]
 
 
 def _free_port() -> int:
@@ -178,7 +178,7 @@ def test_upload_a_paper_wait_until_ready_search_ask_and_compare(app_url, tmp_pat
         page.goto(f"{app_url}/settings")
         expect(page.get_by_role("heading", name="Settings")).to_be_visible(timeout=30_000)
         expect(page.get_by_test_id("stSidebar").get_by_text("PaperGraph")).to_be_visible()
-        # The navigation lists the nine pages of app.py and nothing else (pages/widgets/ is not a page).
+        # The navigation lists the ten pages of app.py and nothing else (pages/widgets/ is not a page).
         nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
         expect(nav).to_have_count(len(PAGES))
         assert [t.split("\n")[-1].strip() for t in nav.all_inner_texts()] == PAGES  # icon name, then title

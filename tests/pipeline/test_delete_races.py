@@ -32,13 +32,15 @@ OLD = time.time() - 3600  # an mtime past the collector's age guard
 
 
 def mineru_output(folder: Path, title: str, sections) -> Path:
-    """A MinerU output folder: title, headed sections and one table (an item chunk with an offline description)."""
+    """A MinerU output folder: title, headed sections and one results table (an item chunk with an offline
+    description, and result records)."""
     items = [{"type": "text", "text_level": 1, "text": title, "page_idx": 0, "bbox": [100, 40, 900, 80]}]
     for n, (heading, paragraphs) in enumerate(sections):
         items.append({"type": "text", "text_level": 2, "text": heading, "page_idx": n, "bbox": [100, 100, 900, 120]})
         items += [{"type": "text", "text": p, "page_idx": n, "bbox": [100, 130, 900, 300]} for p in paragraphs]
-    items.append({"type": "table", "page_idx": 0, "bbox": [100, 400, 900, 600], "table_caption": ["Table 1: GLUE"],
-                  "table_body": "<table><tr><td>Model</td><td>GLUE</td></tr><tr><td>BERT</td><td>80.5</td></tr>"
+    items.append({"type": "table", "page_idx": 0, "bbox": [100, 400, 900, 600],
+                  "table_caption": ["Table 1: Accuracy on the GLUE benchmark."],
+                  "table_body": "<table><tr><td>Model</td><td>MNLI</td></tr><tr><td>BERT</td><td>80.5</td></tr>"
                                 "<tr><td>RoBERTa</td><td>88.5</td></tr></table>"})
     out = folder / title.split()[0].lower() / "auto"
     out.mkdir(parents=True)
@@ -101,7 +103,7 @@ def test_delete_while_parsing_or_indexing_leaves_nothing_and_the_queue_goes_on(l
     assert [d.id for d in deleted] == [doc_id]
     assert [(d.id, d.status) for d in done] == [(other, DocStatus.READY)]
     assert_gone(lib, doc_id)
-    assert footprint(lib, [other])["windows"] > 0  # the other paper is whole
+    assert footprint(lib, [other])["windows"] > 0 and footprint(lib, [other])["results"] == 2  # the other is whole
 
 
 # ---------------------------------------------------------------------------------------------------- graph
@@ -228,7 +230,7 @@ def test_gc_removes_exactly_what_older_versions_left_and_says_how_much(lib, tmp_
     # What an older version's delete mid-graph left: the row gone, everything else of the paper still there.
     lib.documents.delete(ghost)
     planted = +footprint(lib, [ghost])
-    assert {"chunks", "windows", "extractions", "entity_sources", "papers", "graph_nodes", "descriptions",
+    assert {"chunks", "windows", "extractions", "entity_sources", "papers", "graph_nodes", "descriptions", "results",
             "folders"} <= set(planted), planted
     os.utime(lib.workspace.doc_dir(ghost), (OLD, OLD))
     # A folder never registered, a staging leftover, and a full-text row whose chunk is gone.

@@ -82,9 +82,11 @@ def lib(tmp_path):
 
 
 def _snapshot(lib):
-    """Everything searchable in a workspace: documents with their state, chunk ids and vector count."""
+    """Everything searchable in a workspace: documents with their state, chunk ids, vector count, result records."""
     return ({d.id: (d.status, d.chunk_count) for d in lib.documents.list()},
-            sorted(c.id for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)), lib.windows.count())
+            sorted(c.id for d in lib.documents.list() for c in lib.chunks.by_doc(d.id)), lib.windows.count(),
+            sorted((r.doc_id, r.item_index, r.row, r.col, r.value) for d in lib.documents.list()
+                   for r in lib.results.by_doc(d.id)))
 
 
 @pytest.mark.slow
@@ -133,10 +135,12 @@ def test_a_document_killed_mid_ingest_is_invisible_then_resumed(lib, tmp_path):
     result = add_pdf(lib, "p.pdf", pdfs.make_paper_pdf(tmp_path / "p.pdf", pages=1).read_bytes())
     (doc,) = process_queue(lib)
     complete = _snapshot(lib)
+    assert complete[3], "its results table was read at ingest"
     retry_document(lib, doc.id)
     lib.queue.claim_next("somehost-that-is-gone:999999:1")
     lib.documents.set_status(doc.id, DocStatus.INDEXING)
     lib.chunks.delete_doc(doc.id)  # the crash happened after vectors, before chunks were rewritten
+    lib.results.delete_doc(doc.id)  # … and after its result records were cleared
     assert search(lib, DISTINCTIVE) == [], "a document that is not ready is never searched"
     assert recover(lib) == [doc.id]
     assert lib.documents.get(doc.id).status == DocStatus.QUEUED
@@ -197,8 +201,9 @@ def test_delete_removes_everything_derived_from_a_document(lib, tmp_path):
 
 
     assert lib.descriptions.by_doc(keep.doc_id)  # its table and figure were described at ingest
+    assert lib.results.by_doc(keep.doc_id)  # and its results table read
     delete_document(lib, keep.doc_id)
-    assert lib.descriptions.by_doc(keep.doc_id) == {}
+    assert lib.descriptions.by_doc(keep.doc_id) == {} and lib.results.by_doc(keep.doc_id) == []
 
 
 def test_retry_requeues_a_failed_document(lib, tmp_path):

@@ -1,4 +1,4 @@
-"""One document's heavy, pure work: parse → offline media descriptions → chunks → embedding windows.
+"""One document's heavy, pure work: parse → offline media descriptions → results → chunks → embedding windows.
 
 `compute_document` reads nothing of the workspace but what its task names (a source path on a shared disk, or
 the source's bytes) and writes nothing but its own output folder, so any process can run it: the writer's own,
@@ -29,9 +29,11 @@ from core.pipeline.chunking import ChunkedDocument, Window, chunk_document
 from core.pipeline.media.describe import chunk_texts, describe_offline
 from core.pipeline.parsing import ParseError, ParseOutput, import_mineru_output, parse_pdf
 from core.pipeline.parsing.mineru_runner import children_cpu_seconds
+from core.pipeline.result_records import compute_results
 from core.pipeline.status import ProgressTicker
 from core.schema.media import OFFLINE, VLM, Description
 from core.schema.records import Chunk, ContentItem
+from core.schema.results import ResultRecord
 from core.settings.config import ChunkingConfig, EmbeddingConfig, ParsingConfig
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,7 @@ class ComputeResult:
     parsed: ParseOutput | None = None
     parsed_files: dict[str, bytes] | None = None  # relative path → bytes, when the task had no out_dir
     offline: list[Description] = field(default_factory=list)
+    results: list[ResultRecord] = field(default_factory=list)  # read from its tables; stored by the writer
     chunks: list[Chunk] = field(default_factory=list)
     windows: list[Window] = field(default_factory=list)
     vectors: np.ndarray | None = None
@@ -178,6 +181,9 @@ def _prepare(task: ComputeTask, report: _Report) -> tuple[ComputeResult, Chunked
         pdf = source if task.kind == PDF else scratch / SOURCE_PDF  # an import has no PDF: no text in boxes
         result.offline, chunked, describe_timings = describe_and_chunk(task, parsed.items, pdf, report)
         timings.update(describe_timings)
+        t = time.perf_counter()
+        result.results = compute_results(task.doc_id, parsed.items)
+        timings["results_s"] = time.perf_counter() - t
         result.parsed, result.chunks, result.windows = parsed, chunked.chunks, chunked.windows
         if not task.out_dir:
             result.parsed_files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))

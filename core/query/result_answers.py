@@ -1,0 +1,286 @@
+"""Results questions answered by computing over the records the papers' tables report (lib.results), before any
+reader: "What is the best F1 on X?", "Which method has the highest / lowest M on D?", "What M does A reach on D?",
+"Does A beat B on D (by how much)?", "How does A compare with B on D?", "Which papers report results on D?".
+
+A question is one of these only when it names a dataset the records hold (core.query.result_lookup.mentioned) and
+says what it wants of it (best / highest / lowest, a method's value, two methods compared, the papers); the answer
+is computed from every ready paper's records (or the papers the question is limited to), names its reader
+("results"), and cites each number's table cell as a source of the context ([n]: paper, page, the table's box,
+"Table 1, row 3, column 2"). Anything the records do not cover — no dataset named, no metric both methods report —
+goes to the readers as before (`answer_results` returns None)."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.library import Library
+from core.query.records import Answer, AnswerSentence, Context, Source
+from core.query.result_lookup import direction, fold, known_names, mentioned, ranked
+from core.schema.modes import Reader
+from core.schema.results import Direction, ResultRecord
+from core.store.base import ResultFilter
+from core.text.result_names import is_aggregate_name, is_metric_name
+
+_PAPERS = re.compile(r"\b(which|what)\s+(papers?|works|studies|articles|publications)\b.*\b(report|evaluat|test|"
+                     r"result|benchmark|experiment|use)", re.I)
+_BEST = re.compile(r"\b(best|top|highest|lowest|state[- ]of[- ]the[- ]art|sota|leading|strongest|worst|"
+                   r"maximum|minimum|max|min)\b", re.I)
+_COMPARE = re.compile(r"\b(beat|beats|outperform\w*|better|worse|compare\w*|versus|vs\.?|than|exceed\w*|"
+                      r"surpass\w*|difference|gap)\b", re.I)
+_VALUE = re.compile(r"\b(what|which|how\s+(much|well|high|good))\b.*\b(reach\w*|achiev\w*|get|gets|got|obtain\w*|"
+                    r"score\w*|report\w*|perform\w*|attain\w*|do|does|is|was|yield\w*)\b", re.I)
+_EXTREMES = (("worst", re.compile(r"\bworst\b", re.I)), ("lowest", re.compile(r"\b(lowest|minimum|min)\b", re.I)),
+             ("highest", re.compile(r"\b(highest|maximum|max)\b", re.I)))
+# Row labels that are no method a question would name.
+_NOT_METHODS = {"ours", "our", "model", "method", "baseline", "average", "avg", "all", "best", "none", "total",
+                "mean", "random", "results", "result", "score", "the", "a", "table", "dataset", "task"}
+MAX_LISTED = 5
+_TOKENS = re.compile(r"[0-9a-z]+(?:[.-][0-9a-z]+)*")
+
+
+@dataclass
+class ResultsQuestion:
+    kind: str  # best | value | compare | papers
+    dataset_keys: list[str]
+    metric_keys: list[str]  # [] = every metric of the dataset
+    method_keys: list[str]
+    extreme: str = "best"  # best | worst | highest | lowest: which end of the leaderboard is asked for
+
+
+def _ready(lib: Library, doc_ids: Sequence[str] | None) -> list[str]:
+    ready = [d.id for d in lib.documents.ready_papers()]
+    return [d for d in ready if d in set(doc_ids)] if doc_ids else ready
+
+
+def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None) -> ResultsQuestion | None:
+    """What a results question asks, by the names the records hold; None when it is no results question."""
+    if lib.results.count() == 0:
+        return None
+    scope = ResultFilter(doc_ids=_ready(lib, doc_ids))
+    # A "dataset" named like an aggregate or a metric ("Average", "F1") is a table header read as a dataset: no
+    # question means it.
+    datasets = [(k, shown) for k, shown in mentioned(question, known_names(lib, "dataset", scope), min_chars=3,
+                                                      kind="dataset")
+                if not (is_aggregate_name(shown) or is_metric_name(shown))]
+    if not datasets:
+        return None
+    on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=datasets[0][0])
+    metrics = [k for k, _ in mentioned(question, known_names(lib, "metric", on), kind="metric")]
+    method_names = known_names(lib, "method", on)
+    methods = [k for k, shown in mentioned(question, method_names, min_chars=3)
+               if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in (datasets[0][0],)]
+    methods = _most_specific(question, method_names, methods)
+    keys = [datasets[0][0]]
+    if _PAPERS.search(question) and not methods:
+        return ResultsQuestion("papers", keys, metrics, [])
+    if not metrics and _names_a_metric(question):  # a metric the records of the dataset do not hold: the readers'
+        return None
+    if len(methods) >= 2 and _COMPARE.search(question):
+        return ResultsQuestion("compare", keys, metrics, methods[:2])
+    if len(methods) == 1 and _COMPARE.search(question):  # "does A beat B" with B unknown to the records: readers'
+        return None
+    if len(methods) == 1 and _VALUE.search(question) and not _BEST.search(question):
+        return ResultsQuestion("value", keys, metrics, methods)
+    if _BEST.search(question) and not methods:
+        extreme = next((name for name, pattern in _EXTREMES if pattern.search(question)), "best")
+        return ResultsQuestion("best", keys, metrics, [], extreme=extreme)
+    return None
+
+
+def _most_specific(question: str, names, methods: list[str]) -> list[str]:
+    """A row label of several words the question says in its own order and company ("TableFormer-Large with
+    inter-sqa pretraining" names the row "TABLEFORMERLARGE inter-sqa") comes first, before the shorter labels it
+    holds ("TABLEFORMERLARGE")."""
+    said = {fold(w) for w in _TOKENS.findall(question.casefold())} - {""}
+    fuller = []
+    for key, shown, _, _ in names:
+        words = {fold(w) for w in _TOKENS.findall(shown.casefold())} - {""}
+        if len(words) >= 2 and words <= said and key not in _NOT_METHODS:
+            fuller.append((len(words), key, words))
+    fuller.sort(key=lambda f: -f[0])
+    chosen: list[tuple[str, set[str]]] = []
+    for _, key, words in fuller:
+        if not any(words < other for _, other in chosen):
+            chosen.append((key, words))
+    inside = set().union(*(words for _, words in chosen)) if chosen else set()
+    rest = [k for k in methods if fold(k) not in inside and k not in {c for c, _ in chosen}]
+    return [k for k, _ in chosen] + rest
+
+
+def _names_a_metric(question: str) -> bool:
+    words = re.findall(r"[\w@.-]+", question)
+    return any(is_metric_name(" ".join(words[i:i + n]).strip(".?")) for n in (1, 2, 3) for i in range(len(words)))
+
+
+class _Citer:
+    """Sources for the records an answer cites: a table already in the context keeps its [n]; another is added
+    (the chunk that holds the table, its page and box)."""
+
+    def __init__(self, lib: Library, context: Context, titles: dict[str, str]):
+        self.lib, self.context, self.titles = lib, context, titles
+        self._chunks: dict[str, list] = {}
+
+    def __call__(self, r: ResultRecord) -> int:
+        for s in self.context.sources:
+            if s.doc_id == r.doc_id and r.item_index in s.item_indices and s.kind == "table":
+                return s.n
+        chunks = self._chunks.setdefault(r.doc_id, self.lib.chunks.by_doc(r.doc_id))
+        chunk = next((c for c in chunks if r.item_index in c.item_indices), None)
+        n = max((s.n for s in self.context.sources), default=0) + 1
+        caption = f"{r.table_label}: {r.caption}".strip(": ") if r.caption else r.table_label
+        text = (f"{caption}\n" if caption else "") + (f"{r.method} — {r.metric} on {r.dataset or 'the dataset'}: "
+                                                     f"{r.value_text} ({r.cell_ref})")
+        self.context.sources.append(Source(
+            n=n, chunk_id=chunk.id if chunk else "", doc_id=r.doc_id, doc_title=self.titles.get(r.doc_id, ""),
+            page=r.page, bbox=list(r.bbox) or None, kind="table", section=chunk.section if chunk else "",
+            text=text, item_indices=[r.item_index]))
+        return n
+
+
+def _where(r: ResultRecord, titles: dict[str, str], years: dict[str, int | None]) -> str:
+    year = f", {years[r.doc_id]}" if years.get(r.doc_id) else ""
+    setting = f"{r.setting}; " if r.setting else ""
+    return f"({setting}{titles.get(r.doc_id, r.doc_id[:12])}{year}, p. {r.page + 1}, {r.cell_ref})"
+
+
+def _in_setting(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """The records of the setting the question names ("on the WTQ test set", "zero-shot"), when it names one the
+    records state; all of them otherwise."""
+    said = {fold(w) for w in re.findall(r"[\w-]+", question)} | {fold(question)}
+    settings = {r.setting for r in records if r.setting}
+    named = {s for s in settings if fold(s) in said or (len(fold(s)) > 3 and fold(s) in fold(question))}
+    return [r for r in records if r.setting in named] if named else records
+
+
+def _metric(r: ResultRecord) -> str:
+    return r.metric or "a metric its table does not name"
+
+
+def _by_metric(records: Sequence[ResultRecord]) -> dict[str, list[ResultRecord]]:
+    groups: dict[str, list[ResultRecord]] = {}
+    for r in records:
+        groups.setdefault(r.metric_key, []).append(r)
+    return dict(sorted(groups.items(), key=lambda kv: -len(kv[1])))
+
+
+def answer_results(lib: Library, question: str, context: Context, doc_ids: Sequence[str] | None = None
+                   ) -> Answer | None:
+    """The computed, cited answer to a results question; None when it is none or the records do not cover it
+    (the readers answer then). Adds the cited tables to `context.sources`."""
+    asked = recognise(lib, question, doc_ids)
+    if asked is None:
+        return None
+    records = lib.results.find(ResultFilter(doc_ids=_ready(lib, doc_ids), dataset_key=asked.dataset_keys[0]))
+    if asked.metric_keys:
+        records = [r for r in records if r.metric_key in asked.metric_keys]
+    records = _in_setting(question, records)
+    if not records:
+        return None
+    titles = lib.documents.ready_titles()
+    years = {d: m.year for d, m in lib.metadata.get_many(list({r.doc_id for r in records})).items()}
+    cite = _Citer(lib, context, titles)
+    compose = {"best": _best, "value": _value, "compare": _compare, "papers": _papers}[asked.kind]
+    composed = compose(asked, records, cite, titles, years)
+    if composed is None:
+        return None
+    sentences, short = composed
+    text = " ".join(f"{s.text} {''.join(f'[{n}]' for n in s.citations)}".strip() for s in sentences)
+    return Answer(text=text, sentences=sentences, extractive=True, short_answer=short,
+                  answer_type="number" if asked.kind in ("best", "value") else "other", confidence=1.0,
+                  reader=Reader.RESULTS.value)
+
+
+def _said(text: str, *records_n: int) -> AnswerSentence:
+    return AnswerSentence(text, list(dict.fromkeys(records_n)))
+
+
+def _best(asked: ResultsQuestion, records, cite, titles, years):
+    sentences: list[AnswerSentence] = []
+    short = ""
+    for group in list(_by_metric(records).values())[:MAX_LISTED]:
+        towards = direction(group)
+        order = {"best": ranked(group, towards), "worst": ranked(group, towards)[::-1],
+                 "highest": sorted(group, key=lambda r: -r.value), "lowest": sorted(group, key=lambda r: r.value)
+                 }[asked.extreme]
+        top = order[0]
+        word = asked.extreme if asked.extreme != "best" or towards != Direction.UNKNOWN else "highest"
+        unstated = "" if towards != Direction.UNKNOWN or asked.extreme not in ("best", "worst") else \
+            " (the papers do not say which way is better: higher is taken as better)"
+        sentences.append(_said(f"The {word} {_metric(top)} on {top.dataset} reported in the library is "
+                               f"{top.value_text}, by {top.method} {_where(top, titles, years)}{unstated}.",
+                               cite(top)))
+        short = short or f"{top.value_text} ({top.method})"
+        rest = [r for r in order[1:] if r.method_key != top.method_key][:2]
+        if rest:
+            sentences.append(_said("Next: " + "; ".join(f"{r.method} {r.value_text}" for r in rest) + ".",
+                                   *[cite(r) for r in rest]))
+    return sentences, short
+
+
+def _value(asked: ResultsQuestion, records, cite, titles, years):
+    mine = [r for r in records if r.method_key == asked.method_keys[0]]
+    if not mine:
+        return None
+    sentences = []
+    for r in mine[:MAX_LISTED]:
+        sentences.append(_said(f"{r.method} reaches {_metric(r)} {r.value_text} on {r.dataset or 'the dataset'} "
+                               f"{_where(r, titles, years)}.", cite(r)))
+    if len(mine) > MAX_LISTED:
+        sentences.append(_said(f"{len(mine) - MAX_LISTED} more results of {mine[0].method} on it are stored."))
+    short = mine[0].value_text if len({r.metric_key for r in mine}) == 1 and len(mine) == 1 else ""
+    return sentences, short
+
+
+def _compare(asked: ResultsQuestion, records, cite, titles, years):
+    a_key, b_key = asked.method_keys
+    for group in _by_metric(records).values():
+        a = [r for r in group if r.method_key == a_key]
+        b = [r for r in group if r.method_key == b_key]
+        if not a or not b:
+            continue
+        # The fairest pair: the same table, else the same paper and setting, else the same setting, else any.
+        pairs = sorted(((x, y) for x in a for y in b),
+                       key=lambda p: ((p[0].doc_id, p[0].item_index) != (p[1].doc_id, p[1].item_index),
+                                      p[0].doc_id != p[1].doc_id, p[0].setting != p[1].setting))
+        x, y = pairs[0]
+        towards = direction(group)
+        diff = x.value - y.value
+        if towards == Direction.LOWER:
+            ahead = diff < 0
+        else:
+            ahead = diff > 0
+        same = "in the same table" if (x.doc_id, x.item_index) == (y.doc_id, y.item_index) else \
+            "in different tables, which may not be comparable"
+        if diff == 0:
+            verdict, short = f"They tie on {_metric(x)}", "They tie"
+        else:
+            winner, loser = (x, y) if ahead else (y, x)
+            unit = winner.unit if winner.unit and winner.unit != "%" else (" points" if winner.unit == "%" else "")
+            how = "" if towards != Direction.UNKNOWN else " (taking higher as better: the papers do not say)"
+            verdict = f"{winner.method} is better than {loser.method} by {abs(diff):.4g}{unit}{how}"
+            short = ("Yes" if ahead else "No") + f", by {abs(diff):.4g}{unit}"
+        first = _said(f"On {x.dataset or 'the dataset'} ({_metric(x)}), {x.method} reaches {x.value_text} "
+                      f"{_where(x, titles, years)} and {y.method} {y.value_text} {_where(y, titles, years)}, "
+                      f"{same}.", cite(x), cite(y))
+        return [first, _said(f"{verdict}.")], short
+    return None
+
+
+def _papers(asked: ResultsQuestion, records, cite, titles, years):
+    by_paper: dict[str, list[ResultRecord]] = {}
+    for r in records:
+        by_paper.setdefault(r.doc_id, []).append(r)
+    if not by_paper:
+        return None
+    dataset = records[0].dataset or "the dataset"
+    many = len(by_paper) != 1
+    sentences = [_said(f"{len(by_paper)} paper{'s' if many else ''} of the library report{'' if many else 's'} "
+                       f"results on {dataset}.")]
+    for doc_id, mine in list(by_paper.items())[:MAX_LISTED * 2]:
+        metrics = ", ".join(dict.fromkeys(r.metric for r in mine if r.metric))
+        year = f" ({years[doc_id]})" if years.get(doc_id) else ""
+        first = mine[0]
+        sentences.append(_said(f"{titles.get(doc_id, doc_id[:12])}{year}: {len(mine)} results ({metrics}), "
+                               f"{first.table_label or 'a table'} on p. {first.page + 1}.", cite(first)))
+    return sentences, ""

@@ -1,0 +1,93 @@
+"""Results questions answered by computing over the stored records, before any reader, through the engine and the
+service every face calls: the answer names its reader ("results"), cites each number's table cell as a source, and
+any question the records do not cover goes to the readers as before. Real ingest (two generated papers), SQLite,
+Chroma and the embedding model; the records are hand-made (tests/results_records.py)."""
+from __future__ import annotations
+
+import pytest
+
+from core.query.engine import ask
+from core.query.records import QueryParams
+from core.schema.modes import Reader
+from core.schema.results import Direction
+from core.service.ask import ask as service_ask
+from tests.api.helpers import build_workspace
+from tests.results_records import record
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    lib, (bert, roberta) = build_workspace(tmp_path_factory.mktemp("result-answers"))
+    glue = dict(item_index=5, page=1, table_label="Table 2", caption="GLUE test results")
+    lib.results.replace_doc(bert, [
+        record(bert, 1, 1, "BERT", "GLUE", "Accuracy", 80.5, **glue),
+        record(bert, 2, 1, "ELMo", "GLUE", "Accuracy", 70.0, **glue),
+        record(bert, 1, 2, "BERT", "GLUE", "Error", 19.5, direction=Direction.LOWER, **glue),
+        record(bert, 3, 1, "BERT distilled", "GLUE", "Accuracy", 77.0, setting="test", **glue),
+        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue)])
+    lib.results.replace_doc(roberta, [
+        record(roberta, 3, 1, "RoBERTa", "GLUE", "Accuracy", 88.5, **glue),
+        record(roberta, 2, 1, "BERT", "GLUE", "Accuracy", 80.4, **glue)])
+    return lib, bert, roberta
+
+
+def _ask(lib, question: str):
+    params = QueryParams.from_config(lib.settings.query, mode="naive", use_llm=False)
+    return ask(lib, question, params, save=False)
+
+
+def test_the_best_result_on_a_dataset_is_computed_and_cites_its_cell(library):
+    lib, _, roberta = library
+    result = _ask(lib, "Which method has the highest accuracy on GLUE?")
+    answer = result.answer
+    assert answer.reader == Reader.RESULTS and answer.short_answer == "88.5 (RoBERTa)"
+    assert answer.text.startswith("The highest Accuracy on GLUE reported in the library is 88.5, by RoBERTa")
+    assert "p. 2, Table 2, row 4, column 2" in answer.text and "answer" in result.llm_free
+    source = result.context.source(answer.sentences[0].citations[0])
+    assert (source.doc_id, source.page, source.kind, source.item_indices) == (roberta, 1, "table", [5])
+    best = _ask(lib, "What is the best error on GLUE?").answer
+    assert best.reader == Reader.RESULTS and best.short_answer == "19.5 (BERT)"  # lower is better
+
+
+def test_a_methods_value_and_two_methods_compared(library):
+    lib, bert, _ = library
+    value = _ask(lib, "What accuracy does ELMo reach on GLUE?").answer
+    assert value.reader == Reader.RESULTS and value.short_answer == "70.0"
+    assert value.text.startswith("ELMo reaches Accuracy 70.0 on GLUE")
+    beat = _ask(lib, "Does RoBERTa beat BERT on GLUE, and by how much?").answer
+    assert beat.reader == Reader.RESULTS and beat.short_answer == "Yes, by 8.1"
+    assert "in the same table" in beat.text and "RoBERTa is better than BERT by 8.1" in beat.text
+    compared = _ask(lib, "How does ELMo compare with BERT on GLUE?").answer
+    assert "BERT is better than ELMo by 10.5" in compared.text and compared.short_answer == "No, by 10.5"
+
+
+def test_the_fullest_row_label_and_the_setting_the_question_names(library):
+    lib, _, _ = library
+    answer = _ask(lib, "What accuracy does the distilled BERT reach on the GLUE test set?").answer
+    assert answer.reader == Reader.RESULTS and answer.short_answer == "77.0", answer.text
+    assert answer.text.startswith("BERT distilled reaches Accuracy 77.0 on GLUE (test;")
+    # B unknown to the records: not a comparison they can compute, so the readers answer
+    assert _ask(lib, "By how much does RoBERTa surpass XLNet on GLUE?").answer.reader == Reader.EXTRACTIVE
+
+
+def test_which_papers_report_results_on_a_dataset(library):
+    lib, bert, roberta = library
+    result = _ask(lib, "Which papers report results on GLUE?")
+    assert result.answer.reader == Reader.RESULTS and result.answer.text.startswith("2 papers of the library")
+    cited = {result.context.source(n).doc_id for s in result.answer.sentences for n in s.citations}
+    assert cited == {bert, roberta}
+
+
+def test_other_questions_go_to_the_readers(library):
+    lib, _, _ = library
+    for question in ("Which dataset is BERT pre-trained on?", "What is GLUE?",
+                     "What is the best F1 on SQuAD?", "Does BERT beat XLNet on GLUE?"):
+        assert _ask(lib, question).answer.reader == Reader.EXTRACTIVE, question
+
+
+def test_every_face_gets_the_computed_answer_with_its_citation(library):
+    lib, _, roberta = library
+    got = service_ask(lib, "Which method has the highest accuracy on GLUE?", "naive", use_llm=False, save=False)
+    assert got.reader == "results" and got.short_answer == "88.5 (RoBERTa)"
+    first = got.citations[0]
+    assert (first.paper_id, first.page, first.kind) == (roberta, 2, "table") and "88.5" in first.quote
