@@ -57,3 +57,23 @@ def test_numbers_without_a_dataset_in_a_table_naming_datasets_give_no_record():
     body = html(["Model", "SQuAD F1", "BLEU"], ["A", "80.1", "12.0"], ["B", "81.0", "13.0"])
     records = read(table(body, caption="Table 5: F1 of the readers."), text("Table 5 compares the readers."))
     assert {(r.dataset, r.value) for r in records} == {("SQuAD", 80.1), ("SQuAD", 81.0)}
+
+
+def test_cells_a_parser_merged_in_order_are_split_back_and_cite_their_printed_cell():
+    # MinerU's reading of Multi-LexSum's Table 3: label and values in one cell, five headers in one
+    body = html(["D → L", "", ""], ["Models R-1f1 R-2f1 BSf1 Words", "R-1f1", "R-2f1"],
+                ["First k Sent 30.41 9.67 9.73", "813.7", "21.97 7.17"],
+                ["BART 48.79 23.78 39.55", "351.3", "43.55 19.98"], head=2)
+    records = read(table(body, caption="Table 3: Performance of baseline models in Multi-LexSum."))
+    r = one(records, "First k Sent", value=813.7)
+    assert (r.metric, r.dataset, r.row, r.col) == ("Words", "Multi-LexSum", 2, 1)
+    r = one(records, "BART", value=23.78)
+    assert (r.metric_key, r.row, r.col) == ("rouge2", 3, 0)
+    assert one(records, "BART", value=19.98).metric_key == "rouge2" and len(records) == 12
+
+
+def test_a_merge_that_is_not_regular_is_not_split():
+    # words after the numbers (a group row merged into a data row): no order to trust, no records
+    body = html(["Models R-1 R-2 BS", "R-1", "R-2"], ["A 30.41 9.67 9.73", "813.7", "21.97 7.17"],
+                ["B 48.79 23.78 39.55", "351.3", "43.55 19.98 BART, Multitask: L → T"])
+    assert read(table(body, caption="Table 3: Performance in Multi-LexSum.")) == []

@@ -41,6 +41,7 @@ class Layout:
     col_paths: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # value column → [(text, role)]
     group_rows: dict[int, str] = field(default_factory=dict)  # body row → its group label
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
+    origin: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # a split grid's cells → parsed
 
     def method_label(self, r: int) -> str:
         """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
