@@ -295,11 +295,12 @@ MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns canno
 def merged_rows(layout: Layout) -> set[int] | None:
     """Body rows whose cells a parser merged (a cell of several numbers, "21.97 7.17 13.61", or a row label ending
     in them, "BERT-EXT 36.94 10.65": the row's values sit under the wrong headers). None when the whole table lost
-    its alignment: a header cell holding two metrics, or merged rows past MAX_MERGED_ROWS. A value read under the
-    wrong header is worse than none, so the caller gives no records for these rows (or for the table)."""
+    its alignment: a header cell holding two metrics or several numbers, or merged rows past MAX_MERGED_ROWS. A
+    value read under the wrong header is worse than none, so the caller gives no records for these rows (or for the
+    table) unless merged.split_merged can undo the merge."""
     for path in layout.col_paths.values():
-        if any(_two_metrics(text) for text, _ in path):
-            return None
+        if any(_two_metrics(text) or _numbers_run(text) >= 2 for text, _ in path):
+            return None  # two headers in one cell, or body rows merged into the header ("90.01 77.28 88.57")
     merged = set()
     body = layout.body_rows()
     for r in body:
