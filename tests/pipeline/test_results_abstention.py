@@ -2,6 +2,7 @@
 read with confidence gives no record (core/pipeline/results/records.py, headers.merged_rows)."""
 from __future__ import annotations
 
+from core.schema.records import ContentItem
 from tests.pipeline.results_tables import html, one, read, table, text
 
 
@@ -84,3 +85,20 @@ def test_body_rows_merged_into_the_header_lose_the_tables_alignment():
     body = html(["Dataset", "Task", "SCIBERT", "Ours"], ["BC5CDR JNLPBA", "NER NER", "90.01 77.28", "90.41 77.70"],
                 ["SciCite", "CLS", "85.49", "84.76"], ["PaperField", "CLS", "65.71", "65.99"], head=3)
     assert read(table(body, caption="Table 5: Test results, macro F1 for CLS.")) == []
+
+
+def _title(body: str) -> ContentItem:
+    return ContentItem(type="text", page_idx=0, text=body, text_level=1)
+
+
+def test_a_dataset_papers_tables_that_name_no_dataset_are_on_its_own():
+    body = html(["Split", "R-1", "R-2"], ["K-fold", "47.24", "23.12"], ["Hold-out", "47.00", "22.89"])
+    caption = "Table 9: Performance of BART models on different test splits."
+    uses = text("We release the Multi-LexSum dataset. The Multi-LexSum dataset has 9,280 summaries.")
+    r = one(read(_title("Multi-LexSum: Real-World Summaries of Civil Rights Lawsuits"), uses, table(body, caption)),
+            "K-fold", value=47.24)
+    assert (r.dataset, r.dataset_key, r.metric_key) == ("Multi-LexSum", "multilexsum", "rouge1")
+    # a method paper's title names its method, which its text does not call a dataset
+    records = read(_title("SPECTER: Document-level Representation Learning"), text("We train SPECTER on citations."),
+                   table(body, caption))
+    assert {r.dataset for r in records} == {""}

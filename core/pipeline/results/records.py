@@ -163,12 +163,14 @@ def _grid(item: ContentItem) -> tuple[list[list[str]], int]:
 
 
 def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
-                  sentences: Sequence[str]) -> list[ResultRecord]:
-    """The records of one table item; [] for a table that does not report results."""
+                  sentences: Sequence[str], paper_dataset: str = "") -> list[ResultRecord]:
+    """The records of one table item; [] for a table that does not report results. `paper_dataset`: the dataset
+    the paper introduces (context.paper_dataset), taken by a table that names none."""
     rows, parsed_header = _grid(item)
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return []
     ctx = table_context(caption, item.footnote, sentences)
+    ctx.paper_dataset = paper_dataset
     layout = read_layout(rows, parsed_header, ctx.defined_metrics)
     merged = merged_rows(layout)
     if merged is None or merged:
@@ -233,6 +235,10 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
                     continue  # a number whose metric neither the table nor its caption names says nothing
                 fields.update(zip(("row", "col"), layout.origin.get((r, c), (r, c))))
                 cells.append(((r if layout.transposed else c, i), value, fields))
+    if not any(f["dataset"] for _, _, f in cells) and ctx.paper_dataset:
+        for _, _, f in cells:  # the table names no dataset: a dataset paper's tables are on its own
+            f.update(dataset=ctx.paper_dataset, dataset_key=_dataset_key(ctx.paper_dataset))
+            f["extra"]["dataset_entity"] = _entity_key(plain_name(ctx.paper_dataset))
     if any(f["dataset"] for _, _, f in cells):
         # The table names datasets, but not these numbers': "" would say the paper names none, so they go.
         cells = [cell for cell in cells if cell[2]["dataset"]]
