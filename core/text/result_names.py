@@ -82,7 +82,7 @@ def _lookup(words: list[str]) -> tuple[str, str] | None:
     while words:
         compact = _compact(words)
         hit = index.get(compact)
-        if not hit and compact.endswith(_F1_SUBSCRIPT) and len(compact) > len(_F1_SUBSCRIPT):
+        if not hit and words[-1].endswith(_F1_SUBSCRIPT) and len(words[-1]) > len(_F1_SUBSCRIPT):  # glued only
             base = index.get(compact[:-len(_F1_SUBSCRIPT)])
             hit = base if base and base[0] != "average" else None
         if hit:

@@ -98,5 +98,5 @@ def test_plain_names_drop_citations_and_marks_but_keep_spelling():
 
 def test_a_glued_f1_subscript_is_read_as_the_metric_it_qualifies():
     from core.text.result_names import metric_key
-    assert [metric_key(n) for n in ("R-1f1", "R-Lf1", "BSf1", "macro F1", "Avgf1")] == \
-        ["rouge1", "rougel", "bertscore", "macrof1", "avgf1"]
+    assert [metric_key(n) for n in ("R-1f1", "R-Lf1", "BSf1", "macro F1", "Avgf1", "EM F1")] == \
+        ["rouge1", "rougel", "bertscore", "macrof1", "avgf1", "emf1"]  # "EM F1": two names, not a subscript

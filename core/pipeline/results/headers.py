@@ -285,8 +285,9 @@ def _numbers_run(text: str) -> int:
 def _two_metrics(text: str) -> bool:
     """"MAP nDCG", "nDCG MAP": two metric names side by side in one header cell, two columns' headers a parser
     merged (a metric's own name of several words, "word error rate", is one)."""
-    words = text.split()
-    return len(words) >= 2 and not is_metric_name(text) and sum(is_metric_name(w) for w in words) >= 2
+    words = text.split()  # a letter alone ("Spearman ρ", "ROUGE-L F") qualifies the name before it
+    return len(words) >= 2 and not is_metric_name(text) and \
+        sum(len(w) >= 2 and is_metric_name(w) for w in words) >= 2
 
 
 MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns cannot be trusted
