@@ -54,12 +54,6 @@ def test_a_sub_tables_letter_is_no_part_of_the_dataset():
     assert one(records, "SSK-MIL", value=76.9).dataset == "CA"
 
 
-def test_numbers_without_a_dataset_in_a_table_naming_datasets_give_no_record():
-    body = html(["Model", "SQuAD F1", "BLEU"], ["A", "80.1", "12.0"], ["B", "81.0", "13.0"])
-    records = read(table(body, caption="Table 5: F1 of the readers."), text("Table 5 compares the readers."))
-    assert {(r.dataset, r.value) for r in records} == {("SQuAD", 80.1), ("SQuAD", 81.0)}
-
-
 def test_cells_a_parser_merged_in_order_are_split_back_and_cite_their_printed_cell():
     # MinerU's reading of Multi-LexSum's Table 3: label and values in one cell, five headers in one
     body = html(["D → L", "", ""], ["Models R-1f1 R-2f1 BSf1 Words", "R-1f1", "R-2f1"],

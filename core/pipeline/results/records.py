@@ -239,9 +239,6 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
         for _, _, f in cells:  # the table names no dataset: a dataset paper's tables are on its own
             f.update(dataset=ctx.paper_dataset, dataset_key=_dataset_key(ctx.paper_dataset))
             f["extra"]["dataset_entity"] = _entity_key(plain_name(ctx.paper_dataset))
-    if any(f["dataset"] for _, _, f in cells):
-        # The table names datasets, but not these numbers': "" would say the paper names none, so they go.
-        cells = [cell for cell in cells if cell[2]["dataset"]]
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
