@@ -38,6 +38,7 @@ class Paper:
     highlighted: set[str] = field(default_factory=set)
     terms: dict[str, str] = field(default_factory=dict)  # kept key → its type
     names: dict[str, str] = field(default_factory=dict)  # kept key → display name
+    field: object = None  # the paper's core.graph.fields.Field (None: computer science)
 
 
 def footnoted(counts: Counter, mentions: list[Mention]) -> dict[str, tuple[str, str]]:
@@ -94,7 +95,8 @@ def defined(key: str, paper: Paper) -> bool:
     if not words or any(w in _NOT_A_LONG_FORM for w in words):
         return False  # "SAT (similar to Zhang et al.)": a remark in brackets, not a definition
     words[-1] = W.singular(words[-1])
-    return bool(W.type_of_phrase(words)) or known_type(key) != "" or rarity(words) < 4.5
+    field_type = paper.field.cue_type(words) if paper.field is not None else ""
+    return bool(W.type_of_phrase(words) or field_type) or known_type(key) != "" or rarity(words) < 4.5
 
 
 def fall_back_to_name(m: Mention, terms: dict[str, str]) -> None:
