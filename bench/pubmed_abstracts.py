@@ -3,6 +3,10 @@ set (ori_pqal.json, 1,000 abstracts, MIT; never committed here) in a git mirror 
 
     python bench/pubmed_abstracts.py --out /tmp/pubmed            # writes /tmp/pubmed/dev/*.md and check/*.md
     python bench/pubmed_abstracts.py --repo /path/to/bare/repo --out DIR
+    # after `python -m core ingest DIR/dev/*.md` into a workspace: each question asked LLM-free of its own abstract,
+    # with and without the results-first bias (QueryParams.results_first): where the first passage comes from, and
+    # the yes/no verdict against PubMedQA's final_decision (its "maybe" rows left out)
+    python bench/pubmed_abstracts.py ask WS DIR/dev/questions.jsonl
 
 Each abstract becomes one Markdown document the way PubMed prints a structured abstract: a title line (its PubMed
 id; the question is kept out of the text, it is what we ask) and one paragraph per labelled part, "BACKGROUND: …",
@@ -18,7 +22,10 @@ import argparse
 import json
 import random
 import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 MIRROR = "/work/.mirror/pubmedqa+pubmedqa/repo"
 DEV_N, DEV_SEED = 60, 38
@@ -57,7 +64,43 @@ def write(data: dict[str, dict], ids: list[str], folder: Path) -> None:
                                 "final_decision": data[pmid]["final_decision"], "file": name}) + "\n")
 
 
+def ask(workspace: str, questions: str) -> None:
+    from core.library import open_library
+    from core.query.engine import ask as ask_question
+    from core.query.records import QueryParams
+    from core.settings.workspace import Workspace
+    from core.text.structured_abstract import section_kind
+
+    lib = open_library(Workspace(Path(workspace)))
+    by_name = {d.filename: d.id for d in lib.documents.list()}
+    rows = [json.loads(line) for line in open(questions, encoding="utf-8")]
+    print("| results_first | questions | first passage results/conclusions | yes/no stated | right of stated |"
+          " right of all yes/no |\n|---:|---:|---:|---:|---:|---:|")
+    for lift in (0, 2):
+        first = stated = right = asked = 0
+        for row in rows:
+            doc_id = by_name.get(row["file"])
+            if doc_id is None:
+                continue
+            params = QueryParams.from_config(lib.settings.query, doc_ids=[doc_id], use_llm=False, results_first=lift,
+                                             reader="extractive")
+            result = ask_question(lib, row["question"], params, save=False)
+            sources = result.context.sources
+            first += bool(sources) and bool(section_kind(sources[0].section or ""))
+            if row["final_decision"] in ("yes", "no"):
+                asked += 1
+                answer = result.answer
+                verdict = answer.short_answer.lower() if answer and answer.answer_type == "yes/no" else ""
+                if verdict in ("yes", "no") and not answer.abstained:
+                    stated += 1
+                    right += verdict == row["final_decision"]
+        print(f"| {lift} | {len(rows)} | {first} | {stated}/{asked} | {right}/{stated} | {right}/{asked} |")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "ask":
+        ask(sys.argv[2], sys.argv[3])
+        return
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repo", default=MIRROR)
     p.add_argument("--out", required=True)

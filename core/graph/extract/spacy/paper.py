@@ -81,8 +81,9 @@ def readable(key: str, name: str, paper: Paper) -> bool:
         return paper.shaped[key] and (key in paper.row_labels and len(key) > 2 or bool(known_type(key)))
     if _ACRONYM.fullmatch(name) and key not in paper.aliases and not known_type(key):
         # An acronym the paper never spells out, written once in a sentence: a table's column ("USR: User
-        # activity", "REL"), a unit ("USD"), or a name the paper does not talk about.
-        return paper.prose[key] >= 2
+        # activity", "REL"), a unit ("USD"), or a name the paper does not talk about; unless its field knows the
+        # name ("ELISA", "XRD").
+        return paper.prose[key] >= 2 or paper.field is not None and bool(paper.field.name_type(name))
     return True
 
 
