@@ -4,6 +4,9 @@ biology abstract with the life-science types while a computer-science paper keep
 method; "BERT" is never a gene)."""
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
+
 import pytest
 
 from core.graph.extract.spacy.extract import SpacyExtractor
@@ -149,3 +152,65 @@ def test_the_field_types_pass_the_configured_types_of_an_older_workspace():
     found = {e.name.lower(): e.type for ex in extractor.extract([chunk(BIO_ABSTRACT, "bio")]) for e in ex.entities}
     assert found.get("amd") == "disease", found
     assert extractor.fields == {"bio": LIFE}
+
+
+# --- with an LLM: the prompt and its types follow the field
+
+
+class _RecordingChat:
+    """A chat model that answers every extraction with the same records and keeps the prompts it was sent."""
+
+    name = "recording"
+
+    def __init__(self, reply: str):
+        self.reply, self.systems, self.users, self.formats = reply, [], [], []
+
+    def chat(self, messages, purpose="", response_format=None, temperature=0.0):
+        self.systems.append(messages[0]["content"])
+        self.users.append(messages[1]["content"])
+        self.formats.append(response_format)
+        return SimpleNamespace(text=self.reply, cached=True)
+
+
+def test_the_llm_extraction_prompt_and_types_follow_the_paper_field():
+    from core.graph.extract.llm.extract import LLMExtractor
+
+    reply = ('("entity"<|>AMD<|>disease<|>Age-related macular degeneration.)##\n'
+             '("entity"<|>BERT<|>model<|>A language model.)##\n<|COMPLETE|>')
+    chat = _RecordingChat(reply)
+    extractor = LLMExtractor(chat, GraphConfig(gleaning_rounds=0), concurrency=1,
+                             venue_of=lambda doc_id: "Ophthalmology" if doc_id == "bio" else "")
+    bio, nlp = [chunk(BIO_ABSTRACT, "bio")], [chunk(NLP_ABSTRACT, "nlp")]
+    assert extractor.field_of_paper(bio) == LIFE and extractor.field_of_paper(nlp) == CS
+    (bio_result,) = extractor.extract(bio)
+    (nlp_result,) = extractor.extract(nlp)
+    bio_prompt, nlp_prompt = chat.systems
+    assert "gene_or_protein" in bio_prompt and "life sciences and medicine" in bio_prompt
+    assert "gene_or_protein" not in nlp_prompt and "model" in nlp_prompt
+    bio_user, nlp_user = chat.users
+    assert "gene_or_protein" in bio_user and "model" not in bio_user and "model" in nlp_user
+    assert {e.name: e.type for e in bio_result.entities}["AMD"] == "disease"
+    assert {e.name: e.type for e in nlp_result.entities}["BERT"] == "model"
+    # JSON mode constrains the types to the field's.
+    json_extractor = LLMExtractor(chat, GraphConfig(), json_mode=True)
+    enum = json_extractor.prompts(LIFE).response_format["json_schema"]["schema"]
+    assert "disease" in json.dumps(enum) and "disease" not in json.dumps(
+        json_extractor.prompts(CS).response_format["json_schema"]["schema"])
+
+
+# --- the Graph page
+
+
+def test_each_field_type_has_a_colour_of_its_own():
+    from core.presentation.graph.render import OTHER_COLOR, PALETTE, TYPE_COLORS, RenderOptions, color_of
+
+    field_types = {t for f in FIELDS.values() if not f.is_cs for t in f.types}
+    assert field_types <= set(TYPE_COLORS)
+    colours = list(TYPE_COLORS.values())
+    assert len(set(colours)) == len(colours) and not set(colours) & (set(PALETTE) | {OTHER_COLOR})
+    order = ["method", "disease", "model", "gene_or_protein"]
+    options = RenderOptions(type_order=order)
+    node = lambda kind: SimpleNamespace(is_paper=False, type=kind, community=None)  # noqa: E731
+    assert color_of(node("disease"), options) == TYPE_COLORS["disease"]
+    # The computer-science types keep the palette's colours, as if the field types were not there.
+    assert color_of(node("model"), options) == PALETTE[1]

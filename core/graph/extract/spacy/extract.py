@@ -43,7 +43,7 @@ from core.graph.extract.spacy.text import (
     letter_count,
     sentence_spans,
 )
-from core.graph.extract.terms import Evidence, is_term, zipf
+from core.graph.extract.terms import FIELD_TYPES, Evidence, is_term, zipf
 from core.graph.fields import CS, Field, detect_field, field_of
 from core.graph.item_roles import item_roles
 from core.models.nlp import Lexicon, lexicon
@@ -309,7 +309,11 @@ class SpacyExtractor:
             if field.is_cs:
                 votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
             else:
-                votes = self._field_votes(key, name, paper.votes[key] + [known] * 3, paper, field)
+                # A name's shape says software, dataset or metric in any field ("AqSolDB"); a model only in computer
+                # science ("IL-6" has a model's size suffix).
+                shape = name_type(name)
+                votes = self._field_votes(key, name, paper.votes[key] + [known] * 3 + [shape if shape != "model"
+                                                                                       else ""] * 2, paper, field)
                 lexical = lexical or field.name_type(name)
             kind = W.pick_type(votes)
             if not readable(key, name, paper):
@@ -392,8 +396,8 @@ class SpacyExtractor:
 
     @staticmethod
     def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Field) -> list[str]:
-        """A paper outside computer science: the computer-science votes as the field reads them, the name rules'
-        shape votes (a size makes a model: "IL-6") left out, and the field's cues: its heads, suffixes and words on
+        """A paper outside computer science: the computer-science votes as the field reads them (a "model" is a
+        method: a mouse model, a regression model), and the field's cues: its heads, suffixes and words on
         the phrase and on an acronym's long form ("AMD (age-related macular degeneration)" → disease), the shape
         of the name (a formula, a binomial, a gene symbol). A word the field never types ("patient") has no vote."""
         words = paper.words[key]
@@ -410,7 +414,10 @@ class SpacyExtractor:
         return mapped + [v for v in own if v] * (3 + len(votes))
 
     def _allowed(self, kind: str, field: Field | None = None) -> str:
-        if field is not None and kind in field.types:
+        """The configured types only; a field's own types too while the configuration names none of the fields'
+        types (settings written before fields existed list the computer-science ones)."""
+        if (field is not None and not field.is_cs and kind in field.types
+                and not self.entity_types & FIELD_TYPES):
             return kind
         return kind if kind in self.entity_types else "concept"
 
