@@ -26,7 +26,7 @@ GENERAL_TYPES = ("method", "metric", "dataset", "software", "person", "organizat
 
 # A chemical formula: element symbols with counts, two elements at least or one with a count ("NaCl", "H2O2",
 # "SiO2", "CO2", "Al2O3", "Fe3O4"; not "CT", "PCR", "NO").
-_ELEMENT = (r"(?:H|He|Li|Be|B|C|N|O|F|Ne|Na|Mg|Al|Si|P|S|Cl|Ar|K|Ca|Sc|Ti|V|Cr|Mn|Fe|Co|Ni|Cu|Zn|Ga|Ge|As|Se|Br|Kr|Rb|"
+_ELEMENT = (r"(?:H|D|He|Li|Be|B|C|N|O|F|Ne|Na|Mg|Al|Si|P|S|Cl|Ar|K|Ca|Sc|Ti|V|Cr|Mn|Fe|Co|Ni|Cu|Zn|Ga|Ge|As|Se|Br|Kr|Rb|"
             r"Sr|Y|Zr|Nb|Mo|Ru|Rh|Pd|Ag|Cd|In|Sn|Sb|Te|I|Xe|Cs|Ba|La|Ce|Pr|Nd|Sm|Eu|Gd|Tb|Dy|Ho|Er|Tm|Yb|Lu|Hf|"
             r"Ta|W|Re|Os|Ir|Pt|Au|Hg|Tl|Pb|Bi|U)")
 FORMULA = re.compile(rf"(?:{_ELEMENT}(?:\d+(?:\.\d+)?|[xyδ])?){{2,6}}(?:[+-]|[₀-₉]*)")
@@ -160,12 +160,12 @@ def _hgnc_symbol(name: str) -> bool:
 
 def _molecular(formula: str) -> bool:
     """A small molecule rather than a solid: only H, C, N, O, S, P, halogens ("H2O2", "CO2", "CH4")."""
-    return re.fullmatch(r"(?:H|C|N|O|S|P|F|Cl|Br|I|\d|[+-])+", formula) is not None
+    return re.fullmatch(r"(?:H|D|C|N|O|S|P|F|Cl|Br|I|\d|[+-])+", formula) is not None
 
 
 def _binomial(name: str, cue: dict) -> bool:
     genus, species = name.split(" ", 1)
-    if not genus.endswith(".") and zipf(genus.lower()) >= 2.5:
+    if not genus.endswith(".") and zipf(genus.lower()) >= 3.0:
         return False  # "Table shows", "Results indicate": a sentence, not a genus
     return zipf(species) < 3.0 and species.endswith(tuple(cue.get("genus_epithet_endings", ())))
 

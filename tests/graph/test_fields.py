@@ -214,3 +214,12 @@ def test_each_field_type_has_a_colour_of_its_own():
     assert color_of(node("disease"), options) == TYPE_COLORS["disease"]
     # The computer-science types keep the palette's colours, as if the field types were not there.
     assert color_of(node("model"), options) == PALETTE[1]
+
+
+def test_patients_are_never_methods_even_in_a_computer_science_paper():
+    text = ("We propose PatientNet, a neural model trained on a dataset of clinical notes. Each patient is encoded by "
+            "a Transformer encoder, and the patient representation method is evaluated with F1 on the benchmark. "
+            "Patients and participants were recruited by the hospital.")
+    found = entities(text, "cs-clinical")
+    assert all(kind != "method" for name, kind in found.items() if "patient" in name.lower()
+               or "participant" in name.lower()), found

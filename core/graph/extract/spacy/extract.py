@@ -306,7 +306,9 @@ class SpacyExtractor:
             known = known_type(key) or known_type(entity_key(name))
             lexical = known or ("metric" if key in W.METRIC_WORDS and key not in W.WEAK_METRIC_HEADS
                                 else "field" if key in W.FIELDS and (" " in key or paper.named[key]) else "")
-            if field.is_cs:
+            if field.is_plain(paper.words[key]):
+                votes = []  # "patient", "participants": people studied, never a method
+            elif field.is_cs:
                 votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
             else:
                 # A name's shape says software, dataset or metric in any field ("AqSolDB"); a model only in computer
