@@ -26,8 +26,8 @@ GENERAL_TYPES = ("method", "metric", "dataset", "software", "person", "organizat
 
 # A chemical formula: element symbols with counts, two elements at least or one with a count ("NaCl", "H2O2",
 # "SiO2", "CO2", "Al2O3", "Fe3O4"; not "CT", "PCR", "NO").
-_ELEMENT = (r"(?:H|D|He|Li|Be|B|C|N|O|F|Ne|Na|Mg|Al|Si|P|S|Cl|Ar|K|Ca|Sc|Ti|V|Cr|Mn|Fe|Co|Ni|Cu|Zn|Ga|Ge|As|Se|Br|Kr|Rb|"
-            r"Sr|Y|Zr|Nb|Mo|Ru|Rh|Pd|Ag|Cd|In|Sn|Sb|Te|I|Xe|Cs|Ba|La|Ce|Pr|Nd|Sm|Eu|Gd|Tb|Dy|Ho|Er|Tm|Yb|Lu|Hf|"
+_ELEMENT = (r"(?:H|D|He|Li|Be|B|C|N|O|F|Ne|Na|Mg|Al|Si|P|S|Cl|Ar|K|Ca|Sc|Ti|V|Cr|Mn|Fe|Co|Ni|Cu|Zn|Ga|Ge|As|Se|Br|"
+            r"Kr|Rb|Sr|Y|Zr|Nb|Mo|Ru|Rh|Pd|Ag|Cd|In|Sn|Sb|Te|I|Xe|Cs|Ba|La|Ce|Pr|Nd|Sm|Eu|Gd|Tb|Dy|Ho|Er|Tm|Yb|Lu|Hf|"
             r"Ta|W|Re|Os|Ir|Pt|Au|Hg|Tl|Pb|Bi|U)")
 FORMULA = re.compile(rf"(?:{_ELEMENT}(?:\d+(?:\.\d+)?|[xyδ])?){{2,6}}(?:[+-]|[₀-₉]*)")
 _FORMULA_COUNT = re.compile(r"\d|[A-Z][a-z]")  # a count or a two-letter element: not "OS", "IC", "BPC"
