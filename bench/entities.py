@@ -120,6 +120,10 @@ MANIFEST_FIELDS = {"biology": "life", "medicine": "life", "chemistry": "physical
                    "materials science": "physical", "computer science": "cs"}
 
 
+def _safe_name(name: str) -> str:
+    return re.sub(r"_+", "_", name)
+
+
 def paper_fields(lib, manifest: str = "") -> dict[str, str]:
     """doc id → field: the manifest's (by file name) when given, else what core/graph/fields.detect_field says from
     the paper's venue and words."""
@@ -129,13 +133,14 @@ def paper_fields(lib, manifest: str = "") -> dict[str, str]:
 
     listed = {}
     if manifest:
-        listed = {row["file"]: MANIFEST_FIELDS.get(row["field"], "other")
+        # The library stores a file's name made safe ("paperqa__x.pdf" → "paperqa_x.pdf"): compare them so.
+        listed = {_safe_name(row["file"]): MANIFEST_FIELDS.get(row["field"], "other")
                   for row in json.loads(Path(manifest).read_text(encoding="utf-8"))}
     out = {}
     metadata = lib.metadata.get_many()
     for doc in lib.documents.ready_papers():
-        if doc.filename in listed:
-            out[doc.id] = listed[doc.filename]
+        if _safe_name(doc.filename) in listed:
+            out[doc.id] = listed[_safe_name(doc.filename)]
             continue
         venue = metadata[doc.id].venue if doc.id in metadata else ""
         out[doc.id] = detect_field(" ".join(c.text for c in lib.chunks.by_doc(doc.id)), venue)
