@@ -9,7 +9,9 @@ absorbs the paper's mentions of its long form (the paper-wide evidence: spacy_pa
 only if it is a term (core/graph/extract/terms.py: how rare its words are in general English, how often the paper
 comes back to it, whether it is a name, a definition or in a caption, whether prose names it or only table cells
 do); types are voted from all its mentions, the lexicon and the words around a name
-(entity_types.py), restricted to the configured entity types. Relations are co-occurrences in one sentence between
+(entity_types.py) — outside computer science from the cues of the paper's field, told by its venue and words
+(core/graph/fields.py: genes, diseases, chemicals, organisms, materials …) — restricted to the configured entity
+types. Relations are co-occurrences in one sentence between
 its best entities, keyed by the verbs between the two, described by the sentence. Reference-list and
 acknowledgement chunks are skipped.
 
@@ -266,7 +268,7 @@ class SpacyExtractor:
                ) -> Paper:
         """Paper-wide evidence, read in chunk order (index, then id) so it never depends on the order given. Outside
         computer science, the field's cues vote (core/graph/fields.py) and the computer-science rules' votes become
-        the field's (a "model" is a method; a "task" says nothing)."""
+        the field's (a "model" is a method; an acronym nothing types stays a concept, not a method)."""
         field = field or field_of(CS)
         paper = Paper(field=field)
         order = sorted(range(len(chunks)), key=lambda n: (chunks[n].index, chunks[n].id))
