@@ -129,12 +129,13 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
 
 
 def run_mode(lib: Library, mode: str, questions: list[dict], evidence: bool = True,
-             reader: str = "extractive") -> list[Scored]:
-    """`reader`: extractive (LLM-free) | select | write | auto (the reading model decides)."""
+             reader: str = "extractive", results_first: int | None = None) -> list[Scored]:
+    """`reader`: extractive (LLM-free) | select | write | auto (the reading model decides). `results_first`:
+    QueryParams.results_first (None: its default)."""
     scored = []
     for q in questions:
         params = QueryParams.from_config(lib.settings.query, mode=mode, use_llm=reader != "extractive",
-                                         reader=reader)
+                                         reader=reader, results_first=results_first)
         t = time.perf_counter()
         result = ask(lib, q["question"], params, save=False)
         scored.append(score(result, q, time.perf_counter() - t, evidence))
@@ -276,7 +277,7 @@ def papers(args) -> int:
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
-        scored = run_mode(lib, mode, questions, reader=args.reader)
+        scored = run_mode(lib, mode, questions, reader=args.reader, results_first=args.results_first)
         summaries.append(summarise(mode, scored))
         per_question += [s.__dict__ for s in scored]
         for split in sorted({s.split for s in scored} - {""}) if args.split == "all" else []:
@@ -360,6 +361,9 @@ def main() -> int:
                         help="extractive: LLM-free; select / write / auto: with the reading model (the configured "
                              "LLM, else the embedded one)")
     parser.add_argument("--questions", type=int, default=0, help="a fixed random sample of N questions (0: all)")
+    parser.add_argument("--results-first", type=int, default=None,
+                        help="QueryParams.results_first: places a results/conclusions passage moves up for a yes/no "
+                             "or numeric question (default: its default; 0: retrieval's order)")
     parser.add_argument("--every-unanswerable", action="store_true",
                         help="with --questions: N answerable questions sampled, and every unanswerable one")
     parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",

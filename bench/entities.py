@@ -1,11 +1,15 @@
 """The LLM-free entities, judged blind: sample them, mix two samples without saying which is which, score the marks.
 
-    # graph size per paper and extraction speed of a workspace's graph
-    python bench/entities.py sizes WS
+    # graph size per paper and extraction speed of a workspace's graph; each paper's field (core/graph/fields.py, or
+    # the manifest's) and entities per 1,000 words, summed per field
+    python bench/entities.py sizes WS [--manifest bench/fresh_corpus/manifest.json]
     # rebuild a workspace COPY's graph with the current extractor (parsing is kept; extractions are redone)
     python bench/entities.py rebuild WS
     # 100 entities at random (fixed seed), one source sentence each
     python bench/entities.py sample WS --seed 15 --out /tmp/old.tsv
+    # N entities per field (the detected field, or the manifest's), each field's blind file and its key apart
+    python bench/entities.py sample WS --per-field 80 --manifest bench/fresh_corpus/manifest.json \
+        --out /work/judge38/blind_{field}.tsv --key /work/judge38_keys/key_{field}.tsv
     # while developing: the current extractor over a workspace's chunks in memory (nothing written), a sample
     python bench/entities.py dev WS --seed 7 --n 60
     # dev evidence: earlier rounds' marked rows against the current extractor (terms it keeps, junk it drops)
@@ -110,10 +114,75 @@ def _read(path: str) -> list[dict[str, str]]:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
+# A manifest's fields (bench/fresh_corpus/manifest.json) as the graph's fields (core/graph/fields.py): "other" for the
+# social sciences and food science, which no field's cues are written for.
+MANIFEST_FIELDS = {"biology": "life", "medicine": "life", "chemistry": "physical", "physics": "physical",
+                   "materials science": "physical", "computer science": "cs"}
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"_+", "_", name)
+
+
+def paper_fields(lib, manifest: str = "") -> dict[str, str]:
+    """doc id → field: the manifest's (by file name) when given, else what core/graph/fields.detect_field says from
+    the paper's venue and words."""
+    import json
+
+    from core.graph.fields import detect_field
+
+    listed = {}
+    if manifest:
+        # The library stores a file's name made safe ("paperqa__x.pdf" → "paperqa_x.pdf"): compare them so.
+        listed = {_safe_name(row["file"]): MANIFEST_FIELDS.get(row["field"], "other")
+                  for row in json.loads(Path(manifest).read_text(encoding="utf-8"))}
+    out = {}
+    metadata = lib.metadata.get_many()
+    for doc in lib.documents.ready_papers():
+        if _safe_name(doc.filename) in listed:
+            out[doc.id] = listed[_safe_name(doc.filename)]
+            continue
+        venue = metadata[doc.id].venue if doc.id in metadata else ""
+        out[doc.id] = detect_field(" ".join(c.text for c in lib.chunks.by_doc(doc.id)), venue)
+    return out
+
+
 def cmd_sample(args) -> None:
+    if args.per_field:
+        return _sample_per_field(args)
     rows = _draw(_entities(_open(args.workspace)), args.n, args.seed)
     _write(args.out, [["entity", "type", "sentence"], *[list(r) for r in rows]])
     print(f"wrote {len(rows)} entities to {args.out}")
+
+
+def _sample_per_field(args) -> None:
+    """`--per-field N` entities of each field's papers (an entity goes to the field of the first paper that has
+    it), each field's blind file (id, entity, type, sentence, is_term, type_ok: `score` reads it) and its key (id,
+    version, field, paper) apart, so the files a judge reads say nothing of where an entity came from."""
+    from core.pipeline.graph.media_entities import MEDIA_ENTITY_TYPES
+
+    lib = _open(args.workspace)
+    fields = paper_fields(lib, args.manifest)
+    titles = {d.id: d.display_title for d in lib.documents.ready_papers()}
+    by_field: dict[str, list] = {}
+    for n in sorted(lib.graph.all_nodes(), key=lambda n: n.key):
+        if n.is_paper or n.type in MEDIA_ENTITY_TYPES:
+            continue
+        docs = [d for d in n.doc_ids if d in fields]
+        if docs:
+            by_field.setdefault(fields[docs[0]], []).append((n.key, n.name, n.type, n.description, docs[0]))
+    wanted = args.fields.split(",") if args.fields else sorted(by_field)
+    for name in wanted:
+        pool = by_field.get(name, [])
+        picked = random.Random(args.seed).sample(pool, min(args.per_field, len(pool)))
+        out, key = Path(args.out.format(field=name)), Path(args.key.format(field=name))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        key.parent.mkdir(parents=True, exist_ok=True)
+        _write(str(out), [COLUMNS, *[[str(i), e[1], e[2], source_sentence(e[1], e[3]), "", ""]
+                                     for i, e in enumerate(picked, 1)]])
+        _write(str(key), [["id", "version", "field", "paper"], *[[str(i), args.version, name, titles.get(e[4], e[4])]
+                                                               for i, e in enumerate(picked, 1)]])
+        print(f"{name}: {len(picked)} of {len(pool)} entities → {out} (key {key})")
 
 
 def _extract_in_memory(workspace: str) -> dict[str, tuple[str, str, str, str]]:
@@ -195,21 +264,34 @@ def cmd_rebuild(args) -> None:
 def cmd_sizes(args) -> None:
     lib = _open(args.workspace)
     papers = lib.graph_sources.papers()
-    print("| paper | chunks | entities | relations | extract s | chunks/s |\n|---|---:|---:|---:|---:|---:|")
+    fields = paper_fields(lib, getattr(args, "manifest", ""))
+    print("| paper | field | words | chunks | entities | per 1000 words | relations | extract s | chunks/s |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|")
     total_chunks = total_s = 0.0
+    per_field: dict[str, Counter] = {}
     for doc in sorted(lib.documents.ready_papers(), key=lambda d: d.display_title):
         p = papers.get(doc.id)
         seconds = float(doc.timings.get("graph_extract_s", 0) or 0)
+        words = sum(len(c.text.split()) for c in lib.chunks.by_doc(doc.id) if c.kind == "text")
+        count = p.entity_count if p else 0
+        tally = per_field.setdefault(fields.get(doc.id, "?"), Counter())
+        tally.update(papers=1, words=words, entities=count, empty=count == 0)
         total_chunks += doc.chunk_count
         total_s += seconds
-        print(f"| {doc.display_title[:50]} | {doc.chunk_count} | {p.entity_count if p else 0} | "
-              f"{p.relation_count if p else 0} | {seconds:.2f} | {doc.chunk_count / seconds if seconds else 0:.1f} |")
+        print(f"| {doc.display_title[:50]} | {fields.get(doc.id, '?')} | {words} | {doc.chunk_count} | {count} | "
+              f"{1000 * count / words if words else 0:.1f} | {p.relation_count if p else 0} | {seconds:.2f} | "
+              f"{doc.chunk_count / seconds if seconds else 0:.1f} |")
     nodes = [n for n in lib.graph.all_nodes() if not n.is_paper]
     types = Counter(n.type for n in nodes)
     edges = sum(1 for _ in lib.graph.edge_outline())
     print(f"| all | {total_chunks:.0f} | {len(nodes)} nodes | {edges} edges | {total_s:.2f} | "
           f"{total_chunks / total_s if total_s else 0:.1f} |")
     print("types: " + ", ".join(f"{t} {c}" for t, c in types.most_common()))
+    print("\n| field | papers | without entities | words | entities (per paper, summed) | per paper | "
+          "per 1000 words |\n|---|---:|---:|---:|---:|---:|---:|")
+    for name, t in sorted(per_field.items()):
+        print(f"| {name} | {t['papers']} | {t['empty']} | {t['words']} | {t['entities']} | "
+              f"{t['entities'] / t['papers']:.1f} | {1000 * t['entities'] / max(t['words'], 1):.1f} |")
 
 
 def cmd_blind(args) -> None:
@@ -258,7 +340,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in ("sizes", "rebuild"):
-        sub.add_parser(name).add_argument("workspace")
+        z = sub.add_parser(name)
+        z.add_argument("workspace")
+        z.add_argument("--manifest", default="", help="a manifest with each file's field (else: detected)")
     g = sub.add_parser("stoplist")
     g.add_argument("workspace")
     g.add_argument("--min-papers", type=int, default=3)
@@ -268,7 +352,12 @@ def main() -> None:
     s.add_argument("workspace")
     s.add_argument("--seed", type=int, default=15)
     s.add_argument("--n", type=int, default=100)
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", required=True, help="with --per-field, {field} in it names each field's file")
+    s.add_argument("--per-field", type=int, default=0, help="this many entities of each field's papers")
+    s.add_argument("--fields", default="", help="with --per-field: which fields (comma-separated; default all)")
+    s.add_argument("--manifest", default="", help="a manifest with each file's field (else: detected)")
+    s.add_argument("--key", default="/tmp/key_{field}.tsv", help="with --per-field: each field's key")
+    s.add_argument("--version", default="fields38", help="with --per-field: the version named in the keys")
     r = sub.add_parser("recheck")
     r.add_argument("workspace")
     r.add_argument("files", nargs="+", help="marked blind file, its key, [blind, key, ...]")

@@ -11,12 +11,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.content.items import item_text, media_text
 from core.schema import ids
 from core.schema.records import Chunk, ContentItem
 from core.settings.config import ChunkingConfig
+from core.text.structured_abstract import labelled_parts
 
 # Running headers, footers and page numbers repeat on every page and say nothing about the paper.
 SKIPPED_TYPES = {"header", "footer", "page_number", "discarded"}
@@ -50,7 +51,9 @@ class ChunkedDocument:
 
 
 def _sections(items: list[ContentItem], strategy: str) -> list[tuple[str, list[ContentItem]]]:
-    """Groups of text items that one token window may span, each with its section heading."""
+    """Groups of text items that one token window may span, each with its section heading. A structured
+    abstract's labels ("BACKGROUND: …", "RESULTS: …", core/text/structured_abstract.py) start sections too: a
+    paragraph holding several is read as one piece per label (each piece keeps the paragraph's index and box)."""
     groups: list[tuple[str, list[ContentItem]]] = [("", [])]
     section = ""
     for item in items:
@@ -60,6 +63,14 @@ def _sections(items: list[ContentItem], strategy: str) -> list[tuple[str, list[C
             section = " ".join(item.text.split())[:200]
             if strategy == "section":
                 groups.append((section, []))
+        elif item.type == "text" and (parts := labelled_parts(item_text(item))):
+            for label, text in parts:
+                if label:
+                    section = label
+                    if strategy == "section":
+                        groups.append((section, []))
+                groups[-1][1].append(replace(item, text=text))
+            continue
         groups[-1][1].append(item)
     return [(s, g) for s, g in groups if g]
 
@@ -153,7 +164,7 @@ def chunk_document(doc_id: str, items: list[ContentItem], config: ChunkingConfig
     def new_chunk(kind, text, chunk_items, section, tokens):
         chunk = Chunk(id=ids.chunk_id(doc_id, len(out.chunks)), doc_id=doc_id, index=len(out.chunks), kind=kind,
                       text=text, pages=sorted({i.page_idx for i in chunk_items}),
-                      item_indices=[i.index for i in chunk_items], section=section, tokens=tokens)
+                      item_indices=list(dict.fromkeys(i.index for i in chunk_items)), section=section, tokens=tokens)
         out.chunks.append(chunk)
         return chunk
 

@@ -142,6 +142,25 @@ empty lists if nothing is missing."""
 
 # --- community reports (core/graph/communities/detect.py) ---
 # GraphRAG's community report, for a graph of papers: the reply is one JSON object.
+# Appended to the extraction's system prompt for a paper outside computer science (core/graph/fields.py): the types
+# follow the paper's field, and the field's own types come with what they mean.
+PROMPTS["entity_extraction_field"] = """
+---Field---
+This passage is from a paper in {field}. Use its types where they fit: {definitions}. A person studied (a patient, a
+participant) is no method."""
+
+PROMPTS["entity_type_definitions"] = {
+    "gene_or_protein": "gene_or_protein (a gene, protein, enzyme or receptor: TP53, IL-6, Dps)",
+    "disease": "disease (a disease, disorder or syndrome: asthma, AMD)",
+    "chemical": "chemical (a compound, drug, ion or element: NaCl, H2O2, cisplatin)",
+    "organism": "organism (a species, strain or virus: Escherichia coli, mice, SARS-CoV-2)",
+    "cell_or_tissue": "cell_or_tissue (a cell type, cell line, tissue or organ: fibroblasts, HeLa, liver)",
+    "assay": "assay (a laboratory or clinical measurement technique: qPCR, ELISA, Western blot, RNA-seq)",
+    "material": "material (a solid, alloy, glass, film or crystal: SiO2, GaAs, silica glass)",
+    "property": "property (a measured physical quantity: band gap, resistivity, Curie temperature)",
+    "instrument": "instrument (an apparatus: SQUID magnetometer, XRD, TEM, spectrometer)",
+}
+
 PROMPTS["community_report"] = """---Role---
 You help researchers find their way in a knowledge graph built from scientific papers.
 

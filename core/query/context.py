@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.query.reading.answer_types import NUMBER, answer_type, yes_no_question
 from core.query.records import Context, QueryParams, Retrieval, RetrievedChunk, Source
+from core.text.structured_abstract import section_kind
 
 MIN_PARTIAL_TOKENS = 80  # a passage cut shorter than this tells the model too little to be worth its place
 
@@ -102,8 +104,8 @@ def source_of(n: int, chunk: RetrievedChunk, text: str) -> Source:
                   item_indices=list(hit.chunk.item_indices))
 
 
-def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_sections: Sequence[tuple[str, str]] = ()
-                  ) -> Context:
+def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_sections: Sequence[tuple[str, str]] = (),
+                  question: str = "") -> Context:
     tokens: dict[str, int] = {}
     dropped: dict[str, int] = {}
     sections: list[str] = []
@@ -126,6 +128,8 @@ def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_se
     sources: list[Source] = []
     used = 0
     chunks = _unique(retrieval.chunks, lambda c: c.id)
+    if question:
+        chunks = results_first(chunks, question, getattr(params, "results_first", 0))
     longest = getattr(params, "max_passage_tokens", 0)
     texts = [_around(tokenizer, c.hit.chunk.text, c.hit.window_text, longest) if longest else c.hit.chunk.text
              for c in chunks]
@@ -147,6 +151,17 @@ def build_context(retrieval: Retrieval, params: QueryParams, tokenizer, extra_se
                   f"{', ' + s.section if s.section else ''} ({s.kind})\n{s.text.strip()}" for s in ends_first(sources)]
         sections.append("-----Sources (cite as [n])-----\n" + "\n\n".join(blocks))
     return Context(text="\n\n".join(sections), sources=sources, tokens=tokens, dropped=dropped)
+
+
+def results_first(chunks: list, question: str, lift: int) -> list:
+    """Retrieved chunks with those from a results or conclusions section (core/text/structured_abstract.section_kind)
+    moved up by at most `lift` places when the question asks yes or no, or for a number: the finding is stated
+    there, the background only motivates it. A small bias: a passage never passes more than `lift` others, and the
+    order among the lifted and among the rest is kept."""
+    if lift <= 0 or not (yes_no_question(question) or answer_type(question) == NUMBER):
+        return chunks
+    keyed = [(n - lift - 0.5 if section_kind(c.hit.chunk.section or "") else n, c) for n, c in enumerate(chunks)]
+    return [c for _, c in sorted(keyed, key=lambda pair: pair[0])]
 
 
 def _unique(items, key) -> list:

@@ -113,7 +113,7 @@ def ask(lib: Library, question: str, params: QueryParams | None = None, *, on_to
     # The token budget is a model's: the extractive ranking (extractive, select) reads every passage kept, whole.
     whole = not params.context_only and (reader is not Reader.WRITE or _small(model))
     budget = replace(params, max_chunk_tokens=max(params.max_chunk_tokens, EXTRACTIVE_TOKENS)) if whole else params
-    context = build_context(retrieval, budget, tokenizer, routed.sections)
+    context = build_context(retrieval, budget, tokenizer, routed.sections, question)
     result = QueryResult(question=question, params=params, retrieval=retrieval, context=context, answer=None,
                          llm_free=llm_free)
     if not params.context_only:

@@ -35,6 +35,10 @@ class QueryParams(QueryKnobs):
     # The Ask page's: on_token gets the extractive answer at once while a model reads (select), replaced by the
     # model's. Off for the API's streams, whose clients append what streams.
     preview: bool = False
+    # A yes/no or numeric question reads a paper's results and conclusions first: a passage from such a section
+    # (a structured abstract's RESULTS / CONCLUSIONS, a paper's "Results") moves up this many places among the
+    # retrieved passages (core/query/context.results_first); 0 keeps retrieval's order.
+    results_first: int = 2
 
     def __post_init__(self) -> None:
         self.mode = Mode(self.mode)  # an unknown mode fails here, with the modes to choose from

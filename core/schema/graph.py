@@ -37,6 +37,17 @@ class EntityType(StrEnum):
     ORGANIZATION = "organization"  # American spelling: LightRAG's, and what graphs built so far store
     FIELD = "field"
     CONCEPT = "concept"  # the catch-all: a term with no more specific type
+    # Life sciences and medicine (core/graph/data/fields/life.json)
+    GENE_OR_PROTEIN = "gene_or_protein"
+    DISEASE = "disease"
+    CHEMICAL = "chemical"  # also a type of the physical sciences
+    ORGANISM = "organism"
+    CELL_OR_TISSUE = "cell_or_tissue"
+    ASSAY = "assay"
+    # Physical sciences (core/graph/data/fields/physical.json)
+    MATERIAL = "material"
+    PROPERTY = "property"
+    INSTRUMENT = "instrument"
     TABLE = "table"  # a paper's table, figure or equation (core/pipeline/graph/media_entities.py)
     FIGURE = "figure"
     EQUATION = "equation"

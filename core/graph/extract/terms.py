@@ -42,6 +42,15 @@ SPECIFIC_HEAD = _TERMS["specific_head"]
 # terms. A model, dataset or method named by a generic head ("training dataset", "machine learning framework")
 # needs a specific modifier.
 _PROCESS_TYPES = {"task", "metric", "field"}
+# The types of a field other than computer science (core/graph/fields.py): their cues are heads and suffixes of
+# the field's own vocabulary ("kidney disease", "creatinine", "Escherichia coli", "thin film"), so a phrase they type
+# is a term once its words are not everyday English.
+FIELD_TYPES = {"gene_or_protein", "disease", "chemical", "organism", "cell_or_tissue", "assay", "material",
+               "property", "instrument"}
+# Zipf ceilings for a field-typed phrase: its rarest word ("kidney" of "chronic kidney disease"), and a word alone
+# ("mice", "plasma", "insulin"; not "water", "cell").
+FIELD_PHRASE = 4.6
+FIELD_WORD = 4.6
 _GENERIC_HEADS = set(_TERMS["generic_heads"])
 _VAGUE_HEADS = set(_TERMS["vague_heads"])
 # Types a name said once may have when its shape makes it one ("Citation-informed TransformERs", "Google Search API").
@@ -144,6 +153,18 @@ def _one_name(e: Evidence, word: str) -> bool:
     return zipf(word) < 3.0 and bool(e.typed) and (e.mentions >= 3 or e.highlighted and e.mentions >= 2)
 
 
+def _field_term(e: Evidence, words: list[str], support: int) -> bool:
+    """A phrase a field's cues type (not a name: names go through the name rules): one word rare enough, or said
+    twice; several words when one of them is specific ("chronic kidney disease", "bone marrow"), at most four."""
+    if len(words) == 1:
+        r = word_zipf(words[0])
+        return r <= 3.5 or r <= FIELD_WORD and support >= 2
+    if len(words) > 4:
+        return False
+    r = rarity(e.words[1:] if e.adjective_led else e.words)
+    return r <= SPECIFIC or r <= FIELD_PHRASE and support >= 2
+
+
 def is_term(e: Evidence) -> bool:
     """The extractor's decision: a term a researcher would look up."""
     if e.defined or e.known:
@@ -159,6 +180,8 @@ def is_term(e: Evidence) -> bool:
         # "metadata extraction model", "PDF processing pipeline", "summarization dataset": what does the process;
         # not "DBScan clustering algorithm"
         return False
+    if e.typed in FIELD_TYPES and not e.named:
+        return _field_term(e, words, support)
     if e.named and len(words) == 1:
         return _one_name(e, words[0])
     shouting = [w for w in e.name.split() if w.isupper() and len(w) >= 2]
@@ -185,7 +208,7 @@ def is_term(e: Evidence) -> bool:
         r = rarity(plain)
         if len(plain) >= 3 and support < 2:
             return False  # "PPO training data sampling": a description around a name, said once
-        if not W.type_of_phrase(e.words):
+        if not W.type_of_phrase(e.words) and e.typed not in FIELD_TYPES:
             # "Upwork freelancer", "LATEX parse", "S2ORC citation": a use of the name, unless its words are rare.
             return r <= RARE and support >= 2
         # Said once, "<name> <common words>" is a use of the name ("GNN prediction"), unless the words are specific

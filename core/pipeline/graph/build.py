@@ -88,12 +88,19 @@ def current_extractor(lib: Library) -> Extractor:
         from core.graph.extract.llm.extract import LLMExtractor
 
         return LLMExtractor(chat, config, concurrency=lib.settings.llm.concurrency,
-                            json_mode=chat.name.startswith("embedded"))
+                            json_mode=chat.name.startswith("embedded"), venue_of=lambda doc_id: _venue(lib, doc_id))
     from core.content.pages import load_items
     from core.graph.extract.spacy.extract import SpacyExtractor
 
     # The parsed items say which paragraphs are a title, a byline or references: no entities from those.
-    return SpacyExtractor(config, items_of=lambda doc_id: load_items(lib, doc_id))
+    return SpacyExtractor(config, items_of=lambda doc_id: load_items(lib, doc_id),
+                          venue_of=lambda doc_id: _venue(lib, doc_id))
+
+
+def _venue(lib: Library, doc_id: str) -> str:
+    """A paper's venue from its metadata (the field of its graph depends on it, core/graph/fields.py)."""
+    record = lib.metadata.get(doc_id)
+    return record.venue if record else ""
 
 
 def extract_document(lib: Library, doc_id: str, extractor: Extractor, progress: GraphProgress | None = None,

@@ -33,6 +33,11 @@ from core.settings.config import ExplorerConfig
 PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
            "#86bcb6", "#d37295", "#8cd17d", "#b6992d", "#499894", "#a0cbe8", "#ffbe7d"]
 OTHER_COLOR = "#bab0ac"
+# The types of fields other than computer science (core/graph/fields.py) have colours of their own, outside the
+# palette, so a biology paper's genes and diseases never take a computer-science type's colour.
+TYPE_COLORS = {"gene_or_protein": "#1b9e77", "disease": "#d62728", "chemical": "#9467bd", "organism": "#8c564b",
+               "cell_or_tissue": "#e7298a", "assay": "#17becf", "material": "#bcbd22", "property": "#c49c94",
+               "instrument": "#393b79"}
 PAPER_COLOR = "#2f2f2f"
 EDGE_PARAM_SEP = "|"  # entity keys never contain it (normalisation keeps letters, digits and spaces)
 LABELLED_PAPERS = 12
@@ -64,7 +69,9 @@ def color_of(node, options: RenderOptions) -> str:
         return PAPER_COLOR
     if options.color_by == "community":
         return OTHER_COLOR if node.community is None else PALETTE[node.community % len(PALETTE)]
-    order = options.type_order or [node.type]
+    if node.type in TYPE_COLORS:
+        return TYPE_COLORS[node.type]
+    order = [t for t in options.type_order if t not in TYPE_COLORS] or [node.type]
     return PALETTE[order.index(node.type) % len(PALETTE)] if node.type in order else OTHER_COLOR
 
 

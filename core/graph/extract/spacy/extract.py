@@ -9,7 +9,9 @@ absorbs the paper's mentions of its long form (the paper-wide evidence: spacy_pa
 only if it is a term (core/graph/extract/terms.py: how rare its words are in general English, how often the paper
 comes back to it, whether it is a name, a definition or in a caption, whether prose names it or only table cells
 do); types are voted from all its mentions, the lexicon and the words around a name
-(entity_types.py), restricted to the configured entity types. Relations are co-occurrences in one sentence between
+(entity_types.py) — outside computer science from the cues of the paper's field, told by its venue and words
+(core/graph/fields.py: genes, diseases, chemicals, organisms, materials …) — restricted to the configured entity
+types. Relations are co-occurrences in one sentence between
 its best entities, keyed by the verbs between the two, described by the sentence. Reference-list and
 acknowledgement chunks are skipped.
 
@@ -43,7 +45,8 @@ from core.graph.extract.spacy.text import (
     letter_count,
     sentence_spans,
 )
-from core.graph.extract.terms import Evidence, is_term, zipf
+from core.graph.extract.terms import FIELD_TYPES, Evidence, is_term, zipf
+from core.graph.fields import CS, Field, detect_field, field_of
 from core.graph.item_roles import item_roles
 from core.models.nlp import Lexicon, lexicon
 from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation
@@ -55,6 +58,7 @@ log = logging.getLogger(__name__)
 DESCRIPTION_CHARS = 300
 CHUNKS_PER_BATCH = 32
 ItemsOf = Callable[[str], list[ContentItem]]  # doc id → its parsed items
+VenueOf = Callable[[str], str]  # doc id → its venue ("" when unknown)
 # Item roles (item_roles.py) never read for entities: a heading's terms are in its section, and headings in capitals
 # or title case are where the phrase finder errs most ("DESIGNING AI SUPPORTS FOR EXPOSITORY WRITING").
 _NOT_PROSE = {"title", "reference", "furniture", "heading"}
@@ -99,7 +103,7 @@ class SpacyExtractor:
 
     def __init__(self, config: GraphConfig | None = None, *, items_of: ItemsOf | None = None, max_entities: int = 30,
                  max_per_sentence: int = 8, pair_window: int = 2, skip_references: bool = True,
-                 byline_ner: bool = True, batch_size: int = 64):
+                 byline_ner: bool = True, batch_size: int = 64, venue_of: VenueOf | None = None):
         self.config = config or GraphConfig()
         self.entity_types = {t.strip().lower() for t in self.config.entity_types if t.strip()}
         # A paper's parsed items (core/content/pages.load_items): which paragraphs are its title, byline,
@@ -111,6 +115,10 @@ class SpacyExtractor:
         self.skip_references = skip_references
         self.byline_ner = byline_ner  # people and organisations of a paper's byline
         self.batch_size = batch_size
+        # A paper's venue (its metadata): with its vocabulary, which field's types and cues apply
+        # (core/graph/fields.py). Without it, the vocabulary alone decides.
+        self.venue_of = venue_of
+        self.fields: dict[str, str] = {}  # doc id → the field its last extraction used
 
     def extract(self, chunks: Sequence[Chunk]) -> Iterator[ChunkExtraction]:
         """A paper's chunks are read together (the term filter counts mentions over the paper); many papers' chunks
@@ -127,8 +135,10 @@ class SpacyExtractor:
         for first in range(0, len(order), CHUNKS_PER_BATCH):
             self._read_batch(chunks, order[first:first + CHUNKS_PER_BATCH], roles, sentences, errors)
         out: dict[int, ChunkExtraction] = {}
-        for positions in papers.values():
-            paper = self._paper([chunks[n] for n in positions], [sentences[n] for n in positions])
+        for doc_id, positions in papers.items():
+            field = field_of(self._field([chunks[n] for n in positions], doc_id))
+            self.fields[doc_id] = field.name
+            paper = self._paper([chunks[n] for n in positions], [sentences[n] for n in positions], field)
             for n in positions:
                 result = out[n] = ChunkExtraction(chunk_id=chunks[n].id, extractor=self.name)
                 if n in errors:
@@ -140,6 +150,15 @@ class SpacyExtractor:
             yield out[n]
 
     # --- work
+
+    def _field(self, chunks: list[Chunk], doc_id: str) -> str:
+        venue = ""
+        if self.venue_of is not None:
+            try:
+                venue = self.venue_of(doc_id) or ""
+            except Exception as exc:  # no metadata: the vocabulary decides
+                log.warning("venue of %s unavailable: %s", doc_id, exc)
+        return detect_field(" ".join(c.text for c in chunks), venue)
 
     def _roles(self, doc_id: str) -> tuple[dict[int, ContentItem], dict[int, str]]:
         if self.items_of is None:
@@ -245,9 +264,13 @@ class SpacyExtractor:
                 sentences.append(sentence)
         return sentences
 
-    def _paper(self, chunks: list[Chunk], sentences: list[list[Sentence] | None]) -> Paper:
-        """Paper-wide evidence, read in chunk order (index, then id) so it never depends on the order given."""
-        paper = Paper()
+    def _paper(self, chunks: list[Chunk], sentences: list[list[Sentence] | None], field: Field | None = None
+               ) -> Paper:
+        """Paper-wide evidence, read in chunk order (index, then id) so it never depends on the order given. Outside
+        computer science, the field's cues vote (core/graph/fields.py) and the computer-science rules' votes become
+        the field's (a "model" is a method; an acronym nothing types stays a concept, not a method)."""
+        field = field or field_of(CS)
+        paper = Paper(field=field)
         order = sorted(range(len(chunks)), key=lambda n: (chunks[n].index, chunks[n].id))
         mentions = [(m, s) for n in order for s in (sentences[n] or []) for m in s.mentions]
         for m, _ in mentions:
@@ -272,6 +295,8 @@ class SpacyExtractor:
                 paper.highlighted.add(m.key)
             paper.spellings.setdefault(m.key, Counter())[m.name] += 1
             paper.votes.setdefault(m.key, []).extend(m.types)
+            if not field.is_cs and (cue := field.context_type(m.name, *m.near)):
+                paper.votes[m.key].extend([cue] * 2)
             paper.words.setdefault(m.key, m.words or m.key.split())
             paper.named[m.key] = paper.named.get(m.key, False) or m.named
             paper.shaped[m.key] = paper.shaped.get(m.key, False) or m.name_shaped
@@ -283,7 +308,17 @@ class SpacyExtractor:
             known = known_type(key) or known_type(entity_key(name))
             lexical = known or ("metric" if key in W.METRIC_WORDS and key not in W.WEAK_METRIC_HEADS
                                 else "field" if key in W.FIELDS and (" " in key or paper.named[key]) else "")
-            votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
+            if field.is_plain(paper.words[key]):
+                votes = []  # "patient", "participants": people studied, never a method
+            elif field.is_cs:
+                votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
+            else:
+                # A name's shape says software, dataset or metric in any field ("AqSolDB"); a model only in computer
+                # science ("IL-6" has a model's size suffix).
+                shape = name_type(name)
+                votes = self._field_votes(key, name, paper.votes[key] + [known] * 3 + [shape if shape != "model"
+                                                                                       else ""] * 2, paper, field)
+                lexical = lexical or field.name_type(name)
             kind = W.pick_type(votes)
             if not readable(key, name, paper):
                 continue
@@ -297,9 +332,9 @@ class SpacyExtractor:
                 continue
             if kind == "concept" and looks_like_person(name, zipf):
                 kind = "person"
-            elif kind == "concept":
+            elif kind == "concept" and field.is_cs:
                 kind = default_type(paper.named[key], paper.shaped[key])
-            paper.terms[key] = self._allowed(kind)
+            paper.terms[key] = self._allowed(kind, field)
             paper.names[key] = name
         for m, _ in mentions:
             if m.key not in paper.terms:
@@ -363,7 +398,31 @@ class SpacyExtractor:
         best = sorted(present.values(), key=lambda m: rank[m.key])[:self.max_per_sentence]
         return sorted(best, key=lambda m: m.start)
 
-    def _allowed(self, kind: str) -> str:
+    @staticmethod
+    def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Field) -> list[str]:
+        """A paper outside computer science: the computer-science votes as the field reads them (a "model" is a
+        method: a mouse model, a regression model), and the field's cues: its heads, suffixes and words on
+        the phrase and on an acronym's long form ("AMD (age-related macular degeneration)" → disease), the shape
+        of the name (a formula, a binomial, a gene symbol). A word the field never types ("patient") has no vote."""
+        words = paper.words[key]
+        if field.is_plain(words):
+            return []
+        mapped = [field.cs_vote(v) for v in votes]
+        own = [field.cue_type(words), field.name_type(name)]
+        if key in paper.aliases:
+            long_words = paper.aliases[key].lower().split()
+            if long_words:
+                long_words[-1] = W.singular(long_words[-1])
+                own.append(field.cue_type(long_words))
+        # The field's own cues outvote the computer-science rules, however often those voted.
+        return mapped + [v for v in own if v] * (3 + len(votes))
+
+    def _allowed(self, kind: str, field: Field | None = None) -> str:
+        """The configured types only; a field's own types too while the configuration names none of the fields'
+        types (settings written before fields existed list the computer-science ones)."""
+        if (field is not None and not field.is_cs and kind in field.types
+                and not self.entity_types & FIELD_TYPES):
+            return kind
         return kind if kind in self.entity_types else "concept"
 
 

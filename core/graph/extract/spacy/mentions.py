@@ -375,6 +375,7 @@ class SentenceReader:
                 cue = context_type(before, after)
                 if cue:
                     m.types.append(cue)
+                m.near = (before, [t.lower_ for t in self.doc[m.end:min(self.end, m.end + 2)]])
             if m.start - 1 < self.start or not any(c.isupper() for c in m.name):
                 continue
             if self.doc[m.start - 1].lower_ not in ("on", "from"):

@@ -38,6 +38,7 @@ class Paper:
     highlighted: set[str] = field(default_factory=set)
     terms: dict[str, str] = field(default_factory=dict)  # kept key → its type
     names: dict[str, str] = field(default_factory=dict)  # kept key → display name
+    field: object = None  # the paper's core.graph.fields.Field (None: computer science)
 
 
 def footnoted(counts: Counter, mentions: list[Mention]) -> dict[str, tuple[str, str]]:
@@ -80,8 +81,9 @@ def readable(key: str, name: str, paper: Paper) -> bool:
         return paper.shaped[key] and (key in paper.row_labels and len(key) > 2 or bool(known_type(key)))
     if _ACRONYM.fullmatch(name) and key not in paper.aliases and not known_type(key):
         # An acronym the paper never spells out, written once in a sentence: a table's column ("USR: User
-        # activity", "REL"), a unit ("USD"), or a name the paper does not talk about.
-        return paper.prose[key] >= 2
+        # activity", "REL"), a unit ("USD"), or a name the paper does not talk about; unless its field knows the
+        # name ("ELISA", "XRD").
+        return paper.prose[key] >= 2 or paper.field is not None and bool(paper.field.name_type(name))
     return True
 
 
@@ -94,7 +96,8 @@ def defined(key: str, paper: Paper) -> bool:
     if not words or any(w in _NOT_A_LONG_FORM for w in words):
         return False  # "SAT (similar to Zhang et al.)": a remark in brackets, not a definition
     words[-1] = W.singular(words[-1])
-    return bool(W.type_of_phrase(words)) or known_type(key) != "" or rarity(words) < 4.5
+    field_type = paper.field.cue_type(words) if paper.field is not None else ""
+    return bool(W.type_of_phrase(words) or field_type) or known_type(key) != "" or rarity(words) < 4.5
 
 
 def fall_back_to_name(m: Mention, terms: dict[str, str]) -> None:

@@ -32,6 +32,9 @@ class Mention:
     name_shaped: bool = False  # an acronym, CamelCase or a name with digits
     adjective_led: bool = False  # its first word is an adjective ("transparent nature")
     decapitalised: bool = False  # a capital lower-cased because it starts a sentence or a heading ("Albert" → albert)
+    # A one-word name's neighbours, lower case: two words before it, two after ("expression of TP53 in"), read by a
+    # field's context cues (core/graph/fields.py).
+    near: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
 
 
 @dataclass

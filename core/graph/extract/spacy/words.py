@@ -64,8 +64,11 @@ INSTITUTION_WORDS = _words("institution_words")
 ORG_WORDS = INSTITUTION_WORDS | _words("organisation_words")
 # "<name> <head>" is the name, typed by the head when it says something ("the GLUE benchmark" → GLUE, dataset).
 REDUCIBLE_HEADS = dict(_LEXICON["reducible_heads"])
-TYPE_PRIORITY = tuple(t.value for t in (T.DATASET, T.METRIC, T.TASK, T.MODEL, T.METHOD, T.SOFTWARE, T.FIELD,
-                                        T.ORGANIZATION, T.PERSON, T.CONCEPT))
+# A field's own types (core/graph/fields.py) come first: only its cues vote for them.
+TYPE_PRIORITY = tuple(t.value for t in (T.GENE_OR_PROTEIN, T.DISEASE, T.ORGANISM, T.CELL_OR_TISSUE, T.ASSAY,
+                                        T.CHEMICAL, T.MATERIAL, T.INSTRUMENT, T.PROPERTY, T.DATASET, T.METRIC,
+                                        T.TASK, T.MODEL, T.METHOD, T.SOFTWARE, T.FIELD, T.ORGANIZATION, T.PERSON,
+                                        T.CONCEPT))
 # Model names often carry a size: GPT-3, BERT-base, Llama-2-7B, T5-large.
 MODEL_NAME = re.compile(r"(-|^)(base|large|small|xl|xxl|tiny|mini|medium|\d+(\.\d+)?[bmk])$|-\d+(\.\d+)?[a-z]?$",
                         re.I)
