@@ -8,10 +8,12 @@ cost against the ingest.
     .venv/bin/python bench/results_accuracy.py WORKSPACE --speed                            # cost vs ingest time
 
 A judged line: {"file", "page" (1-based), "label" ("Table 2"), "is_results", "rows_listed" (the row labels whose
-tuples are all listed, or "all"), "tuples": [{"method", "dataset", "metric", "value", "setting", "best"}]}.
+tuples are all listed, "all", or "first N data rows": the table's first N rows holding a number below its header,
+counted in order, group rows left out), "tuples": [{"method", "dataset", "metric", "value", "setting", "best"}]}.
 Judged files are matched to the workspace's documents by file name, a judged table to an extracted one by page and
 label (core.pipeline.results.captions' labels, a " (2)" left out; the only table of the page when no label matches).
-Records count for precision only in the table's listed rows (row labels matched by key, exactly).
+Records count for precision only in the table's listed rows (row labels matched by key, exactly, or the first N
+data rows).
 
 A tuple is right when its value is equal (numbers parsed from both), its metric and dataset match, and its method
 matches. Names match when their keys (core.text.result_names) are equal, or — the lenient fallback — when one
@@ -38,6 +40,9 @@ from core.content.content_list import load_content_list  # noqa: E402
 from core.library import open_library  # noqa: E402
 from core.pipeline.results import read_paper_results  # noqa: E402
 from core.pipeline.results.captions import table_captions  # noqa: E402
+from core.pipeline.results.headers import read_layout  # noqa: E402
+from core.pipeline.results.records import _grid  # noqa: E402
+from core.pipeline.results.values import is_number_cell  # noqa: E402
 from core.schema.records import ContentItem  # noqa: E402
 from core.schema.results import ResultRecord  # noqa: E402
 from core.settings.workspace import Workspace  # noqa: E402
@@ -75,9 +80,11 @@ class Paper:
         self.tables: dict[int, ContentItem] = {i: it for i, it in by_index.items() if it.type == "table"}
         self.labels = {i: label for i, (label, _) in table_captions(self.items).items()}
         self.row_labels: dict[tuple[int, int], str] = {}
+        self.data_rows: dict[int, list[int]] = {}  # table → its data rows in order ("first 6 data rows")
         for i, item in self.tables.items():
             for r, row in enumerate(table_grid(item.table_body).rows):
                 self.row_labels[(i, r)] = row[0] if row else ""
+            self.data_rows[i] = _data_rows(item)
 
     def find_table(self, page: int, label: str) -> int | None:
         on_page = [i for i, it in self.tables.items() if it.page_idx + 1 == page]
@@ -85,6 +92,21 @@ class Paper:
             if self.labels.get(i) and _norm_label(self.labels[i]) == _norm_label(label):
                 return i
         return on_page[0] if len(on_page) == 1 else None
+
+
+def _data_rows(item: ContentItem) -> list[int]:
+    """The table's rows below its header that hold a number (the grid the reader reads), in order."""
+    try:
+        rows, parsed_header = _grid(item)
+        if not rows:
+            return []
+        layout = read_layout(rows, parsed_header)
+    except Exception:
+        return []
+    return [r for r in layout.body_rows() if any(is_number_cell(c) for c in layout.rows[r][1:])]
+
+
+_FIRST_ROWS = re.compile(r"^first\s+(\d+)\s+(?:data\s+)?rows?$", re.I)
 
 
 def _method_ok(t: dict, r: ResultRecord, paper: Paper) -> bool:
@@ -108,6 +130,11 @@ def _checks(t: dict, r: ResultRecord, paper: Paper) -> dict[str, bool | None]:
 def _in_scope(r: ResultRecord, rows_listed, paper: Paper) -> bool:
     if rows_listed in (None, "all", True):
         return True
+    if isinstance(rows_listed, str):
+        m = _FIRST_ROWS.match(rows_listed.strip())
+        if not m:
+            raise ValueError(f"rows_listed not understood: {rows_listed!r}")
+        return r.row in paper.data_rows.get(r.item_index, [])[:int(m.group(1))]
     keys = {method_key(r.method), method_key(paper.row_labels.get((r.item_index, r.row), ""))}
     return any(method_key(x) in keys for x in rows_listed)  # exact: "Google" is not "Google Scholar"
 
@@ -142,6 +169,10 @@ def score_table(j: dict, records: list[ResultRecord], paper: Paper, totals: dict
             totals["wrong"].append((j["file"], j["page"], j["label"], t, scope[best_i]))
 
 
+def _file_key(name: str) -> str:
+    return re.sub(r"_+", "_", name).casefold()
+
+
 def _pr(right: int, extracted: int, judged: int) -> str:
     p = right / extracted if extracted else 0.0
     r = right / judged if judged else 0.0
@@ -151,7 +182,9 @@ def _pr(right: int, extracted: int, judged: int) -> str:
 
 def accuracy(ws: Workspace, judged_path: Path, dump: Path | None, verbose: bool) -> None:
     lib = open_library(ws)
-    by_name = {d.filename: d.id for d in lib.documents.list()}
+    by_name = {}
+    for d in lib.documents.list():  # the upload sanitised some names ("a__b.pdf" is stored as "a_b.pdf")
+        by_name[d.filename] = by_name[_file_key(d.filename)] = d.id
     papers: dict[str, Paper] = {}
     totals: dict = defaultdict(int, missed=[], wrong=[])
     kinds: Counter = Counter()
@@ -161,10 +194,11 @@ def accuracy(ws: Workspace, judged_path: Path, dump: Path | None, verbose: bool)
         if not line.strip():
             continue
         j = json.loads(line)
-        if j["file"] not in by_name:
+        doc_id = by_name.get(j["file"]) or by_name.get(_file_key(j["file"]))
+        if not doc_id:
             print(f"not in the workspace: {j['file']}")
             continue
-        paper = papers.setdefault(j["file"], Paper(ws, by_name[j["file"]]))
+        paper = papers.setdefault(j["file"], Paper(ws, doc_id))
         index = paper.find_table(j["page"], j["label"])
         records = [r for r in paper.records if r.item_index == index] if index is not None else []
         kinds[(bool(j["is_results"]), bool(records))] += 1

@@ -116,7 +116,8 @@ def test_the_caption_defines_what_its_abbreviations_are():
     assert (r.metric, r.dataset, r.setting, r.best) == ("SEQ", "SQA", "test", True)
     body = html(["", "CLS", "REC", "Avg."], ["SPECTER", "84.2", "36.9", "80.0"], ["- abstract", "82.2", "34.5", "68.1"])
     records = read(table(body, caption="Table 2: Ablations: CLS: classification, REC: Recommendation, Avg. average."))
-    assert one(records, "SPECTER", value=36.9).dataset == "REC"  # a task here, not recall
+    # "REC" is a task here, not recall; with no metric named for the tasks their numbers give no records
+    assert not [r for r in records if r.value == 36.9]
     assert one(records, "SPECTER", value=80.0).metric == "Avg."
 
 
@@ -131,7 +132,7 @@ def test_two_captions_in_one_are_split_between_side_by_side_tables():
 
 
 def test_an_unknown_metric_takes_the_direction_the_table_agrees_on():
-    body = html(["Model", "F1", "MAP nDCG"], ["A", "80.0", "70.0"], ["B", "79.0", "72.0"])
+    body = html(["Model", "F1", "Novelty score"], ["A", "80.0", "70.0"], ["B", "79.0", "72.0"])
     records = read(table(body, caption="Table 1: Results on SciDocs."))
     assert one(records, "B", value=72.0).best and one(records, "A", value=80.0).best
 
@@ -166,10 +167,10 @@ def test_a_pair_of_numbers_under_a_pair_of_names_is_read_apart():
     body = html(["Model", "MNLI-m/mm", "SQuAD EM/F1"], ["BERT", "84.6/83.4", "84.1/90.9"],
                 ["Ours", "86.0/85.2", "85.0/91.5"])
     records = read(table(body, caption="Table 3: Results on the dev sets."))
-    assert len(records) == 8
+    assert len(records) == 4  # "MNLI-m/mm" names no metric: its numbers give no records
     em = one(records, "Ours", value=85.0)
     assert (em.metric, em.dataset, em.best, em.col) == ("EM", "SQuAD", True, 2)
-    assert one(records, "BERT", value=83.4).dataset == "mm" and one(records, "BERT", value=84.6).dataset == "MNLI-m"
+    assert one(records, "BERT", value=90.9).metric == "F1"
 
 
 def test_methods_across_the_columns_without_a_header_saying_so():
@@ -189,8 +190,8 @@ def test_the_caption_states_the_direction_of_an_unknown_metric():
 def test_a_name_and_a_metric_in_one_header_cell_are_read_apart():
     body = html(["Model", "SQuAD EM", "MNLI Acc.", "Cell selection accuracy"], ["A", "80.1", "84.0", "60.2"])
     records = read(table(body, caption="Table 2: Results."))
-    assert {(r.dataset, r.metric) for r in records} == {("SQuAD", "EM"), ("MNLI", "Acc."),
-                                                        ("", "Cell selection accuracy")}
+    # "Cell selection accuracy" names no dataset in a table that names them: "" would claim the paper names none
+    assert {(r.dataset, r.metric) for r in records} == {("SQuAD", "EM"), ("MNLI", "Acc.")}
 
 
 def test_the_papers_own_method_is_flagged():

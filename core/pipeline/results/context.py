@@ -42,6 +42,7 @@ _WORD = re.compile(r"[A-Za-z][\w@.+-]*")
 _FREE_TEXT_METRIC_MIN = 2  # single letters ("P", "R") name metrics in headers only
 _NOT_METRICS_IN_TEXT = {"is", "all", "score", "scores", "time", "success", "return", "rank", "mean", "average", "hit",
                         "hits", "map", "error", "memory", "coverage", "spec", "rec", "tau", "rho"}
+MAX_METRIC_WORDS = 6
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 MAX_TEXT = 20_000  # characters of citing sentences read per table
 
@@ -79,6 +80,11 @@ class TableContext:
     setting: str = ""
     unit: str = ""
     defined: dict[str, str] = field(default_factory=dict)  # abbreviations the caption defines → their definitions
+    caption: str = ""  # without its label
+
+    def names(self, word: str) -> bool:
+        """Whether the caption names the word ("Drift of the models on ChemBench" names "Drift")."""
+        return bool(word) and bool(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", self.caption, re.I))
 
     @property
     def defined_metrics(self) -> dict[str, bool]:
@@ -134,7 +140,7 @@ def metric_in(text: str) -> str:
     """The first metric a caption or sentence names ("Accuracy (%) on …" → "Accuracy"), else ""."""
     words = [(m.group(0).rstrip(".,;:"), m.start()) for m in _WORD.finditer(text or "")]
     for i in range(len(words)):
-        for n in (3, 2, 1):
+        for n in range(MAX_METRIC_WORDS, 0, -1):  # the longest name: "area under the precision/recall curve"
             chunk = " ".join(w for w, _ in words[i:i + n])
             if len(chunk) < _FREE_TEXT_METRIC_MIN or chunk.casefold() in _NOT_METRICS_IN_TEXT:
                 continue
@@ -172,7 +178,7 @@ def citing_sentences(label: str, items: Sequence[ContentItem]) -> list[str]:
 
 def table_context(caption: str, footnote: str, sentences: Sequence[str]) -> TableContext:
     caption_text = re.sub(r"^\s*Table\s+\S+\s*[:.]?", "", caption or "")
-    ctx = TableContext(datasets=datasets_in(caption_text))
+    ctx = TableContext(datasets=datasets_in(caption_text), caption=caption_text)
     ctx.metric = metric_in(caption_text)
     ctx.setting = setting_in(caption_text) or setting_in(footnote)
     ctx.unit = "%" if _UNIT_PERCENT.search(caption_text) else ""

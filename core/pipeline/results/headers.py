@@ -268,6 +268,48 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     return layout
 
 
+_NUMBER_TOKEN = re.compile(r"^[-+−–]?(?:\d+\.\d+|\.\d+|\d+)%?$")
+
+
+def _numbers_run(text: str) -> int:
+    """How many number tokens the text ends with ("First k Sent 30.41 9.67" → 2, "0.65 0.69" → 2)."""
+    n = 0
+    for token in reversed(text.split()):
+        if not _NUMBER_TOKEN.match(token):
+            break
+        n += 1
+    return n
+
+
+def _two_metrics(text: str) -> bool:
+    """"MAP nDCG", "nDCG MAP": two metric names side by side in one header cell, two columns' headers a parser
+    merged (a metric's own name of several words, "word error rate", is one)."""
+    words = text.split()
+    return len(words) >= 2 and not is_metric_name(text) and sum(is_metric_name(w) for w in words) >= 2
+
+
+MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns cannot be trusted
+
+
+def merged_rows(layout: Layout) -> set[int] | None:
+    """Body rows whose cells a parser merged (a cell of several numbers, "21.97 7.17 13.61", or a row label ending
+    in them, "BERT-EXT 36.94 10.65": the row's values sit under the wrong headers). None when the whole table lost
+    its alignment: a header cell holding two metrics, or merged rows past MAX_MERGED_ROWS. A value read under the
+    wrong header is worse than none, so the caller gives no records for these rows (or for the table)."""
+    for path in layout.col_paths.values():
+        if any(_two_metrics(text) for text, _ in path):
+            return None
+    merged = set()
+    body = layout.body_rows()
+    for r in body:
+        cells = [clean_text(c) for c in layout.rows[r]]
+        if any(_numbers_run(t) >= 2 and not is_number_cell(t) for t in cells):
+            merged.add(r)
+    if body and len(merged) > MAX_MERGED_ROWS * len(body):
+        return None
+    return merged
+
+
 def looks_like_a_name(text: str) -> bool:
     """"SQuAD", "MNLI", "CoNLL-2003", "PubMed": a capital inside a word, a word in capitals, or a digit. "Before
     Perturb", "Classification", "testsimple" are not: under a caption that names the dataset they are settings."""
@@ -285,8 +327,19 @@ def names_to_settings(layout: Layout) -> None:
 _OURS = re.compile(r"\b(?:ours|our (?:method|model|approach|system)|proposed|baselines?)\b", re.I)
 
 
-def methods_across(layout: Layout, dataset_keys: set[str]) -> bool:
-    """Whether the value columns are methods though no header said so: a column headed "Ours" or "Baseline", or row
+_BEATS = r"(?:outperforms?|outperformed|beats|surpasses|improves (?:on|over|upon)|is better than)"
+
+
+def _compared(name: str, text: str) -> bool:
+    """Whether the caption or a citing sentence compares the name as a method: "HMM-T outperforms N-GRAMS"."""
+    name = re.escape(name)
+    return bool(re.search(rf"(?<![\w-]){name}(?![\w-])\s+(?:\w+\s+)?{_BEATS}|{_BEATS}\s+(?:the\s+)?{name}(?![\w-])",
+                          text))
+
+
+def methods_across(layout: Layout, dataset_keys: set[str], text: str = "") -> bool:
+    """Whether the value columns are methods though no header said so: a column headed "Ours" or "Baseline", a
+    column header the caption or a citing sentence compares as a method ("HMM-T outperforms N-GRAMS"), or row
     labels that are the datasets the caption or the citing sentences name (and no column header is one)."""
     if layout.transposed or not layout.label_cols:
         return False
@@ -294,6 +347,8 @@ def methods_across(layout: Layout, dataset_keys: set[str]) -> bool:
     if not headers or any(role == METRIC for path in layout.col_paths.values() for _, role in path):
         return False
     if any(_OURS.search(t) for t in headers):
+        return True
+    if text and any(_compared(t, text) for t in headers):
         return True
     labels = {dataset_key(clean_text(layout.rows[r][c])) for r in layout.body_rows() for c in layout.label_cols}
     return bool(labels & dataset_keys) and not {dataset_key(t) for t in headers} & dataset_keys

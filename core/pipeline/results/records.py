@@ -24,6 +24,7 @@ from core.pipeline.results.headers import (
     Layout,
     cell_role,
     group_role,
+    merged_rows,
     methods_across,
     names_to_settings,
     read_layout,
@@ -39,6 +40,7 @@ from core.text.result_names import (
     metric_direction,
     metric_key,
     plain_name,
+    setting_words,
 )
 from core.text.tables import table_grid
 
@@ -103,6 +105,7 @@ def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = No
 
 _OURS = re.compile(r"\bours\b|\bour (?:method|model|approach|system)\b|\bproposed\b|\bthis (?:work|paper)\b",
                    re.I)
+_SUBTABLE = re.compile(r"^\(?[a-h]\)\s+")  # "(a) CA": a sub-table's letter is no part of the dataset's name
 _HIGHER_IS_BETTER = re.compile(r"\b(?:higher|larger|greater|more) (?:is|are|means) better\b", re.I)
 _LOWER_IS_BETTER = re.compile(r"\b(?:lower|smaller|less|fewer) (?:is|are|means) better\b", re.I)
 
@@ -170,11 +173,15 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
                       for c in layout.label_cols) if layout.transposed else 0
     if not is_results_table(layout, caption, row_metrics, sentences):
         return []
-    if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}):
+    merged = merged_rows(layout)
+    if merged is None:
+        return []  # the parser merged the table's cells: its values cannot be put under their headers
+    said = " ".join([caption, *sentences[:20]])
+    if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}, said):
         layout.transposed = True
     elif ctx.dataset:
         names_to_settings(layout)
-    return _records(doc_id, item, label, caption, layout, ctx)
+    return _records(doc_id, item, label, caption, layout, ctx, merged)
 
 
 def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, tuple[str, str] | None]]:
@@ -198,7 +205,7 @@ def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, t
 
 
 def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: Layout,
-             ctx: TableContext) -> list[ResultRecord]:
+             ctx: TableContext, skip_rows: set[int] = frozenset()) -> list[ResultRecord]:
     table_direction = _table_direction(layout, caption)
     group_dataset = group_setting = ""
     cells: list[tuple[tuple[int, int], CellValue, dict]] = []
@@ -209,14 +216,19 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
             group_dataset = text if role == DATASET else ("" if role == SETTING else group_dataset)
             group_setting = text if role == SETTING else group_setting
             continue
+        if r in skip_rows:
+            continue
         for c in layout.value_cols:
             for i, value, part in _cell_values(layout, r, c):
                 names = _row_names(layout, r, c, part)
                 fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
-                if not fields["method"]:
-                    continue
+                if not fields["method"] or not fields["metric"]:
+                    continue  # a number whose metric neither the table nor its caption names says nothing
                 fields.update(row=r, col=c)
                 cells.append(((r if layout.transposed else c, i), value, fields))
+    if any(f["dataset"] for _, _, f in cells):
+        # The table names datasets, but not these numbers': "" would say the paper names none, so they go.
+        cells = [cell for cell in cells if cell[2]["dataset"]]
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
@@ -227,12 +239,22 @@ def _fields(names: _Names, value: CellValue, ctx: TableContext, group_dataset: s
             table_direction: str) -> dict:
     metric = names.metric or ctx.metric
     settings = list(names.settings)
+    if not metric:
+        # A header word the lexicon does not know, read as a setting under a caption naming the dataset, is the
+        # metric when the caption names it too: "Drift" under "Drift of the models on ChemBench".
+        named = [s for s in settings if ctx.names(s) and s.casefold().rstrip(".") not in setting_words()]
+        if len(named) == 1:
+            metric = named[0]
+            settings.remove(metric)
+    dataset = names.dataset or group_dataset or ctx.dataset
     if names.aggregate:
-        if metric:
+        if metric and not dataset:
+            dataset = names.aggregate  # "Average" beside the datasets' columns: the mean over them is its own
+        elif metric:
             settings.append(names.aggregate)
         else:
             metric = names.aggregate
-    dataset = names.dataset or group_dataset or ctx.dataset
+    dataset = _SUBTABLE.sub("", dataset)
     setting = " / ".join(settings) or group_setting or ctx.setting
     defined_as = metric_in(ctx.defined.get(metric, ""))  # "SEQ is cell selection accuracy": goes as accuracy does
     direction = _direction(names.header_text + " " + metric, defined_as or metric, table_direction)
