@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.library import Library
 from core.query.records import Answer, AnswerSentence, Context, Source
-from core.query.result_lookup import WORDS, direction, fold, named, printed, ranked
+from core.query.result_lookup import GENERIC, WORDS, direction, fold, named, printed, ranked, said_word, said_words
 from core.schema.modes import Reader
 from core.schema.results import Direction, ResultRecord
 from core.store.base import ResultFilter
@@ -52,6 +52,7 @@ class ResultsQuestion:
     metric_keys: list[str]  # [] = every metric of the dataset
     method_keys: list[str]
     extreme: str = "best"  # best | worst | highest | lowest: which end of the leaderboard is asked for
+    question: str = ""
 
 
 def _ready(lib: Library, doc_ids: Sequence[str] | None) -> list[str]:
@@ -77,8 +78,7 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
     chosen, metrics = datasets[0][0], []
     for key, _ in datasets:
         on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=key)
-        found = [k for k, _, strength in named(question, lib.results.printed_names("metric", on), kind="metric")
-                 if strength >= WORDS]
+        found = _metrics(question, lib.results.printed_names("metric", on))
         if found:
             chosen, metrics = key, found
             break
@@ -92,14 +92,21 @@ def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None)
     return _asked(question, keys, metrics, methods)
 
 
+def _metrics(question: str, names, aggregates: bool = True) -> list[str]:
+    """The metrics the question names, spelled or said by all their words; a metric printed as a word any
+    question says ("Score") is none."""
+    return [k for k, shown, strength in named(question, names, kind="metric")
+            if strength >= WORDS and (aggregates or not is_aggregate_name(shown)) and (
+                fold(shown) not in GENERIC or re.search(rf"\b{re.escape(shown.strip())}\b", question))]
+
+
 def _methods(lib: Library, question: str, on: ResultFilter, dataset_keys: set[str]) -> list[str]:
     """The methods the question names among the records `on` keeps: spelled or said by all their words first
     (the fullest row label first), then those said by one word only their name holds."""
     method_names = lib.results.printed_names("method", on)
     said = [(k, shown, strength) for k, shown, strength in named(question, method_names, kind="method", min_chars=3)
             if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in dataset_keys]
-    sure = _most_specific(question, [(k, n, 0, 0) for k, n in method_names],
-                          [k for k, _, strength in said if strength >= WORDS])
+    sure = _fullest(question, [(k, n) for k, n, strength in said if strength >= WORDS])
     methods = sure + [k for k, _, strength in said if strength < WORDS and k not in sure]
     # Two methods compared keep the question's order: "does A beat B" asks about A.
     if len(methods) >= 2:
@@ -134,8 +141,7 @@ def _asked(question: str, keys: list[str], metrics: list[str], methods: list[str
 def _across_datasets(lib: Library, question: str, scope: ResultFilter) -> ResultsQuestion | None:
     """A question naming no dataset the records hold: "which papers report LAS", "which papers report numbers for
     SciBERT" (over every dataset), or "what F1 does ScienceParse get" (a method and a metric both named)."""
-    metrics = [k for k, shown, strength in named(question, lib.results.printed_names("metric", scope), kind="metric")
-               if strength >= WORDS and not is_aggregate_name(shown)]
+    metrics = _metrics(question, lib.results.printed_names("metric", scope), aggregates=False)
     methods = [k for k, shown, strength in named(question, lib.results.printed_names("method", scope),
                                                  kind="method", min_chars=3)
                if strength >= WORDS and k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS]
@@ -151,24 +157,15 @@ def _across_datasets(lib: Library, question: str, scope: ResultFilter) -> Result
     return None
 
 
-def _most_specific(question: str, names, methods: list[str]) -> list[str]:
-    """A row label of several words the question says in its own order and company ("TableFormer-Large with
-    inter-sqa pretraining" names the row "TABLEFORMERLARGE inter-sqa") comes first, before the shorter labels it
-    holds ("TABLEFORMERLARGE")."""
-    said = {fold(w) for w in _TOKENS.findall(question.casefold())} - {""}
-    fuller = []
-    for key, shown, _, _ in names:
-        words = {fold(w) for w in _TOKENS.findall(shown.casefold())} - {""}
-        if len(words) >= 2 and words <= said and key not in _NOT_METHODS:
-            fuller.append((len(words), key, words))
-    fuller.sort(key=lambda f: -f[0])
-    chosen: list[tuple[str, set[str]]] = []
-    for _, key, words in fuller:
-        if not any(words < other for _, other in chosen):
-            chosen.append((key, words))
-    inside = set().union(*(words for _, words in chosen)) if chosen else set()
-    rest = [k for k in methods if fold(k) not in inside and k not in {c for c, _ in chosen}]
-    return [k for k, _ in chosen] + rest
+def _fullest(question: str, said: list[tuple[str, str]]) -> list[str]:
+    """The methods the question says, a row label none of whose words the question leaves out before the shorter
+    labels inside it: "TableFormer-Large with intermediate pretraining" names the row "TABLEFORMERLARGE inter", not
+    "TABLEFORMERLARGE"."""
+    heard = said_words(question)
+    words = {k: {w for w in said_words(shown) if said_word(w, heard)} for k, shown in said}
+    keys = list(dict.fromkeys(k for k, _ in said))
+    inside = {k for k in keys for other in keys if other != k and words[k] < words[other]}
+    return sorted((k for k in keys if k not in inside), key=lambda k: -len(words[k]))
 
 
 def _names_a_metric(question: str) -> bool:
@@ -207,13 +204,40 @@ def _where(r: ResultRecord, titles: dict[str, str], years: dict[str, int | None]
     return f"({setting}{titles.get(r.doc_id, r.doc_id[:12])}{year}, p. {r.page + 1}, {r.cell_ref})"
 
 
+def _where_next(r: ResultRecord, top: ResultRecord, titles: dict[str, str], years: dict[str, int | None]) -> str:
+    """A runner-up's cell: only page and cell when it is in the best one's paper, the whole place otherwise."""
+    if r.doc_id != top.doc_id:
+        return _where(r, titles, years)
+    setting = f"{r.setting}; " if r.setting and r.setting != top.setting else ""
+    return f"({setting}p. {r.page + 1}, {r.cell_ref})"
+
+
 def _in_setting(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
     """The records of the setting the question names ("on the WTQ test set", "zero-shot"), when it names one the
-    records state; all of them otherwise."""
+    records state; all of them otherwise. A setting of several parts ("Before Perturb / test") is in it when the
+    question says one of its parts."""
     said = {fold(w) for w in re.findall(r"[\w-]+", question)} | {fold(question)}
-    settings = {r.setting for r in records if r.setting}
-    named = {s for s in settings if fold(s) in said or (len(fold(s)) > 3 and fold(s) in fold(question))}
-    return [r for r in records if r.setting in named] if named else records
+    whole = fold(question)
+
+    def parts(setting: str) -> set[str]:
+        return {fold(p) for p in re.split(r"[/;,|]", setting) if fold(p)}
+
+    named = {p for r in records if r.setting for p in parts(r.setting)
+             if p in said or (len(p) > 3 and p in whole)}
+    if not named:
+        return records
+    kept = [r for r in records if parts(r.setting) & named]
+    # the records saying the most of what the question names: "test" and "before perturbation" over "test" alone
+    most = max(len(parts(r.setting) & named) for r in kept)
+    return [r for r in kept if len(parts(r.setting) & named) == most]
+
+
+def _as_said(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """A method's records whose printed name the question says whole ("Eisenschlos et al. (2021)", where the key
+    also holds the 2020 paper's row), when some do; all of them otherwise."""
+    whole = fold(question)
+    said = [r for r in records if len(fold(r.method)) > 3 and fold(r.method) in whole]
+    return said or records
 
 
 def _metric(r: ResultRecord) -> str:
@@ -234,6 +258,7 @@ def answer_results(lib: Library, question: str, context: Context, doc_ids: Seque
     asked = recognise(lib, question, doc_ids)
     if asked is None:
         return None
+    asked.question = question
     records = lib.results.find(ResultFilter(
         doc_ids=_ready(lib, doc_ids), dataset_key=asked.dataset_keys[0] if asked.dataset_keys else None,
         method_key=asked.method_keys[0] if asked.method_keys and not asked.dataset_keys else None))
@@ -278,13 +303,13 @@ def _best(asked: ResultsQuestion, records, cite, titles, years):
         short = short or f"{top.value_text} ({top.method})"
         rest = [r for r in order[1:] if r.method_key != top.method_key][:2]
         if rest:
-            sentences.append(_said("Next: " + "; ".join(f"{r.method} {r.value_text}" for r in rest) + ".",
-                                   *[cite(r) for r in rest]))
+            listed = "; ".join(f"{r.method} {r.value_text} {_where_next(r, top, titles, years)}" for r in rest)
+            sentences.append(_said(f"Next: {listed}.", *[cite(r) for r in rest]))
     return sentences, short
 
 
 def _value(asked: ResultsQuestion, records, cite, titles, years):
-    mine = [r for r in records if r.method_key == asked.method_keys[0]]
+    mine = _as_said(asked.question, [r for r in records if r.method_key == asked.method_keys[0]])
     if not mine:
         return None
     sentences = []
@@ -300,8 +325,8 @@ def _value(asked: ResultsQuestion, records, cite, titles, years):
 def _compare(asked: ResultsQuestion, records, cite, titles, years):
     a_key, b_key = asked.method_keys
     for group in _by_metric(records).values():
-        a = [r for r in group if r.method_key == a_key]
-        b = [r for r in group if r.method_key == b_key]
+        a = _as_said(asked.question, [r for r in group if r.method_key == a_key])
+        b = _as_said(asked.question, [r for r in group if r.method_key == b_key])
         if not a or not b:
             continue
         # The fairest pair: the same table, else the same paper and setting, else the same setting, else any.

@@ -56,7 +56,8 @@ def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: 
             spans.setdefault(joined, []).append((start, end + 1))
             if kind:  # as the extractor keys it: "F1 score" is the key "f1"
                 keyed = fold(KEY_OF[kind](" ".join(words[start:end + 1])))
-                if keyed and keyed != joined:
+                # a word any question says is no metric by the lexicon's reading of it ("score" → reward)
+                if keyed and keyed != joined and not (end == start and words[start] in GENERIC):
                     spans.setdefault(keyed, []).append((start, end + 1))
     found: list[tuple[int, int, str, str]] = []
     for key, shown, _, _ in names:
@@ -76,12 +77,12 @@ def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: 
 
 
 # Words that tell no name apart: a question's grammar, and what any dataset, metric or method is called.
-_GENERIC = {"the", "a", "an", "of", "on", "in", "for", "with", "and", "or", "to", "by", "at", "as", "from", "vs",
-            "set", "sets", "task", "tasks", "dataset", "datasets", "data", "corpus", "benchmark", "split", "test",
-            "dev", "model", "models", "method", "methods", "system", "systems", "approach", "score", "scores",
-            "results", "result", "table", "paper", "papers", "our", "ours", "using", "based", "via", "w", "without",
-            "full", "all", "new", "base", "large", "small", "best", "average", "avg", "mean", "total", "baseline",
-            "what", "which", "does", "do", "is", "are", "how", "when", "than", "reach", "get", "gets", "report"}
+GENERIC = {"the", "a", "an", "of", "on", "in", "for", "with", "and", "or", "to", "by", "at", "as", "from", "vs",
+           "set", "sets", "task", "tasks", "dataset", "datasets", "data", "corpus", "benchmark", "split", "test",
+           "dev", "model", "models", "method", "methods", "system", "systems", "approach", "score", "scores",
+           "results", "result", "table", "paper", "papers", "our", "ours", "using", "based", "via", "w", "without",
+           "full", "all", "new", "base", "large", "small", "best", "average", "avg", "mean", "total", "baseline",
+           "what", "which", "does", "do", "is", "are", "how", "when", "than", "reach", "get", "gets", "report"}
 STRONG, WORDS, PART = 3, 2, 1  # how a name was said: its spelling / initials; all its words; one word of it only
 
 
@@ -90,26 +91,32 @@ def _split_words(text: str) -> list[str]:
     out = []
     for w in _WORDS.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")):
         out.append(w)
-        if "-" in w:
-            out += [p for p in w.split("-") if p]
+        if "-" in w:  # "tableformer-large" is also "tableformer", "large" and "tableformerlarge"
+            out += [p for p in w.split("-") if p] + [w.replace("-", "")]
     return out
 
 
+def said_words(text: str) -> set[str]:
+    """A name's or question's words as `named` compares them (hyphenated ones also in parts and joined)."""
+    return set(_split_words(text))
+
+
 def _content(text: str) -> list[str]:
-    return [w for w in dict.fromkeys(_split_words(_PARENS.sub(" ", text))) if fold(w) and w not in _GENERIC]
+    return [w for w in dict.fromkeys(_split_words(_PARENS.sub(" ", text))) if fold(w) and w not in GENERIC]
 
 
 _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 
 
-def _said_word(word: str, said: set[str]) -> bool:
-    """The question says the word, or a longer or shorter form of it ("inter" / "intermediate", "retelling" /
-    "retellings"): a start of at least 4 letters the two share whole."""
+def said_word(word: str, said: set[str]) -> bool:
+    """The question says the name's word, or a longer form of it ("intermediate" for "inter"), or it without a
+    plural's s: a name's word of 4 letters or more the question's word starts with. Not a shorter form: the name
+    "TableFormerBase" is no "TableFormer"."""
     if word in said:
         return True
     if len(word) < 4 or word.isdigit():
         return False
-    return any(len(w) >= 4 and (w.startswith(word) or word.startswith(w)) and not w.isdigit() for w in said)
+    return any(not w.isdigit() and (w.startswith(word) or w == word[:-1] and word.endswith("s")) for w in said)
 
 
 def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars: int = 2
@@ -130,7 +137,7 @@ def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars
                 if w in ("the", "of", "and", "a"):
                     continue
                 letters += w[0]
-                if len(letters) >= 3 or (len(letters) == 2 and all(len(x) >= 4 and x not in _GENERIC
+                if len(letters) >= 3 or (len(letters) == 2 and all(len(x) >= 4 and x not in GENERIC
                                                                      for x in words[start:start + 2])):
                     initials.add(letters)
             every = "".join(w[0] for w in words[start:start + 4])  # "state of the art" → SOTA, stop words in
@@ -150,8 +157,12 @@ def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars
             spelled.append((key, shown, STRONG))
             continue
         content = _content(shown)
+        if kind == "dataset" and len(content) == 1 and len(content[0]) >= 3 and content[0].isalpha() and any(
+                w.startswith(content[0]) and len(w) > len(content[0]) for w in said):
+            spelled.append((key, shown, WORDS))  # "biomedical" for the dataset "Bio"
+            continue
         acronym_words = {w.casefold() for w in re.findall(r"[A-Za-z]+", shown) if w.isupper() and len(w) >= 3}
-        if len(content) >= 2 and all(_said_word(w, said) or (w in acronym_words and w in initials)
+        if len(content) >= 2 and all(said_word(w, said) or (w in acronym_words and w in initials)
                                      for w in content):
             spelled.append((key, shown, WORDS))
     out = [(k, shown, strength) for k, (strength, shown) in found.items()]
@@ -167,7 +178,7 @@ def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars
         taken = {k for k, _, _ in out}
         for w in _split_words(text):
             keys = holders.get(w, set())
-            if len(keys) == 1 and w not in _GENERIC:
+            if len(keys) == 1 and w not in GENERIC:
                 key = next(iter(keys))
                 if key not in taken:
                     out.append((key, next(n for k, n in names if k == key), PART))
