@@ -161,6 +161,10 @@ def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars
                 w.startswith(content[0]) and len(w) > len(content[0]) for w in said):
             spelled.append((key, shown, WORDS))  # "biomedical" for the dataset "Bio"
             continue
+        if len(content) == 1 and len(content[0]) >= 4 and content[0].isalpha() and any(
+                w in (content[0] + "s", content[0] + "es") or content[0] in (w + "s", w + "es") for w in said):
+            spelled.append((key, shown, WORDS))  # "titles" for the row "title"
+            continue
         acronym_words = {w.casefold() for w in re.findall(r"[A-Za-z]+", shown) if w.isupper() and len(w) >= 3}
         if len(content) >= 2 and all(said_word(w, said) or (w in acronym_words and w in initials)
                                      for w in content):
