@@ -232,6 +232,25 @@ def _in_setting(question: str, records: list[ResultRecord]) -> list[ResultRecord
     return [r for r in kept if len(parts(r.setting) & named) == most]
 
 
+_PROPER = re.compile(r"(?<!^)\b[\w-]*[A-Z][\w-]*\b")
+
+
+def _in_papers_naming(lib: Library, question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """A question naming no dataset found a row by its label alone ("titles", "abstracts"): keep the records of
+    the papers that say every other proper name the question does ("ScienceParse"), so a row of another paper
+    labelled alike does not answer it."""
+    own = set().union(*(said_words(f"{r.method} {r.metric} {r.dataset}") for r in records)) if records else set()
+    names = {fold(m) for m in _PROPER.findall(question.strip())
+             if fold(m) and not said_words(m) <= own and m.casefold() not in GENERIC and len(fold(m)) >= 3}
+    if not names:
+        return records
+    said: dict[str, bool] = {}
+    for doc_id in {r.doc_id for r in records}:
+        texts = [fold(c.text) for c in lib.chunks.by_doc(doc_id)]
+        said[doc_id] = all(any(n in t for t in texts) for n in names)
+    return [r for r in records if said[r.doc_id]]
+
+
 def _as_said(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
     """A method's records whose printed name the question says whole ("Eisenschlos et al. (2021)", where the key
     also holds the 2020 paper's row), when some do; all of them otherwise."""
@@ -265,6 +284,8 @@ def answer_results(lib: Library, question: str, context: Context, doc_ids: Seque
     if asked.metric_keys:
         records = [r for r in records if r.metric_key in asked.metric_keys]
     records = _in_setting(question, records)
+    if asked.kind == "value" and not asked.dataset_keys:
+        records = _in_papers_naming(lib, question, records)
     if not records:
         return None
     titles = lib.documents.ready_titles()

@@ -27,7 +27,8 @@ def library(tmp_path_factory):
         record(bert, 2, 1, "ELMo", "GLUE", "Accuracy", 70.0, **glue),
         record(bert, 1, 2, "BERT", "GLUE", "Error", 19.5, direction=Direction.LOWER, **glue),
         record(bert, 3, 1, "BERT distilled", "GLUE", "Accuracy", 77.0, setting="test", **glue),
-        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue)])
+        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue),
+        _keyed(record(bert, 4, 3, "title", "", "F1", 85.5, item_index=6, table_label="Table 4"))])
     lib.results.replace_doc(roberta, [
         record(roberta, 3, 1, "RoBERTa", "GLUE", "Accuracy", 88.5, **glue),
         record(roberta, 2, 1, "BERT", "GLUE", "Accuracy", 80.4, **glue),
@@ -154,3 +155,10 @@ def test_questions_about_the_papers_not_their_numbers_stay_with_the_readers(libr
                      "Why does ELMo help on SQuAD?", "Who created the WikiTableQuestions dataset?",
                      "What LAS does any parser reach on the Penn Treebank?"):
         assert _ask(lib, question).answer.reader == Reader.EXTRACTIVE, question
+
+
+def test_a_row_found_by_its_label_alone_answers_only_in_the_paper_naming_what_the_question_does(library):
+    lib, bert, _ = library
+    answer = _ask(lib, "What F1 does the Transformer system reach on paper titles?").answer  # the BERT paper says it
+    assert answer.reader == Reader.RESULTS and answer.short_answer == "85.5", answer.text
+    assert _ask(lib, "What F1 does ScienceParse reach on paper titles?").answer.reader == Reader.EXTRACTIVE
