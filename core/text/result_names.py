@@ -74,10 +74,17 @@ def _metric_parts(name: str) -> tuple[list[str], str]:
     return _WORDS.findall(text), (cutoff.group(1) if cutoff else "")
 
 
+_F1_SUBSCRIPT = "f1"  # "R-1f1", "BSf1": a parser glued the subscript of ROUGE-1_{F1} to the name
+
+
 def _lookup(words: list[str]) -> tuple[str, str] | None:
     index = _metric_index()
     while words:
-        hit = index.get(_compact(words))
+        compact = _compact(words)
+        hit = index.get(compact)
+        if not hit and words[-1].endswith(_F1_SUBSCRIPT) and len(words[-1]) > len(_F1_SUBSCRIPT):  # glued only
+            base = index.get(compact[:-len(_F1_SUBSCRIPT)])
+            hit = base if base and base[0] != "average" else None
         if hit:
             return hit
         if words[0] not in _QUALIFIERS:  # "Test Acc", "Avg. F1": the metric after a split or an average

@@ -94,3 +94,9 @@ def test_plain_names_drop_citations_and_marks_but_keep_spelling():
     assert plain_name("SPECTER (Ours)†") == "SPECTER"
     assert plain_name("SIF (Arora et al., 2017)") == "SIF"
     assert plain_name("GPT-3 (175B)") == "GPT-3 (175B)"
+
+
+def test_a_glued_f1_subscript_is_read_as_the_metric_it_qualifies():
+    from core.text.result_names import metric_key
+    assert [metric_key(n) for n in ("R-1f1", "R-Lf1", "BSf1", "macro F1", "Avgf1", "EM F1")] == \
+        ["rouge1", "rougel", "bertscore", "macrof1", "avgf1", "emf1"]  # "EM F1": two names, not a subscript

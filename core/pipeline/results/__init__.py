@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 
 from core.pipeline.results.captions import table_captions
-from core.pipeline.results.context import citing_sentences
+from core.pipeline.results.context import citing_sentences, paper_dataset
 from core.pipeline.results.records import table_records
 from core.schema.records import ContentItem
 from core.schema.results import ResultRecord
@@ -36,13 +36,17 @@ def read_paper_results(doc_id: str, items: Sequence[ContentItem]) -> list[Result
         captions = table_captions(items)
     except Exception:  # a label is a nicety; a broken item must not cost the paper its results
         captions = {}
+    try:
+        own_dataset = paper_dataset(items)
+    except Exception:  # a nicety, as the labels are
+        own_dataset = ""
     out: list[ResultRecord] = []
     for item in items:
         if item.type != "table" or not item.table_body:
             continue
         label, caption = captions.get(item.index, ("", item.caption))
         try:
-            out.extend(table_records(doc_id, item, label, caption, citing_sentences(label, items)))
+            out.extend(table_records(doc_id, item, label, caption, citing_sentences(label, items), own_dataset))
         except Exception:  # never raise on a malformed table: its records are lost, the others are kept
             log.warning("results: table %s of %s could not be read", item.index, doc_id, exc_info=True)
     return out

@@ -81,6 +81,7 @@ class TableContext:
     unit: str = ""
     defined: dict[str, str] = field(default_factory=dict)  # abbreviations the caption defines → their definitions
     caption: str = ""  # without its label
+    paper_dataset: str = ""  # the dataset the paper itself introduces (paper_dataset), for tables naming none
 
     def names(self, word: str) -> bool:
         """Whether the caption names the word ("Drift of the models on ChemBench" names "Drift")."""
@@ -174,6 +175,29 @@ def citing_sentences(label: str, items: Sequence[ContentItem]) -> list[str]:
                 if total > MAX_TEXT:
                     return out
     return out
+
+
+_TITLE_HEAD = re.compile(rf"^\s*(?P<name>{_NAME}{_VERSION})\s*:")
+MIN_DATASET_MENTIONS = 2  # "the X dataset" at least twice: the paper presents X as a dataset, not a method
+TITLE_ITEMS = 5  # the title is among the first items of the content list
+
+
+def paper_dataset(items: Sequence[ContentItem]) -> str:
+    """The dataset a dataset paper introduces: its title opens with the name ("Multi-LexSum: Real-World Summaries
+    of …") and its text calls that name a dataset, corpus or benchmark at least twice; else "". A method paper's
+    title ("SPECTER: Document-level …") gives none: its text does not call the name a dataset."""
+    title = next((it.text for it in items[:TITLE_ITEMS] if it.type == "text" and it.text_level == 1 and it.text), "")
+    m = _TITLE_HEAD.match(title or "")
+    if not m:
+        return ""
+    key = dataset_key(m.group("name"))
+    mentions = 0
+    for item in items:
+        if item.type in ("text", "list") and item.text and m.group("name") in item.text:
+            mentions += sum(dataset_key(x.group("name")) == key for x in _BEFORE_KIND.finditer(item.text))
+            if mentions >= MIN_DATASET_MENTIONS:
+                return m.group("name")
+    return ""
 
 
 def table_context(caption: str, footnote: str, sentences: Sequence[str]) -> TableContext:

@@ -41,6 +41,7 @@ class Layout:
     col_paths: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # value column → [(text, role)]
     group_rows: dict[int, str] = field(default_factory=dict)  # body row → its group label
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
+    origin: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # a split grid's cells → parsed
 
     def method_label(self, r: int) -> str:
         """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
@@ -284,8 +285,9 @@ def _numbers_run(text: str) -> int:
 def _two_metrics(text: str) -> bool:
     """"MAP nDCG", "nDCG MAP": two metric names side by side in one header cell, two columns' headers a parser
     merged (a metric's own name of several words, "word error rate", is one)."""
-    words = text.split()
-    return len(words) >= 2 and not is_metric_name(text) and sum(is_metric_name(w) for w in words) >= 2
+    words = text.split()  # a letter alone ("Spearman ρ", "ROUGE-L F") qualifies the name before it
+    return len(words) >= 2 and not is_metric_name(text) and \
+        sum(len(w) >= 2 and is_metric_name(w) for w in words) >= 2
 
 
 MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns cannot be trusted
@@ -294,11 +296,12 @@ MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns canno
 def merged_rows(layout: Layout) -> set[int] | None:
     """Body rows whose cells a parser merged (a cell of several numbers, "21.97 7.17 13.61", or a row label ending
     in them, "BERT-EXT 36.94 10.65": the row's values sit under the wrong headers). None when the whole table lost
-    its alignment: a header cell holding two metrics, or merged rows past MAX_MERGED_ROWS. A value read under the
-    wrong header is worse than none, so the caller gives no records for these rows (or for the table)."""
+    its alignment: a header cell holding two metrics or several numbers, or merged rows past MAX_MERGED_ROWS. A
+    value read under the wrong header is worse than none, so the caller gives no records for these rows (or for the
+    table) unless merged.split_merged can undo the merge."""
     for path in layout.col_paths.values():
-        if any(_two_metrics(text) for text, _ in path):
-            return None
+        if any(_two_metrics(text) or _numbers_run(text) >= 2 for text, _ in path):
+            return None  # two headers in one cell, or body rows merged into the header ("90.01 77.28 88.57")
     merged = set()
     body = layout.body_rows()
     for r in body:

@@ -29,6 +29,7 @@ from core.pipeline.results.headers import (
     names_to_settings,
     read_layout,
 )
+from core.pipeline.results.merged import split_merged
 from core.pipeline.results.table_kind import is_results_table
 from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_pair, read_value
 from core.schema.records import ContentItem
@@ -162,18 +163,26 @@ def _grid(item: ContentItem) -> tuple[list[list[str]], int]:
 
 
 def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
-                  sentences: Sequence[str]) -> list[ResultRecord]:
-    """The records of one table item; [] for a table that does not report results."""
+                  sentences: Sequence[str], paper_dataset: str = "") -> list[ResultRecord]:
+    """The records of one table item; [] for a table that does not report results. `paper_dataset`: the dataset
+    the paper introduces (context.paper_dataset), taken by a table that names none."""
     rows, parsed_header = _grid(item)
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
         return []
     ctx = table_context(caption, item.footnote, sentences)
+    ctx.paper_dataset = paper_dataset
     layout = read_layout(rows, parsed_header, ctx.defined_metrics)
+    merged = merged_rows(layout)
+    if merged is None or merged:
+        split = split_merged(layout.rows, layout.header_rows, set(layout.group_rows))
+        if split:  # the parser merged cells in a regular way: the table is read as split back
+            layout = read_layout(split[0], 1, ctx.defined_metrics)
+            layout.origin = split[1]
+            merged = merged_rows(layout)
     row_metrics = sum(is_metric_name(clean_text(layout.rows[r][c])) for r in layout.body_rows()
                       for c in layout.label_cols) if layout.transposed else 0
     if not is_results_table(layout, caption, row_metrics, sentences):
         return []
-    merged = merged_rows(layout)
     if merged is None:
         return []  # the parser merged the table's cells: its values cannot be put under their headers
     said = " ".join([caption, *sentences[:20]])
@@ -224,11 +233,12 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
                 fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
                 if not fields["method"] or not fields["metric"]:
                     continue  # a number whose metric neither the table nor its caption names says nothing
-                fields.update(row=r, col=c)
+                fields.update(zip(("row", "col"), layout.origin.get((r, c), (r, c))))
                 cells.append(((r if layout.transposed else c, i), value, fields))
-    if any(f["dataset"] for _, _, f in cells):
-        # The table names datasets, but not these numbers': "" would say the paper names none, so they go.
-        cells = [cell for cell in cells if cell[2]["dataset"]]
+    if not any(f["dataset"] for _, _, f in cells) and ctx.paper_dataset:
+        for _, _, f in cells:  # the table names no dataset: a dataset paper's tables are on its own
+            f.update(dataset=ctx.paper_dataset, dataset_key=_dataset_key(ctx.paper_dataset))
+            f["extra"]["dataset_entity"] = _entity_key(plain_name(ctx.paper_dataset))
     _mark_best(cells)
     bbox = tuple(float(x) for x in (item.bbox or ()))
     return [ResultRecord(doc_id=doc_id, item_index=item.index, page=item.page_idx, bbox=bbox, table_label=label,
