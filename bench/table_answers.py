@@ -3,10 +3,11 @@
     .venv/bin/python bench/table_answers.py WORKSPACE [--questions bench/papers_qa.jsonl] [--mode naive] [--limit N]
 
 Each question of the set is asked LLM-free (the extractive reader) on a workspace holding its papers (a copy of one,
-never the one being ingested). A question is a results question when core.query.result_answers recognises it (it
-is then answered from the records, reader `results`). For every other question whose answer is stated (not an
-abstention), the evidence it states is a table item when the first cited source of its first sentence is a table:
-that count, over the non-results questions stated, is the rate this prints, with the questions it happened to.
+never the one being ingested). A question is a results question when it is answered from the records (reader
+`results`: core.query.result_answers recognised it and the records cover it). For every other question whose answer
+is stated (not an abstention), the evidence it states is a table item when the first cited source of its first
+sentence is a table: that count, over the non-results questions stated, is the rate this prints, with the questions
+it happened to.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def main() -> int:
     from core.library import open_library
     from core.query.engine import ask
     from core.query.records import QueryParams
-    from core.query.result_answers import recognise
+    from core.schema.modes import Reader
     from core.settings.workspace import Workspace
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -37,12 +38,12 @@ def main() -> int:
     questions = questions[:args.limit] if args.limit else questions
     results_qs, stated, from_table = 0, 0, []
     for q in questions:
-        if recognise(lib, q["question"]) is not None:
-            results_qs += 1
-            continue
         params = QueryParams.from_config(lib.settings.query, mode=args.mode, use_llm=False)
         answer = ask(lib, q["question"], params, save=False)
         a = answer.answer
+        if a is not None and a.reader == Reader.RESULTS:
+            results_qs += 1
+            continue
         if a is None or a.abstained or not a.sentences or not a.sentences[0].citations:
             continue
         stated += 1

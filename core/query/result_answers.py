@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from core.library import Library
 from core.query.records import Answer, AnswerSentence, Context, Source
-from core.query.result_lookup import direction, fold, known_names, mentioned, ranked
+from core.query.result_lookup import GENERIC, WORDS, direction, fold, named, printed, ranked, said_word, said_words
 from core.schema.modes import Reader
 from core.schema.results import Direction, ResultRecord
 from core.store.base import ResultFilter
@@ -27,13 +27,19 @@ _PAPERS = re.compile(r"\b(which|what)\s+(papers?|works|studies|articles|publicat
 _BEST = re.compile(r"\b(best|top|highest|lowest|state[- ]of[- ]the[- ]art|sota|leading|strongest|worst|"
                    r"maximum|minimum|max|min)\b", re.I)
 _COMPARE = re.compile(r"\b(beat|beats|outperform\w*|better|worse|compare\w*|versus|vs\.?|than|exceed\w*|"
-                      r"surpass\w*|difference|gap)\b", re.I)
+                      r"surpass\w*|difference|gap|improv\w*|ahead|gain\w*)\b", re.I)
+# "Which model has the highest …": the methods the question names are its context, the best one is asked for.
+_WHICH_ONE = re.compile(r"\b(which|what|who)\s+(\w+\s+){0,2}(method|model|system|algorithm|approach|variant|"
+                        r"configuration|setting|technique|parser|classifier|architecture|entry|one)s?\b|\bwho\b",
+                        re.I)
 _VALUE = re.compile(r"\b(what|which|how\s+(much|well|high|good))\b.*\b(reach\w*|achiev\w*|get|gets|got|obtain\w*|"
                     r"score\w*|report\w*|perform\w*|attain\w*|do|does|is|was|yield\w*)\b", re.I)
+_SCORES = re.compile(r"\b(reach\w*|achiev\w*|scor\w*|obtain\w*|attain\w*|yield\w*|how\s+(much|well|high|good))\b",
+                     re.I)
 _EXTREMES = (("worst", re.compile(r"\bworst\b", re.I)), ("lowest", re.compile(r"\b(lowest|minimum|min)\b", re.I)),
              ("highest", re.compile(r"\b(highest|maximum|max)\b", re.I)))
 # Row labels that are no method a question would name.
-_NOT_METHODS = {"ours", "our", "model", "method", "baseline", "average", "avg", "all", "best", "none", "total",
+_NOT_METHODS = {"ours", "our", "model", "method", "average", "avg", "all", "best", "none", "total",
                 "mean", "random", "results", "result", "score", "the", "a", "table", "dataset", "task"}
 MAX_LISTED = 5
 _TOKENS = re.compile(r"[0-9a-z]+(?:[.-][0-9a-z]+)*")
@@ -46,6 +52,7 @@ class ResultsQuestion:
     metric_keys: list[str]  # [] = every metric of the dataset
     method_keys: list[str]
     extreme: str = "best"  # best | worst | highest | lowest: which end of the leaderboard is asked for
+    question: str = ""
 
 
 def _ready(lib: Library, doc_ids: Sequence[str] | None) -> list[str]:
@@ -54,58 +61,111 @@ def _ready(lib: Library, doc_ids: Sequence[str] | None) -> list[str]:
 
 
 def recognise(lib: Library, question: str, doc_ids: Sequence[str] | None = None) -> ResultsQuestion | None:
-    """What a results question asks, by the names the records hold; None when it is no results question."""
+    """What a results question asks, by the names the records hold (said loosely: result_lookup.named); None when
+    it is no results question."""
     if lib.results.count() == 0:
         return None
     scope = ResultFilter(doc_ids=_ready(lib, doc_ids))
     # A "dataset" named like an aggregate or a metric ("Average", "F1") is a table header read as a dataset: no
     # question means it.
-    datasets = [(k, shown) for k, shown in mentioned(question, known_names(lib, "dataset", scope), min_chars=3,
-                                                      kind="dataset")
-                if not (is_aggregate_name(shown) or is_metric_name(shown))]
+    dataset_names = [(k, n) for k, n in lib.results.printed_names("dataset", scope)
+                     if not (is_aggregate_name(n) or is_metric_name(n))]
+    datasets = [(k, shown) for k, shown, strength in named(question, dataset_names, kind="dataset", min_chars=3)
+                if strength >= WORDS]
     if not datasets:
-        return None
-    on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=datasets[0][0])
-    metrics = [k for k, _ in mentioned(question, known_names(lib, "metric", on), kind="metric")]
-    method_names = known_names(lib, "method", on)
-    methods = [k for k, shown in mentioned(question, method_names, min_chars=3)
-               if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in (datasets[0][0],)]
-    methods = _most_specific(question, method_names, methods)
-    keys = [datasets[0][0]]
+        return _across_datasets(lib, question, scope)
+    # The dataset whose records hold the metric the question names, the surest named first.
+    chosen, metrics = datasets[0][0], []
+    for key, _ in datasets:
+        on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=key)
+        found = _metrics(question, lib.results.printed_names("metric", on))
+        if found:
+            chosen, metrics = key, found
+            break
+    on = ResultFilter(doc_ids=scope.doc_ids, dataset_key=chosen)
+    methods = _methods(lib, question, on, {k for k, _ in datasets})
+    keys = [chosen]
     if _PAPERS.search(question) and not methods:
         return ResultsQuestion("papers", keys, metrics, [])
     if not metrics and _names_a_metric(question):  # a metric the records of the dataset do not hold: the readers'
         return None
+    return _asked(question, keys, metrics, methods)
+
+
+def _metrics(question: str, names, aggregates: bool = True) -> list[str]:
+    """The metrics the question names, spelled or said by all their words; a metric printed as a word any
+    question says ("Score") is none."""
+    return [k for k, shown, strength in named(question, names, kind="metric")
+            if strength >= WORDS and (aggregates or not is_aggregate_name(shown)) and (
+                fold(shown) not in GENERIC or re.search(rf"\b{re.escape(shown.strip())}\b", question))]
+
+
+def _methods(lib: Library, question: str, on: ResultFilter, dataset_keys: set[str]) -> list[str]:
+    """The methods the question names among the records `on` keeps: spelled or said by all their words first
+    (the fullest row label first), then those said by one word only their name holds."""
+    method_names = lib.results.printed_names("method", on)
+    said = [(k, shown, strength) for k, shown, strength in named(question, method_names, kind="method", min_chars=3)
+            if k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS and k not in dataset_keys]
+    sure = _fullest(question, [(k, n) for k, n, strength in said if strength >= WORDS])
+    methods = sure + [k for k, _, strength in said if strength < WORDS and k not in sure]
+    # Two methods compared keep the question's order: "does A beat B" asks about A.
+    if len(methods) >= 2:
+        shown = {k: n for k, n, _ in said}
+        first_two = sorted(methods[:2], key=lambda k: _position(question, shown.get(k, k)))
+        methods = first_two + methods[2:]
+    return methods
+
+
+def _position(question: str, name: str) -> int:
+    """Where the question first says a word of the name (its length when it says none)."""
+    words = [fold(w) for w in _TOKENS.findall(question.casefold())]
+    mine = {fold(w) for w in _TOKENS.findall(name.casefold())} | {fold(name)}
+    return next((i for i, w in enumerate(words) if w and any(w == m or (len(w) >= 4 and len(m) >= 4 and (
+        w.startswith(m) or m.startswith(w))) for m in mine)), len(words))
+
+
+def _asked(question: str, keys: list[str], metrics: list[str], methods: list[str]) -> ResultsQuestion | None:
     if len(methods) >= 2 and _COMPARE.search(question):
         return ResultsQuestion("compare", keys, metrics, methods[:2])
-    if len(methods) == 1 and _COMPARE.search(question):  # "does A beat B" with B unknown to the records: readers'
-        return None
-    if len(methods) == 1 and _VALUE.search(question) and not _BEST.search(question):
-        return ResultsQuestion("value", keys, metrics, methods)
-    if _BEST.search(question) and not methods:
+    if _BEST.search(question) and (not methods or _WHICH_ONE.search(question)):
         extreme = next((name for name, pattern in _EXTREMES if pattern.search(question)), "best")
         return ResultsQuestion("best", keys, metrics, [], extreme=extreme)
+    if len(methods) == 1 and _COMPARE.search(question):  # "does A beat B" with B unknown to the records: readers'
+        return None
+    # "What does A do on D" asks no number: a metric named, or a verb of scoring, says it does.
+    if methods and _VALUE.search(question) and not _BEST.search(question) and (metrics or _SCORES.search(question)):
+        return ResultsQuestion("value", keys, metrics, methods[:1])
     return None
 
 
-def _most_specific(question: str, names, methods: list[str]) -> list[str]:
-    """A row label of several words the question says in its own order and company ("TableFormer-Large with
-    inter-sqa pretraining" names the row "TABLEFORMERLARGE inter-sqa") comes first, before the shorter labels it
-    holds ("TABLEFORMERLARGE")."""
-    said = {fold(w) for w in _TOKENS.findall(question.casefold())} - {""}
-    fuller = []
-    for key, shown, _, _ in names:
-        words = {fold(w) for w in _TOKENS.findall(shown.casefold())} - {""}
-        if len(words) >= 2 and words <= said and key not in _NOT_METHODS:
-            fuller.append((len(words), key, words))
-    fuller.sort(key=lambda f: -f[0])
-    chosen: list[tuple[str, set[str]]] = []
-    for _, key, words in fuller:
-        if not any(words < other for _, other in chosen):
-            chosen.append((key, words))
-    inside = set().union(*(words for _, words in chosen)) if chosen else set()
-    rest = [k for k in methods if fold(k) not in inside and k not in {c for c, _ in chosen}]
-    return [k for k, _ in chosen] + rest
+def _across_datasets(lib: Library, question: str, scope: ResultFilter) -> ResultsQuestion | None:
+    """A question naming no dataset the records hold: "which papers report LAS", "which papers report numbers for
+    SciBERT" (over every dataset), or "what F1 does ScienceParse get" (a method and a metric both named)."""
+    metrics = _metrics(question, lib.results.printed_names("metric", scope), aggregates=False)
+    methods = [k for k, shown, strength in named(question, lib.results.printed_names("method", scope),
+                                                 kind="method", min_chars=3)
+               if strength >= WORDS and k not in _NOT_METHODS and shown.casefold() not in _NOT_METHODS]
+    if _PAPERS.search(question):
+        if methods and not metrics:
+            return ResultsQuestion("papers", [], [], methods[:1])
+        if metrics:
+            return ResultsQuestion("papers", [], metrics, methods[:1])
+        return None
+    if metrics and len(methods) == 1 and _VALUE.search(question) and not _BEST.search(question) \
+            and not _COMPARE.search(question):
+        return ResultsQuestion("value", [], metrics, methods)
+    return None
+
+
+def _fullest(question: str, said: list[tuple[str, str]]) -> list[str]:
+    """The methods the question says, a row label none of whose words the question leaves out before the shorter
+    labels inside it: "TableFormer-Large with intermediate pretraining" names the row "TABLEFORMERLARGE inter", not
+    "TABLEFORMERLARGE"."""
+    heard = said_words(question)
+    words = {k: {w for w in said_words(shown) if said_word(w, heard)} for k, shown in said}
+    keys = list(dict.fromkeys(k for k, _ in said))
+    inside = {k for k in keys for other in keys if other != k and words[k] < words[other]}
+    return sorted((k for k in keys if k not in inside), key=lambda k: -len(words[k]))
 
 
 def _names_a_metric(question: str) -> bool:
@@ -144,13 +204,59 @@ def _where(r: ResultRecord, titles: dict[str, str], years: dict[str, int | None]
     return f"({setting}{titles.get(r.doc_id, r.doc_id[:12])}{year}, p. {r.page + 1}, {r.cell_ref})"
 
 
+def _where_next(r: ResultRecord, top: ResultRecord, titles: dict[str, str], years: dict[str, int | None]) -> str:
+    """A runner-up's cell: only page and cell when it is in the best one's paper, the whole place otherwise."""
+    if r.doc_id != top.doc_id:
+        return _where(r, titles, years)
+    setting = f"{r.setting}; " if r.setting and r.setting != top.setting else ""
+    return f"({setting}p. {r.page + 1}, {r.cell_ref})"
+
+
 def _in_setting(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
     """The records of the setting the question names ("on the WTQ test set", "zero-shot"), when it names one the
-    records state; all of them otherwise."""
+    records state; all of them otherwise. A setting of several parts ("Before Perturb / test") is in it when the
+    question says one of its parts."""
     said = {fold(w) for w in re.findall(r"[\w-]+", question)} | {fold(question)}
-    settings = {r.setting for r in records if r.setting}
-    named = {s for s in settings if fold(s) in said or (len(fold(s)) > 3 and fold(s) in fold(question))}
-    return [r for r in records if r.setting in named] if named else records
+    whole = fold(question)
+
+    def parts(setting: str) -> set[str]:
+        return {fold(p) for p in re.split(r"[/;,|]", setting) if fold(p)}
+
+    named = {p for r in records if r.setting for p in parts(r.setting)
+             if p in said or (len(p) > 3 and p in whole)}
+    if not named:
+        return records
+    kept = [r for r in records if parts(r.setting) & named]
+    # the records saying the most of what the question names: "test" and "before perturbation" over "test" alone
+    most = max(len(parts(r.setting) & named) for r in kept)
+    return [r for r in kept if len(parts(r.setting) & named) == most]
+
+
+_PROPER = re.compile(r"(?<!^)\b[\w-]*[A-Z][\w-]*\b")
+
+
+def _in_papers_naming(lib: Library, question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """A question naming no dataset found a row by its label alone ("titles", "abstracts"): keep the records of
+    the papers that say every other proper name the question does ("ScienceParse"), so a row of another paper
+    labelled alike does not answer it."""
+    own = set().union(*(said_words(f"{r.method} {r.metric} {r.dataset}") for r in records)) if records else set()
+    names = {fold(m) for m in _PROPER.findall(question.strip())
+             if fold(m) and not said_words(m) <= own and m.casefold() not in GENERIC and len(fold(m)) >= 3}
+    if not names:
+        return records
+    said: dict[str, bool] = {}
+    for doc_id in {r.doc_id for r in records}:
+        texts = [fold(c.text) for c in lib.chunks.by_doc(doc_id)]
+        said[doc_id] = all(any(n in t for t in texts) for n in names)
+    return [r for r in records if said[r.doc_id]]
+
+
+def _as_said(question: str, records: list[ResultRecord]) -> list[ResultRecord]:
+    """A method's records whose printed name the question says whole ("Eisenschlos et al. (2021)", where the key
+    also holds the 2020 paper's row), when some do; all of them otherwise."""
+    whole = fold(question)
+    said = [r for r in records if len(fold(r.method)) > 3 and fold(r.method) in whole]
+    return said or records
 
 
 def _metric(r: ResultRecord) -> str:
@@ -171,10 +277,15 @@ def answer_results(lib: Library, question: str, context: Context, doc_ids: Seque
     asked = recognise(lib, question, doc_ids)
     if asked is None:
         return None
-    records = lib.results.find(ResultFilter(doc_ids=_ready(lib, doc_ids), dataset_key=asked.dataset_keys[0]))
+    asked.question = question
+    records = lib.results.find(ResultFilter(
+        doc_ids=_ready(lib, doc_ids), dataset_key=asked.dataset_keys[0] if asked.dataset_keys else None,
+        method_key=asked.method_keys[0] if asked.method_keys and not asked.dataset_keys else None))
     if asked.metric_keys:
         records = [r for r in records if r.metric_key in asked.metric_keys]
     records = _in_setting(question, records)
+    if asked.kind == "value" and not asked.dataset_keys:
+        records = _in_papers_naming(lib, question, records)
     if not records:
         return None
     titles = lib.documents.ready_titles()
@@ -213,13 +324,13 @@ def _best(asked: ResultsQuestion, records, cite, titles, years):
         short = short or f"{top.value_text} ({top.method})"
         rest = [r for r in order[1:] if r.method_key != top.method_key][:2]
         if rest:
-            sentences.append(_said("Next: " + "; ".join(f"{r.method} {r.value_text}" for r in rest) + ".",
-                                   *[cite(r) for r in rest]))
+            listed = "; ".join(f"{r.method} {r.value_text} {_where_next(r, top, titles, years)}" for r in rest)
+            sentences.append(_said(f"Next: {listed}.", *[cite(r) for r in rest]))
     return sentences, short
 
 
 def _value(asked: ResultsQuestion, records, cite, titles, years):
-    mine = [r for r in records if r.method_key == asked.method_keys[0]]
+    mine = _as_said(asked.question, [r for r in records if r.method_key == asked.method_keys[0]])
     if not mine:
         return None
     sentences = []
@@ -235,8 +346,8 @@ def _value(asked: ResultsQuestion, records, cite, titles, years):
 def _compare(asked: ResultsQuestion, records, cite, titles, years):
     a_key, b_key = asked.method_keys
     for group in _by_metric(records).values():
-        a = [r for r in group if r.method_key == a_key]
-        b = [r for r in group if r.method_key == b_key]
+        a = _as_said(asked.question, [r for r in group if r.method_key == a_key])
+        b = _as_said(asked.question, [r for r in group if r.method_key == b_key])
         if not a or not b:
             continue
         # The fairest pair: the same table, else the same paper and setting, else the same setting, else any.
@@ -273,14 +384,22 @@ def _papers(asked: ResultsQuestion, records, cite, titles, years):
         by_paper.setdefault(r.doc_id, []).append(r)
     if not by_paper:
         return None
-    dataset = records[0].dataset or "the dataset"
+    if asked.dataset_keys:
+        what = f"results on {records[0].dataset or 'the dataset'}"
+    elif asked.metric_keys:
+        what = f"results in {printed(records, 'metric')}"
+    else:
+        what = f"results for {printed(records, 'method')}"
     many = len(by_paper) != 1
     sentences = [_said(f"{len(by_paper)} paper{'s' if many else ''} of the library report{'' if many else 's'} "
-                       f"results on {dataset}.")]
+                       f"{what}.")]
     for doc_id, mine in list(by_paper.items())[:MAX_LISTED * 2]:
         metrics = ", ".join(dict.fromkeys(r.metric for r in mine if r.metric))
+        on = "" if asked.dataset_keys else \
+            " on " + ", ".join(list(dict.fromkeys(r.dataset for r in mine if r.dataset))[:MAX_LISTED])
         year = f" ({years[doc_id]})" if years.get(doc_id) else ""
         first = mine[0]
-        sentences.append(_said(f"{titles.get(doc_id, doc_id[:12])}{year}: {len(mine)} results ({metrics}), "
-                               f"{first.table_label or 'a table'} on p. {first.page + 1}.", cite(first)))
+        sentences.append(_said(f"{titles.get(doc_id, doc_id[:12])}{year}: {len(mine)} result"
+                               f"{'s' if len(mine) != 1 else ''} ({metrics}{on}), first in {first.cell_ref} on p. "
+                               f"{first.page + 1}.", cite(first)))
     return sentences, ""

@@ -4,7 +4,11 @@ metrics and methods a question names, and for ordering a leaderboard by its metr
 
 A name matches a key when the extractor's key of it (core.text.result_names: "F1 score" → "f1", "the SQuAD v1.1
 dev set" → "squad1.1") or the name itself agrees with the key or a printed name once case, spacing and
-punctuation are set aside."""
+punctuation are set aside. A question says names more loosely than a picker (`named`): a part in parentheses
+("WikiTableQuestions (WTQ)"), the initials of words ("labeled attachment score" → LAS), every word of a longer name
+in any order ("the direct-citation prediction task of SciDocs" → "SciDocs Citation prediction"), a word's start
+("intermediate" → "inter"), or one word only a single method's name holds ("the ELMo-enhanced model" → "ELMo +
+baseline")."""
 from __future__ import annotations
 
 import re
@@ -52,7 +56,8 @@ def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: 
             spans.setdefault(joined, []).append((start, end + 1))
             if kind:  # as the extractor keys it: "F1 score" is the key "f1"
                 keyed = fold(KEY_OF[kind](" ".join(words[start:end + 1])))
-                if keyed and keyed != joined:
+                # a word any question says is no metric by the lexicon's reading of it ("score" → reward)
+                if keyed and keyed != joined and not (end == start and words[start] in GENERIC):
                     spans.setdefault(keyed, []).append((start, end + 1))
     found: list[tuple[int, int, str, str]] = []
     for key, shown, _, _ in names:
@@ -68,6 +73,120 @@ def mentioned(text: str, names: Iterable[tuple[str, str, int, int]], min_chars: 
         taken |= set(range(start, end))
         if key not in [k for k, _ in out]:
             out.append((key, shown))
+    return out
+
+
+# Words that tell no name apart: a question's grammar, and what any dataset, metric or method is called.
+GENERIC = {"the", "a", "an", "of", "on", "in", "for", "with", "and", "or", "to", "by", "at", "as", "from", "vs",
+           "set", "sets", "task", "tasks", "dataset", "datasets", "data", "corpus", "benchmark", "split", "test",
+           "dev", "model", "models", "method", "methods", "system", "systems", "approach", "score", "scores",
+           "results", "result", "table", "paper", "papers", "our", "ours", "using", "based", "via", "w", "without",
+           "full", "all", "new", "base", "large", "small", "best", "average", "avg", "mean", "total", "baseline",
+           "what", "which", "does", "do", "is", "are", "how", "when", "than", "reach", "get", "gets", "report"}
+STRONG, WORDS, PART = 3, 2, 1  # how a name was said: its spelling / initials; all its words; one word of it only
+
+
+def _split_words(text: str) -> list[str]:
+    """Words of a name or question, a hyphenated one also in its parts ("direct-citation" → both)."""
+    out = []
+    for w in _WORDS.findall(unicodedata.normalize("NFKC", text).casefold().replace("_", " ")):
+        out.append(w)
+        if "-" in w:  # "tableformer-large" is also "tableformer", "large" and "tableformerlarge"
+            out += [p for p in w.split("-") if p] + [w.replace("-", "")]
+    return out
+
+
+def said_words(text: str) -> set[str]:
+    """A name's or question's words as `named` compares them (hyphenated ones also in parts and joined)."""
+    return set(_split_words(text))
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in dict.fromkeys(_split_words(_PARENS.sub(" ", text))) if fold(w) and w not in GENERIC]
+
+
+_PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+
+
+def said_word(word: str, said: set[str]) -> bool:
+    """The question says the name's word, or a longer form of it ("intermediate" for "inter"), or it without a
+    plural's s: a name's word of 4 letters or more the question's word starts with. Not a shorter form: the name
+    "TableFormerBase" is no "TableFormer"."""
+    if word in said:
+        return True
+    if len(word) < 4 or word.isdigit():
+        return False
+    return any(not w.isdigit() and (w.startswith(word) or w == word[:-1] and word.endswith("s")) for w in said)
+
+
+def named(text: str, names: Iterable[tuple[str, str]], kind: str = "", min_chars: int = 2
+          ) -> list[tuple[str, str, int]]:
+    """(key, printed name, strength) of each name the question says, the surest first: spelled (as a run of its
+    words, by the extractor's key, by a part in parentheses, or by the initials of the question's words: STRONG),
+    by all of its words in any order (WORDS), or — for a method — by a word no other method's name holds (PART).
+    `names` are (key, printed) pairs, every spelling the records print."""
+    names = list(dict.fromkeys(names))
+    found = {key: (STRONG, shown) for key, shown in
+             mentioned(text, [(k, n, 0, 0) for k, n in names], min_chars=min_chars, kind=kind)}
+    words = _WORDS.findall(unicodedata.normalize("NFKC", text).casefold())
+    initials: set[str] = set()  # of 3+ words ("labeled attachment score"), or 2 long ones ("corporate acquisitions")
+    if kind in ("metric", "dataset", "method"):
+        for start in range(len(words)):
+            letters = ""
+            for w in words[start:start + 6]:
+                if w in ("the", "of", "and", "a"):
+                    continue
+                letters += w[0]
+                if len(letters) >= 3 or (len(letters) == 2 and all(len(x) >= 4 and x not in GENERIC
+                                                                     for x in words[start:start + 2])):
+                    initials.add(letters)
+            every = "".join(w[0] for w in words[start:start + 4])  # "state of the art" → SOTA, stop words in
+            if len(every) == 4:
+                initials.add(every)
+    said = set(_split_words(text))
+    spelled = []
+    for key, shown in names:
+        if key in found:
+            continue
+        parts = [p.strip("()[] ") for p in _PARENS.findall(shown)]
+        # An acronym the question spells out: "LAS", "DEP (LAS)" for "labeled attachment score".
+        acronyms = [a for a in [shown.strip(), *parts] if len(a) >= 2 and a.isalpha() and a.isupper()
+                    and kind != "method"]  # a method's acronym said by chance ("how many…") would mislead
+        if any(len(fold(p)) >= max(min_chars, 2) and fold(p) in {fold(w) for w in said} and not fold(p).isdigit()
+               for p in parts) or any(fold(a) in initials for a in acronyms):
+            spelled.append((key, shown, STRONG))
+            continue
+        content = _content(shown)
+        if kind == "dataset" and len(content) == 1 and len(content[0]) >= 3 and content[0].isalpha() and any(
+                w.startswith(content[0]) and len(w) > len(content[0]) for w in said):
+            spelled.append((key, shown, WORDS))  # "biomedical" for the dataset "Bio"
+            continue
+        if len(content) == 1 and len(content[0]) >= 4 and content[0].isalpha() and any(
+                w in (content[0] + "s", content[0] + "es") or content[0] in (w + "s", w + "es") for w in said):
+            spelled.append((key, shown, WORDS))  # "titles" for the row "title"
+            continue
+        acronym_words = {w.casefold() for w in re.findall(r"[A-Za-z]+", shown) if w.isupper() and len(w) >= 3}
+        if len(content) >= 2 and all(said_word(w, said) or (w in acronym_words and w in initials)
+                                     for w in content):
+            spelled.append((key, shown, WORDS))
+    out = [(k, shown, strength) for k, (strength, shown) in found.items()]
+    for key, shown, strength in sorted(spelled, key=lambda s: (-s[2], -len(_content(s[1])))):
+        if key not in {k for k, _, _ in out}:
+            out.append((key, shown, strength))
+    if kind == "method":
+        holders: dict[str, set[str]] = {}
+        for key, shown in names:
+            for w in _content(shown):
+                if len(w) >= 3 and not w.isdigit():
+                    holders.setdefault(w, set()).add(key)
+        taken = {k for k, _, _ in out}
+        for w in _split_words(text):
+            keys = holders.get(w, set())
+            if len(keys) == 1 and w not in GENERIC:
+                key = next(iter(keys))
+                if key not in taken:
+                    out.append((key, next(n for k, n in names if k == key), PART))
+                    taken.add(key)
     return out
 
 

@@ -151,6 +151,15 @@ class SQLiteResultStore:
                 shown[k] = (n, printed)
         return sorted(((k, shown[k][1], n, papers) for k, n, papers in totals), key=lambda t: (-t[2], t[1].lower()))
 
+    def printed_names(self, kind: str, filters: ResultFilter | None = None) -> list[tuple[str, str]]:
+        """(key, name as printed) of every spelling the records kept by the filters print for a dataset, metric or
+        method: a question may say any of them ("WTQ" where another row prints "WikiTableQuestions")."""
+        key, name = _KEY_COLUMNS[kind]
+        where, params = _where(filters or ResultFilter())
+        with self.db.connect() as conn:
+            return [(k, n) for k, n in conn.execute(f"SELECT DISTINCT {key}, {name} FROM paper_results WHERE {where} "
+                                                    f"AND {key} != ''", params)]
+
     def delete_doc(self, doc_id: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM paper_results WHERE doc_id = ?", (doc_id,))

@@ -4,6 +4,8 @@ any question the records do not cover goes to the readers as before. Real ingest
 Chroma and the embedding model; the records are hand-made (tests/results_records.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.query.engine import ask
@@ -11,6 +13,7 @@ from core.query.records import QueryParams
 from core.schema.modes import Reader
 from core.schema.results import Direction
 from core.service.ask import ask as service_ask
+from core.text.result_names import dataset_key, method_key, metric_key
 from tests.api.helpers import build_workspace
 from tests.results_records import record
 
@@ -24,11 +27,38 @@ def library(tmp_path_factory):
         record(bert, 2, 1, "ELMo", "GLUE", "Accuracy", 70.0, **glue),
         record(bert, 1, 2, "BERT", "GLUE", "Error", 19.5, direction=Direction.LOWER, **glue),
         record(bert, 3, 1, "BERT distilled", "GLUE", "Accuracy", 77.0, setting="test", **glue),
-        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue)])
+        record(bert, 3, 2, "BERT distilled", "GLUE", "Accuracy", 75.0, setting="dev", **glue),
+        _keyed(record(bert, 4, 3, "title", "", "F1", 85.5, item_index=6, table_label="Table 4"))])
     lib.results.replace_doc(roberta, [
         record(roberta, 3, 1, "RoBERTa", "GLUE", "Accuracy", 88.5, **glue),
-        record(roberta, 2, 1, "BERT", "GLUE", "Accuracy", 80.4, **glue)])
+        record(roberta, 2, 1, "BERT", "GLUE", "Accuracy", 80.4, **glue),
+        *_paraphrased(roberta)])
     return lib, bert, roberta
+
+
+def _keyed(r):
+    """Keys as the extractor makes them (core.text.result_names), not the helper's lower-casing."""
+    return replace(r, method_key=method_key(r.method), dataset_key=dataset_key(r.dataset),
+                   metric_key=metric_key(r.metric))
+
+
+def _paraphrased(doc):
+    """Names a question says otherwise: an acronym (LAS, AUC-PR), a short row label ("ELMo + baseline"), a name
+    in parentheses (WTQ), a dataset's words in another order."""
+    parse = dict(item_index=7, page=2, table_label="Table 3", caption="Parsing and QA results")
+    return [_keyed(r) for r in (
+        record(doc, 1, 1, "Bohnet (2009)", "CoNLL 2009 English", "LAS", 89.88, text="89.88", setting="test",
+               **parse),
+        record(doc, 2, 1, "Che et al.", "CoNLL 2009 English", "LAS", 88.48, text="88.48", setting="test", **parse),
+        record(doc, 3, 2, "ELMo + baseline", "SQuAD", "F1", 85.8, setting="test", **parse),
+        record(doc, 4, 2, "Baseline", "SQuAD", "F1", 81.1, setting="test", **parse),
+        record(doc, 5, 2, "Previous SOTA", "SQuAD", "F1", 84.4, setting="test", **parse),
+        record(doc, 6, 3, "TableFormer", "WikiTableQuestions (WTQ)", "Denotation accuracy", 52.6, setting="test",
+               **parse),
+        record(doc, 7, 3, "TAPAS", "WikiTableQuestions (WTQ)", "Denotation accuracy", 51.5, setting="test",
+               **parse),
+        record(doc, 8, 4, "REALM", "Conquered relation", "AUC-PR", 0.907, text="0.907", **parse),
+        record(doc, 9, 4, "REL-GRAMS", "Conquered relation", "AUC-PR", 0.929, text="0.929", **parse))]
 
 
 def _ask(lib, question: str):
@@ -81,7 +111,7 @@ def test_which_papers_report_results_on_a_dataset(library):
 def test_other_questions_go_to_the_readers(library):
     lib, _, _ = library
     for question in ("Which dataset is BERT pre-trained on?", "What is GLUE?",
-                     "What is the best F1 on SQuAD?", "Does BERT beat XLNet on GLUE?"):
+                     "What is the best F1 on CoNLL-2003?", "Does BERT beat XLNet on GLUE?"):
         assert _ask(lib, question).answer.reader == Reader.EXTRACTIVE, question
 
 
@@ -91,3 +121,44 @@ def test_every_face_gets_the_computed_answer_with_its_citation(library):
     assert got.reader == "results" and got.short_answer == "88.5 (RoBERTa)"
     first = got.citations[0]
     assert (first.paper_id, first.page, first.kind) == (roberta, 2, "table") and "88.5" in first.quote
+
+
+def test_names_said_otherwise_reach_the_records(library):
+    lib, _, roberta = library
+    las = _ask(lib, "What labeled attachment score does Bohnet's parser reach on the English test set of the "
+                    "CoNLL 2009 shared task?").answer
+    assert las.reader == Reader.RESULTS and "89.88" in las.text and "Table 3, row 2, column 2" in las.text, las.text
+    elmo = _ask(lib, "What test-set F1 does the ELMo-enhanced model reach on SQuAD?").answer
+    assert elmo.reader == Reader.RESULTS and elmo.short_answer == "85.8", elmo.text
+    wtq = _ask(lib, "What is the best denotation accuracy anyone reports on the WTQ test set?").answer
+    assert wtq.reader == Reader.RESULTS and wtq.short_answer == "52.6 (TableFormer)", wtq.text
+    # "which method" asks for the best one even when the question names another as context
+    auc = _ask(lib, "For sparse REALM extractions of the Conquered relation, which method gets the highest area "
+                    "under the precision-recall curve?").answer
+    assert auc.reader == Reader.RESULTS and auc.short_answer == "0.929 (REL-GRAMS)", auc.text
+    cited = _ask(lib, "Which papers report results as area under the precision-recall curve?")
+    assert cited.answer.reader == Reader.RESULTS and "Table 3, row 9, column 5" in cited.answer.text
+    assert {cited.context.source(n).doc_id for s in cited.answer.sentences for n in s.citations} == {roberta}
+
+
+def test_a_partly_named_method_compared_with_another(library):
+    lib, _, _ = library
+    answer = _ask(lib, "Does the ELMo-enhanced model beat the previous state of the art on SQuAD, and by how "
+                       "much?").answer
+    assert answer.reader == Reader.RESULTS and "ELMo + baseline is better than Previous SOTA by 1.4" in answer.text
+
+
+def test_questions_about_the_papers_not_their_numbers_stay_with_the_readers(library):
+    lib, _, _ = library
+    for question in ("What is the CoNLL 2009 shared task about?", "How is the labeled attachment score computed?",
+                     "Which parser does Bohnet describe for the CoNLL 2009 English data?",
+                     "Why does ELMo help on SQuAD?", "Who created the WikiTableQuestions dataset?",
+                     "What LAS does any parser reach on the Penn Treebank?"):
+        assert _ask(lib, question).answer.reader == Reader.EXTRACTIVE, question
+
+
+def test_a_row_found_by_its_label_alone_answers_only_in_the_paper_naming_what_the_question_does(library):
+    lib, bert, _ = library
+    answer = _ask(lib, "What F1 does the Transformer system reach on paper titles?").answer  # the BERT paper says it
+    assert answer.reader == Reader.RESULTS and answer.short_answer == "85.5", answer.text
+    assert _ask(lib, "What F1 does ScienceParse reach on paper titles?").answer.reader == Reader.EXTRACTIVE
