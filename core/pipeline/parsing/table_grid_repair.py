@@ -40,6 +40,7 @@ MAX_COLUMNS = 40
 LOST_WORDS = 0.1  # share of the text layer's words missing from MinerU's HTML past which its table lost content
 _NUMBER = re.compile(r"^[(\[]?[-+−–]?(?:\d+(?:[.,]\d+)*|\.\d+)%?[)\]]?[*†‡§¶∗⋆]*$")
 _CAPTION = re.compile(r"^(?:Table|Tab\.|TABLE)\s*[0-9IVX]+[.:]?", re.I)
+_PROSE = re.compile(r"^[A-Za-z][\w,;:'’()-]*(?: [\w,;:'’()-]+){3,}\.$")  # "the model improves over single tasks."
 _BOLD = 16  # PyMuPDF's span flag for a bold font
 
 
@@ -168,10 +169,13 @@ def _numeric(phrases: list[_Phrase]) -> bool:
 
 def _without_caption(lines: list[list[_Word]]) -> list[list[_Word]]:
     """The lines without a "Table N:" caption line and the lines beyond it (above it when it is in the top half,
-    below it when in the bottom half)."""
+    below it when in the bottom half), nor a sentence at the top (the end of a caption set above the table)."""
     for i, line in enumerate(lines):
         if _CAPTION.match(" ".join(w.text for w in line)):
-            return lines[i + 1:] if i < len(lines) / 2 else lines[:i]
+            lines = lines[i + 1:] if i < len(lines) / 2 else lines[:i]
+            break
+    while lines and _PROSE.match(" ".join(w.text for w in lines[0])):  # a caption's last line, above the table
+        lines = lines[1:]
     return lines
 
 
@@ -232,8 +236,10 @@ def rebuild(words: list[_Word], rules: list[tuple[float, float, float]] = ()) ->
         cells: list[tuple[int, int, list[str]]] = []  # (first column, last column, phrase HTML)
         for p in phrases:
             lo, hi = header_span(p, lines[n], n == first - 1)
-            if cells and lo <= cells[-1][1]:  # overlaps the cell before: one cell
-                cells[-1] = (cells[-1][0], max(hi, cells[-1][1]), cells[-1][2] + [p.markup()])
+            if cells and lo <= cells[-1][1]:  # spans into the cell before: it keeps its columns
+                lo = cells[-1][1] + 1
+            if lo > hi:  # over the cell before only: one cell
+                cells[-1] = (cells[-1][0], cells[-1][1], cells[-1][2] + [p.markup()])
             else:
                 cells.append((lo, hi, [p.markup()]))
         row, at = [], 0
