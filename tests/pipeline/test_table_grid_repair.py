@@ -106,3 +106,21 @@ def test_scanned_page_never_repaired(tmp_path):
     with pymupdf.open(path) as doc:
         assert not repair_table_grid(item, doc[0], GridCounts())
     assert item.table_body == DAMAGED
+
+
+def test_next_caption_below_the_box_is_no_lost_word(tmp_path):
+    """A sound MinerU table whose box ends just above the next caption: the caption's garbled text layer ("T bl 6 C
+    l l t") is neither read into the grid nor counted as words MinerU lost (the box is widened sideways only)."""
+    path = _table_pdf(tmp_path / "next.pdf")
+    with pymupdf.open(path) as doc:
+        doc[0].insert_text((100, 194), "T bl 6 C l l t R s lts f d l", fontsize=9)
+        doc.saveIncr()
+    sound = ("<table><tr><th></th><th>SciFact</th><th>SciFact</th><th>NFCorpus</th><th>NFCorpus</th></tr>"
+             "<tr><th>Model</th><th>P</th><th>R</th><th>P</th><th>R</th></tr>"
+             + "".join(f"<tr><td>{label}</td>" + "".join(f"<td>{v}</td>" for v in values) + "</tr>"
+                       for label, values in ROWS) + "</table>")
+    item = _item(sound)
+    with pymupdf.open(path) as doc:
+        assert not any("bl" == w.text for w in table_words(doc[0], item.bbox))
+        assert not repair_table_grid(item, doc[0], GridCounts())
+    assert item.table_body == sound

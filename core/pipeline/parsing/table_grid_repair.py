@@ -4,7 +4,8 @@ The flash tier has no table model: on tables without ruling lines it merges head
 merges a row's numbers into one cell ("0.965 0.969"), or loses header rows. A born-digital PDF still carries every
 word with its position, so the grid can be read again:
 
-- the words inside the table's box (widened a little; a "Table N:" caption line and what lies beyond it left out)
+- the words inside the table's box (widened a little sideways only — MinerU's boxes clip a row's outer words, and
+  widening down takes in the next caption; a "Table N:" caption line and what lies beyond it left out)
   are put into lines by their vertical centre, and a line's words into phrases where the gap between them is no
   wider than a space;
 - the columns are the x-extents of the phrases of the numeric lines (two numbers or more) merged where they
@@ -32,7 +33,7 @@ from core.schema.records import ContentItem
 from core.text.tables import table_grid
 
 MINERU_TABLE_KEY = "papergraph_mineru_table"  # MinerU's own HTML of a table whose grid was rebuilt
-MARGIN = 6  # 0-1000 units the table's box is widened by: MinerU's boxes clip the outer header words
+MARGIN = 6  # 0-1000 units the table's box is widened by, sideways: MinerU's boxes clip the outer words
 PHRASE_GAP = 0.45  # of a word's height: a wider gap between two words of a line separates cells
 LINE_SHARE = 0.5  # of a word's height: words whose centres lie closer are on one line
 MIN_NUMERIC_LINES = 2
@@ -108,11 +109,12 @@ def is_number(text: str) -> bool:
 
 
 def table_words(page: pymupdf.Page, box: list[float], margin: float = MARGIN) -> list[_Word]:
-    """The words of the text layer inside the table's box (0-1000 units) widened by `margin`, in points, with
-    whether each is bold; [] on a page without a text layer."""
+    """The words of the text layer inside the table's box (0-1000 units) widened sideways by `margin`, in points,
+    with whether each is bold; [] on a page without a text layer. Not widened down or up: below a table's box
+    there is often the next caption, whose garbled text layer ("T bl 6 C l l t") would read as lost words."""
     width, height = page.rect.width, page.rect.height
-    clip = pymupdf.Rect((box[0] - margin) * width / 1000, (box[1] - margin) * height / 1000,
-                        (box[2] + margin) * width / 1000, (box[3] + margin) * height / 1000)
+    clip = pymupdf.Rect((box[0] - margin) * width / 1000, box[1] * height / 1000,
+                        (box[2] + margin) * width / 1000, box[3] * height / 1000)
     bold_boxes = [pymupdf.Rect(span["bbox"]) for block in page.get_text("dict", clip=clip)["blocks"]
                   for line in block.get("lines", []) for span in line["spans"]
                   if span["flags"] & _BOLD and span["text"].strip()]
@@ -277,8 +279,10 @@ def _key(word: str) -> str:
     return re.sub(r"[^\w.]", "", word).casefold()
 
 
-def damage(mineru_html: str, rebuilt: RebuiltTable) -> str:
-    """Why MinerU's table is damaged, as measured against the rebuilt grid ("" when it is not)."""
+def damage(mineru_html: str, rebuilt: RebuiltTable, box_words: list[str] | None = None) -> str:
+    """Why MinerU's table is damaged, as measured against the rebuilt grid ("" when it is not). `box_words`: the
+    words inside MinerU's own box (not the widened one); only they count as lost, since MinerU cannot have lost a
+    word it never claimed."""
     grid = table_grid(mineru_html)
     if not grid.rows:
         return "no grid"
@@ -297,6 +301,8 @@ def damage(mineru_html: str, rebuilt: RebuiltTable) -> str:
         return f"{grid.width} columns of the text layer's {rebuilt.columns}"
     have = Counter(_key(t) for c in cells for t in c.split())
     want = Counter(k for k in map(_key, rebuilt.words) if k)
+    if box_words is not None:
+        want &= Counter(k for k in map(_key, box_words) if k)
     lost = sum((want - have).values())
     if lost > LOST_WORDS * sum(want.values()):
         return f"{lost} of the table's {sum(want.values())} words lost"
@@ -319,7 +325,8 @@ def repair_table_grid(item: ContentItem, page: pymupdf.Page, counts: GridCounts)
     rebuilt = rebuild(words, table_rules(page, item.bbox))
     if rebuilt is None:
         return False
-    reason = damage(item.table_body, rebuilt)
+    x0, x1 = (item.bbox[0] * page.rect.width / 1000, item.bbox[2] * page.rect.width / 1000)
+    reason = damage(item.table_body, rebuilt, [w.text for w in words if x0 <= (w.x0 + w.x1) / 2 <= x1])
     if not reason:
         return False
     item.extra[MINERU_TABLE_KEY] = item.table_body
