@@ -42,6 +42,7 @@ class Layout:
     group_rows: dict[int, str] = field(default_factory=dict)  # body row → its group label
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
     origin: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # a split grid's cells → parsed
+    hinted_names: set[str] = field(default_factory=set)  # header cells of a row the corner calls datasets
 
     def method_label(self, r: int) -> str:
         """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
@@ -190,6 +191,24 @@ def _column_path(rows: list[list[str]], header: int, c: int, row_hints: list[str
     return path
 
 
+def _stranded_cells(rows: list[list[str]], header: int, value_cols: list[int], corner_hints: list[str],
+                    row_hints: list[str]) -> None:
+    """A header row the corner gives no role whose names sit only over columns a row the corner does name leaves
+    blank takes that row's role: a grid rebuilt from the text layer puts a name printed a little higher on a row of
+    its own ("Recomm." above the "Subtask →" row, over the two columns the subtasks leave blank)."""
+    for r in range(header):
+        if corner_hints[r]:
+            continue
+        filled = [c for c in value_cols if clean_text(rows[r][c]) and not is_aggregate_name(clean_text(rows[r][c]))]
+        if not filled:
+            continue
+        fits = {corner_hints[h] for h in range(header) if corner_hints[h] in (DATASET, SETTING)
+                and not any(clean_text(rows[h][c]) for c in filled)
+                and any(clean_text(rows[h][c]) for c in value_cols)}
+        if len(fits) == 1:
+            row_hints[r] = fits.pop()
+
+
 def _spanning_titles(rows: list[list[str]], header: int, layout: Layout) -> None:
     """A header cell spanning every value column ("SQuAD" over "EM | F1", "Results on the test set" over all) is
     the table's title: a dataset or a setting when it names one, else nothing."""
@@ -259,7 +278,12 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
             row_role = row_role or rr
             if cr and c not in layout.label_roles:
                 layout.label_roles[c] = cr
-        row_hints.append(row_role or _row_role([rows[r][c] for c in value_cols], defined))
+        row_hints.append(row_role)
+    _stranded_cells(rows, header, value_cols, list(row_hints), row_hints)
+    layout.hinted_names = {clean_text(rows[r][c]).strip(" →↓") for r in range(header) if row_hints[r] == DATASET
+                           for c in value_cols} - {""}
+    for r in range(header):
+        row_hints[r] = row_hints[r] or _row_role([rows[r][c] for c in value_cols], defined)
     for c in value_cols:
         layout.col_paths[c] = _column_path(rows, header, c, row_hints, defined)
     _spanning_titles(rows, header, layout)
@@ -322,9 +346,9 @@ def looks_like_a_name(text: str) -> bool:
 def names_to_settings(layout: Layout) -> None:
     """Header cells read as datasets only because they are not metrics become settings when they do not look like
     names (called when the caption or the citing sentences name the table's dataset)."""
-    for c, path in layout.col_paths.items():
-        layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t) else role)
-                               for t, role in path]
+    for c, path in layout.col_paths.items():  # the corner's "Subtask →" row keeps its names ("Co-View", "Cite")
+        layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t)
+                                and t not in layout.hinted_names else role) for t, role in path]
 
 
 _OURS = re.compile(r"\b(?:ours|our (?:method|model|approach|system)|proposed|baselines?)\b", re.I)
