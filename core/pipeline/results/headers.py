@@ -43,10 +43,14 @@ class Layout:
     transposed: bool = False  # methods across the columns, metrics or datasets down the rows
     origin: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # a split grid's cells → parsed
     hinted_names: set[str] = field(default_factory=set)  # header cells of a row the corner calls datasets
+    side_labels: dict[int, int] = field(default_factory=dict)  # value column → a text column left of it labelling it
 
-    def method_label(self, r: int) -> str:
+    def method_label(self, r: int, c: int = -1) -> str:
         """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
-        "Large" in two columns: "BERT Large")."""
+        "Large" in two columns: "BERT Large"); for a value column right of a second label column (two tables side
+        by side in one grid), that column's label."""
+        if c in self.side_labels:
+            return clean_text(self.rows[r][self.side_labels[c]])
         cols = [c for c in self.label_cols if self.label_roles.get(c, METHOD) == METHOD] or self.label_cols[:1]
         texts = [clean_text(self.rows[r][c]) for c in cols]
         return " ".join(dict.fromkeys(t for t in texts if t))
@@ -115,6 +119,33 @@ def _header_count(rows: list[list[str]], parsed_header: int) -> int:
     if parsed_header and n > parsed_header:
         n = parsed_header
     return min(n, MAX_HEADER_ROWS)
+
+
+def _metric_row_last(rows: list[list[str]], header: int) -> int:
+    """A header's metric row is its last: a number-less row below it is the body's first group row ("L →S
+    Fine-tuning" under "R-1 | R-2 | R-L", more such rows further down), not a header over the columns."""
+    for r in range(header - 1):
+        names = [clean_text(c) for c in rows[r][1:] if clean_text(c)]
+        if len(names) >= 2 and sum(is_metric_name(t) for t in names) * 2 > len(names) and \
+                not any(is_metric_name(clean_text(c)) for c in rows[r + 1][1:]):
+            return r + 1
+    return header
+
+
+def _side_labels(body: list[list[str]], value_cols: list[int]) -> dict[int, int]:
+    """Value columns right of a column of text among them ("Target: Gold L / Predicted L′" between two blocks of
+    numbers: two tables side by side in one grid) → that column, which labels their rows."""
+    out: dict[int, int] = {}
+    label = -1
+    for c in value_cols:
+        cells = [row[c] for row in body if _numeric_share(row) > 0]
+        filled = [t for t in cells if not is_missing(t)]
+        if label < 0 and len(filled) >= 2 and _numeric_share(cells) == 0 and c != value_cols[0]:
+            label = c
+            continue
+        if label >= 0:
+            out[c] = label
+    return out
 
 
 def _label_cols(body: list[list[str]], width: int) -> list[int]:
@@ -265,11 +296,15 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     header = _header_count(rows, parsed_header)
+    header = _metric_row_last(rows, header)
     body = rows[header:]
     label_cols = _label_cols(body, width)
     value_cols = [c for c in range(width) if c not in label_cols
                   and not any(is_attribute_name(clean_text(rows[r][c])) for r in range(header))]
-    layout = Layout(rows=rows, header_rows=header, label_cols=label_cols, value_cols=value_cols)
+    side_labels = _side_labels(body, value_cols)
+    value_cols = [c for c in value_cols if c not in side_labels.values()]
+    layout = Layout(rows=rows, header_rows=header, label_cols=label_cols, value_cols=value_cols,
+                    side_labels=side_labels)
     row_hints = []
     for r in range(header):
         row_role = ""

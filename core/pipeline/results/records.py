@@ -96,7 +96,10 @@ def _row_names(layout: Layout, r: int, c: int, part: tuple[str, str] | None = No
                     names.take(prefix, cell_role(prefix))
                 role = METRIC if role == METRIC else cell_role(text)
             names.take(text, role)
-        names.method = layout.method_label(r)
+        if names.method:  # a column group the caption names as what it compares ("BART, Multitask: D →{L,S,T}")
+            names.take(layout.method_label(r, c), SETTING)
+        else:
+            names.method = layout.method_label(r, c)
         for lc in layout.label_cols:
             role = layout.label_roles.get(lc)
             if lc != layout.method_col and role in (DATASET, METRIC, SETTING):
@@ -171,6 +174,8 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
         return []
     ctx = table_context(caption, item.footnote, sentences)
     ctx.paper_dataset = paper_dataset
+    if paper_dataset:  # "on SDS tasks" in a dataset paper: a kind of task on the paper's own dataset, not a dataset
+        ctx.datasets = [d for d in ctx.datasets if not re.search(rf"(?<![\w-]){re.escape(d)}\s+tasks\b", ctx.caption)]
     layout = read_layout(rows, parsed_header, ctx.defined_metrics)
     merged = merged_rows(layout)
     if merged is None or merged:
@@ -188,9 +193,28 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
     said = " ".join([caption, *sentences[:20]])
     if methods_across(layout, {dataset_key(d) for d in ctx.datasets + ctx.text_datasets}, said):
         layout.transposed = True
-    elif ctx.dataset:
+    elif ctx.dataset or ctx.paper_dataset:
         names_to_settings(layout)
+    _compared_groups(layout, ctx)
     return _records(doc_id, item, label, caption, layout, ctx, merged)
+
+
+def _compared_groups(layout: Layout, ctx: TableContext) -> None:
+    """A column group whose name opens with one the caption names, though not as a dataset ("BART, Multitask: D →
+    {L, S, T}" under "Comparing BART performance under multitask and single-task scenarios"), is the method its
+    columns report; the row labels are then settings."""
+    if layout.transposed:
+        return
+    caption_keys = {dataset_key(d) for d in ctx.datasets}
+    for c, path in layout.col_paths.items():
+        new = []
+        for text, role in path:
+            head = re.split(r"[,:(]", text)[0].strip()
+            if role == DATASET and head != text and ctx.names(head) and dataset_key(head) not in caption_keys \
+                    and not is_metric_name(head):
+                role = METHOD
+            new.append((text, role))
+        layout.col_paths[c] = new
 
 
 def _cell_values(layout: Layout, r: int, c: int) -> list[tuple[int, CellValue, tuple[str, str] | None]]:
