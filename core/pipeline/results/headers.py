@@ -44,6 +44,7 @@ class Layout:
     origin: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # a split grid's cells → parsed
     hinted_names: set[str] = field(default_factory=set)  # header cells of a row the corner calls datasets
     side_labels: dict[int, int] = field(default_factory=dict)  # value column → a text column left of it labelling it
+    block_groups: dict[int, dict[int, str]] = field(default_factory=dict)  # body row → value column → group label
 
     def method_label(self, r: int, c: int = -1) -> str:
         """Row r's method: its method column, or its label columns that have no other role, joined ("BERT" over
@@ -64,7 +65,8 @@ class Layout:
         return free[0] if free else (self.label_cols[0] if self.label_cols else -1)
 
     def body_rows(self) -> list[int]:
-        return [r for r in range(self.header_rows, len(self.rows)) if r not in self.group_rows]
+        return [r for r in range(self.header_rows, len(self.rows))
+                if r not in self.group_rows and r not in self.block_groups]
 
 
 def _numeric_share(cells: list[str]) -> float:
@@ -169,6 +171,49 @@ def _group_rows(body_start: int, rows: list[list[str]], label_cols: list[int]) -
         if all(not t or t == label for t in values) and not is_number_cell(label):
             groups[r] = label
     return groups
+
+
+_HAS_NUMBER = re.compile(r"(?<![\w-])[-+−–]?(?:\d+(?:\.\d+)?|\.\d+)(?![\w-])")
+
+
+def _block_groups(layout: Layout) -> dict[int, dict[int, str]]:
+    """Number-less body rows naming different groups over blocks of columns ("L →S Fine-tuning" over the left
+    table's columns, "{L, D} →S" over the right one's): each value column → the label over its block (the text in
+    the block, a block being the columns up to the next side label column)."""
+    out: dict[int, dict[int, str]] = {}
+    blocks: list[list[int]] = [[]]
+    for c in layout.value_cols:
+        if blocks[-1] and layout.side_labels.get(c) != layout.side_labels.get(blocks[-1][-1]):
+            blocks.append([])
+        blocks[-1].append(c)
+    runs: list[list[int]] = []
+    for r in range(layout.header_rows, len(layout.rows)):
+        if r in layout.group_rows:
+            continue
+        cells = [clean_text(t) for t in layout.rows[r]]
+        if not any(cells) or any(_HAS_NUMBER.search(t) for t in cells if t):
+            continue  # a row holding a number is a data row, never a group row (merged cells "47.00(0.13) 47.25")
+        groups: dict[int, str] = {}
+        texts = list(dict.fromkeys(cells[c] for c in layout.value_cols if cells[c]))
+        if runs and len(texts) == len(runs) > 1:  # the same groups as the first full row, printed once each
+            out[r] = {c: text for text, run in zip(texts, runs) for c in run}
+            continue
+        if all(cells[c] for c in layout.value_cols) and len(texts) > 1 and not runs:
+            for c in layout.value_cols:  # a full row of spanned groups: its runs are the template for later rows
+                if runs and cells[c] == cells[runs[-1][-1]]:
+                    runs[-1].append(c)
+                else:
+                    runs.append([c])
+            out[r] = {c: cells[c] for c in layout.value_cols}
+            continue
+        for block in blocks:
+            span = block + [layout.side_labels[block[0]]] if block and block[0] in layout.side_labels else block
+            texts = list(dict.fromkeys(cells[c] for c in sorted(span) if cells[c]))
+            if len(texts) == 1:
+                groups.update((c, texts[0]) for c in block)
+        if groups:
+            out[r] = groups
+    return out
 
 
 def _defined_role(text: str, defined: dict[str, bool]) -> str:
@@ -324,6 +369,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     _spanning_titles(rows, header, layout)
     _stranded_aggregate(rows, header, layout)
     layout.group_rows = _group_rows(header, rows, label_cols)
+    layout.block_groups = _block_groups(layout)
     layout.transposed = _is_transposed(layout)
     return layout
 

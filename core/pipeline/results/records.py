@@ -24,6 +24,7 @@ from core.pipeline.results.headers import (
     Layout,
     cell_role,
     group_role,
+    looks_like_a_name,
     merged_rows,
     methods_across,
     names_to_settings,
@@ -199,19 +200,36 @@ def table_records(doc_id: str, item: ContentItem, label: str, caption: str,
     return _records(doc_id, item, label, caption, layout, ctx, merged)
 
 
+def _caption_method(text: str, ctx: TableContext) -> bool:
+    """Whether a group's name opens with a name the caption says though not as a dataset ("BART, Multitask: …"
+    under "Comparing BART performance …"): it names the method its columns report."""
+    head = re.split(r"[,:(]", text)[0].strip()
+    return head != text and ctx.names(head) and not is_metric_name(head) and \
+        dataset_key(head) not in {dataset_key(d) for d in ctx.datasets}
+
+
+def _take_block_group(names: _Names, text: str, layout: Layout, r: int, c: int, ctx: TableContext) -> None:
+    """A block group row's label over this column: the method (the row label then a setting), a dataset, or a
+    setting (a label that does not look like a name, under a caption or paper naming the dataset)."""
+    if _caption_method(text, ctx):
+        names.take(names.method, SETTING)
+        names.method = text
+    elif (ctx.dataset or ctx.paper_dataset) and not looks_like_a_name(text) or group_role(text) != DATASET:
+        names.take(text, SETTING)
+    elif not names.dataset:
+        names.take(text, DATASET)
+
+
 def _compared_groups(layout: Layout, ctx: TableContext) -> None:
     """A column group whose name opens with one the caption names, though not as a dataset ("BART, Multitask: D →
     {L, S, T}" under "Comparing BART performance under multitask and single-task scenarios"), is the method its
     columns report; the row labels are then settings."""
     if layout.transposed:
         return
-    caption_keys = {dataset_key(d) for d in ctx.datasets}
     for c, path in layout.col_paths.items():
         new = []
         for text, role in path:
-            head = re.split(r"[,:(]", text)[0].strip()
-            if role == DATASET and head != text and ctx.names(head) and dataset_key(head) not in caption_keys \
-                    and not is_metric_name(head):
+            if role == DATASET and _caption_method(text, ctx):
                 role = METHOD
             new.append((text, role))
         layout.col_paths[c] = new
@@ -241,6 +259,7 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
              ctx: TableContext, skip_rows: set[int] = frozenset()) -> list[ResultRecord]:
     table_direction = _table_direction(layout, caption)
     group_dataset = group_setting = ""
+    block_group: dict[int, str] = {}
     cells: list[tuple[tuple[int, int], CellValue, dict]] = []
     for r in range(layout.header_rows, len(layout.rows)):
         if r in layout.group_rows:
@@ -249,11 +268,16 @@ def _records(doc_id: str, item: ContentItem, label: str, caption: str, layout: L
             group_dataset = text if role == DATASET else ("" if role == SETTING else group_dataset)
             group_setting = text if role == SETTING else group_setting
             continue
+        if r in layout.block_groups:
+            block_group.update(layout.block_groups[r])
+            continue
         if r in skip_rows:
             continue
         for c in layout.value_cols:
             for i, value, part in _cell_values(layout, r, c):
                 names = _row_names(layout, r, c, part)
+                if c in block_group:
+                    _take_block_group(names, block_group[c], layout, r, c, ctx)
                 fields = _fields(names, value, ctx, group_dataset, group_setting, table_direction)
                 if not fields["method"] or not fields["metric"]:
                     continue  # a number whose metric neither the table nor its caption names says nothing
