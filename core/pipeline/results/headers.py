@@ -134,10 +134,13 @@ def _metric_row_last(rows: list[list[str]], header: int) -> int:
     return header
 
 
-def _side_labels(body: list[list[str]], value_cols: list[int]) -> dict[int, int]:
+def _side_labels(rows: list[list[str]], header: int, value_cols: list[int]) -> dict[int, int]:
     """Value columns right of a column of text among them ("Target: Gold L / Predicted L′" between two blocks of
-    numbers: two tables side by side in one grid) → that column, which labels their rows."""
+    numbers: two tables side by side in one grid) → that column, which labels their rows. Only when the columns
+    right of it repeat the headers of those left of it (a second copy of the table's columns): a text column in
+    an ordinary table ("Language: OTSL / HTML" after "# dec-layers") is a column of its own."""
     out: dict[int, int] = {}
+    body = rows[header:]
     label = -1
     for c in value_cols:
         cells = [row[c] for row in body if _numeric_share(row) > 0]
@@ -147,6 +150,12 @@ def _side_labels(body: list[list[str]], value_cols: list[int]) -> dict[int, int]
             continue
         if label >= 0:
             out[c] = label
+    if header and out:
+        heads = [clean_text(rows[header - 1][c]) for c in value_cols]
+        left = {t for c, t in zip(value_cols, heads) if c < min(out.values()) and t}
+        right = {t for c, t in zip(value_cols, heads) if c in out and t}
+        if len(right & left) < 2:
+            return {}
     return out
 
 
@@ -346,7 +355,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     label_cols = _label_cols(body, width)
     value_cols = [c for c in range(width) if c not in label_cols
                   and not any(is_attribute_name(clean_text(rows[r][c])) for r in range(header))]
-    side_labels = _side_labels(body, value_cols)
+    side_labels = _side_labels(rows, header, value_cols)
     value_cols = [c for c in value_cols if c not in side_labels.values()]
     layout = Layout(rows=rows, header_rows=header, label_cols=label_cols, value_cols=value_cols,
                     side_labels=side_labels)
