@@ -99,7 +99,7 @@ def test_a_dataset_papers_tables_that_name_no_dataset_are_on_its_own():
 
 
 def test_one_metric_of_several_words_is_not_two_headers_merged():
-    from core.pipeline.results.headers import _two_metrics
+    from core.pipeline.results.damage import _two_metrics
     one_metric = ["Top-1 Acc", "Macro F1", "Exact Match", "F1 score", "Acc (%)", "Pearson r", "Spearman ρ",
                   "AUC ROC", "Rouge-L F", "Acc. Std", "Word Error Rate"]
     merged = ["MAP nDCG", "EM F1", "Precision Recall", "MAE RMSE", "METEOR CIDEr", "Recall@1 Recall@5"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from core.pipeline.results.context import datasets_in, setting_in
 from core.pipeline.results.values import clean_text, is_missing, is_number_cell
-from core.text.result_names import dataset_key, is_aggregate_name, is_attribute_name, is_metric_name, setting_words
+from core.text.result_names import is_aggregate_name, is_attribute_name, is_metric_name, setting_words
 
 METRIC, DATASET, SETTING, AGGREGATE, METHOD = "metric", "dataset", "setting", "aggregate", "method"
 
@@ -26,7 +26,7 @@ _HINTS = (
                         re.I)),
 )
 _AGGREGATE_WORD = re.compile(r"\b(?:avg\.?|average|mean|overall)(?=\W|$)", re.I)
-_GENERIC_GROUP = re.compile(
+GENERIC_GROUP = re.compile(
     r"\b(?:baselines?|ours|our|models?|methods?|approach(?:es)?|systems?|previous|prior|existing|proposed|"
     r"related|work|results?|others?|variants?|ablations?|this paper|reported)\b", re.I)
 
@@ -74,7 +74,7 @@ def _numeric_share(cells: list[str]) -> float:
     return sum(is_number_cell(c) for c in filled) / len(filled) if filled else 0.0
 
 
-def _is_setting(text: str) -> bool:
+def is_setting_name(text: str) -> bool:
     low = clean_text(text).casefold()
     if re.fullmatch(r"\d+[- ]?shots?|k[- ]?shot", low):
         return True
@@ -100,7 +100,7 @@ def cell_role(text: str, hint: str = "") -> str:
     the row's hint, then the metric lexicon; any other name is a dataset (or task)."""
     if is_aggregate_name(text):
         return AGGREGATE
-    if hint != METRIC and _is_setting(text):
+    if hint != METRIC and is_setting_name(text):
         return SETTING
     if hint in (METRIC, DATASET, SETTING):
         return hint
@@ -235,7 +235,7 @@ def _defined_role(text: str, defined: dict[str, bool]) -> str:
 def _row_role(cells: list[str], defined: dict[str, bool]) -> str:
     """A header row's names are read together: when at least half are known metrics the row is a metric row
     ("prec. | yield"), else a row of names ("CLS | USR | CITE | REC": "REC" is a task here, not recall)."""
-    names = [t for t in (clean_text(c) for c in cells) if t and not is_aggregate_name(t) and not _is_setting(t)]
+    names = [t for t in (clean_text(c) for c in cells) if t and not is_aggregate_name(t) and not is_setting_name(t)]
     if not names:
         return ""
     unique = list(dict.fromkeys(names))
@@ -382,99 +382,7 @@ def read_layout(rows: list[list[str]], parsed_header: int = 0, defined: dict[str
     layout.transposed = _is_transposed(layout)
     return layout
 
-
-_NUMBER_TOKEN = re.compile(r"^[-+−–]?(?:\d+\.\d+|\.\d+|\d+)%?$")
-
-
-def _numbers_run(text: str) -> int:
-    """How many number tokens the text ends with ("First k Sent 30.41 9.67" → 2, "0.65 0.69" → 2)."""
-    n = 0
-    for token in reversed(text.split()):
-        if not _NUMBER_TOKEN.match(token):
-            break
-        n += 1
-    return n
-
-
-def _two_metrics(text: str) -> bool:
-    """"MAP nDCG", "nDCG MAP": two metric names side by side in one header cell, two columns' headers a parser
-    merged (a metric's own name of several words, "word error rate", is one)."""
-    words = text.split()  # a letter alone ("Spearman ρ", "ROUGE-L F") qualifies the name before it
-    return len(words) >= 2 and not is_metric_name(text) and \
-        sum(len(w) >= 2 and is_metric_name(w) for w in words) >= 2
-
-
-MAX_MERGED_ROWS = 1 / 3  # of the body rows: past this the table's columns cannot be trusted
-
-
-def merged_rows(layout: Layout) -> set[int] | None:
-    """Body rows whose cells a parser merged (a cell of several numbers, "21.97 7.17 13.61", or a row label ending
-    in them, "BERT-EXT 36.94 10.65": the row's values sit under the wrong headers). None when the whole table lost
-    its alignment: a header cell holding two metrics or several numbers, or merged rows past MAX_MERGED_ROWS. A
-    value read under the wrong header is worse than none, so the caller gives no records for these rows (or for the
-    table) unless merged.split_merged can undo the merge."""
-    for path in layout.col_paths.values():
-        if any(_two_metrics(text) or _numbers_run(text) >= 2 for text, _ in path):
-            return None  # two headers in one cell, or body rows merged into the header ("90.01 77.28 88.57")
-    merged = set()
-    body = layout.body_rows()
-    for r in body:
-        cells = [clean_text(c) for c in layout.rows[r]]
-        if any(_numbers_run(t) >= 2 and not is_number_cell(t) for t in cells):
-            merged.add(r)
-    if body and len(merged) > MAX_MERGED_ROWS * len(body):
-        return None
-    return merged
-
-
 def looks_like_a_name(text: str) -> bool:
     """"SQuAD", "MNLI", "CoNLL-2003", "PubMed": a capital inside a word, a word in capitals, or a digit. "Before
     Perturb", "Classification", "testsimple" are not: under a caption that names the dataset they are settings."""
     return bool(re.search(r"[a-z][A-Z]|\b[A-Z]{2,}|\d", clean_text(text)))
-
-
-def names_to_settings(layout: Layout) -> None:
-    """Header cells read as datasets only because they are not metrics become settings when they do not look like
-    names (called when the caption or the citing sentences name the table's dataset)."""
-    for c, path in layout.col_paths.items():  # the corner's "Subtask →" row keeps its names ("Co-View", "Cite")
-        layout.col_paths[c] = [(t, SETTING if role == DATASET and not looks_like_a_name(t)
-                                and t not in layout.hinted_names else role) for t, role in path]
-
-
-_OURS = re.compile(r"\b(?:ours|our (?:method|model|approach|system)|proposed|baselines?)\b", re.I)
-
-
-_BEATS = r"(?:outperforms?|outperformed|beats|surpasses|improves (?:on|over|upon)|is better than)"
-
-
-def _compared(name: str, text: str) -> bool:
-    """Whether the caption or a citing sentence compares the name as a method: "HMM-T outperforms N-GRAMS"."""
-    name = re.escape(name)
-    return bool(re.search(rf"(?<![\w-]){name}(?![\w-])\s+(?:\w+\s+)?{_BEATS}|{_BEATS}\s+(?:the\s+)?{name}(?![\w-])",
-                          text))
-
-
-def methods_across(layout: Layout, dataset_keys: set[str], text: str = "") -> bool:
-    """Whether the value columns are methods though no header said so: a column headed "Ours" or "Baseline", a
-    column header the caption or a citing sentence compares as a method ("HMM-T outperforms N-GRAMS"), or row
-    labels that are the datasets the caption or the citing sentences name (and no column header is one)."""
-    if layout.transposed or not layout.label_cols:
-        return False
-    headers = [t for path in layout.col_paths.values() for t, role in path if role in (DATASET, METHOD)]
-    if not headers or any(role == METRIC for path in layout.col_paths.values() for _, role in path):
-        return False
-    if any(_OURS.search(t) for t in headers):
-        return True
-    if text and any(_compared(t, text) for t in headers):
-        return True
-    labels = {dataset_key(clean_text(layout.rows[r][c])) for r in layout.body_rows() for c in layout.label_cols}
-    return bool(labels & dataset_keys) and not {dataset_key(t) for t in headers} & dataset_keys
-
-
-def group_role(label: str) -> str:
-    """What a group row names: a setting, a dataset (a name that is not "Baselines" or "Our models"), or ""."""
-    if _is_setting(label):
-        return SETTING
-    if _GENERIC_GROUP.search(label) or not re.search(r"[A-Z].*[A-Z0-9]|\d", label):
-        return ""
-    return DATASET

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from core.graph.merge import normalize_key
 from core.pipeline.results.context import TableContext, metric_in, table_context
+from core.pipeline.results.damage import merged_rows
 from core.pipeline.results.headers import (
     AGGREGATE,
     DATASET,
@@ -23,14 +24,11 @@ from core.pipeline.results.headers import (
     SETTING,
     Layout,
     cell_role,
-    group_role,
     looks_like_a_name,
-    merged_rows,
-    methods_across,
-    names_to_settings,
     read_layout,
 )
 from core.pipeline.results.merged import split_merged
+from core.pipeline.results.roles import group_role, methods_across, names_to_settings
 from core.pipeline.results.table_kind import is_results_table
 from core.pipeline.results.values import CellValue, clean_text, mark_emphasis, read_pair, read_value
 from core.schema.records import ContentItem

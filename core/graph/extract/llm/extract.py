@@ -61,7 +61,7 @@ class LLMExtractor:
 
     def prompts(self, field_name: str = CS) -> _Prompts:
         """The prompts and types of a field's papers: the configured types for computer science; elsewhere the
-        general ones of them plus the field's own, with a line saying what those mean (core/prompts/base.py)."""
+        general ones of them plus the field's own, with a line saying what those mean (core/prompts/extraction.py)."""
         if field_name in self._prompts:
             return self._prompts[field_name]
         config, field = self.config, field_of(field_name)
