@@ -16,6 +16,11 @@ from core.service.results_export import to_csv, to_latex, to_markdown
 from core.text.safe_markdown import md_escape
 from pages.widgets import auth, state
 
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 ALL_METRICS = ""
 
 auth.page_guard()  # signed in (or open on loopback) before anything: see pages/widgets/auth.py
@@ -39,8 +44,8 @@ if lib.results.count() == 0:
 
         with st.spinner("Reading the papers' tables…"):
             done = rebuild_results(lib)
-        st.session_state["results_notices"] = [("success", f"{len(done)} papers read, {sum(done.values())} results "
-                                                           "stored.")]
+        st.session_state["results_notices"] = [("success", f"{_count(len(done), 'paper')} read, "
+                                                           f"{_count(sum(done.values()), 'result')} stored.")]
         st.rerun()
     st.stop()
 
@@ -48,8 +53,8 @@ datasets = {n.key: n for n in service.names(lib, "dataset")}
 left, middle, right = st.columns([3, 2, 3])
 dataset = left.selectbox("Dataset", list(datasets), key="results_dataset", index=None,
                          placeholder="every dataset (or search)",
-                         format_func=lambda k: f"{datasets[k].name} · {datasets[k].records} results, "
-                                               f"{datasets[k].papers} papers")
+                         format_func=lambda k: f"{datasets[k].name} · {_count(datasets[k].records, 'result')}, "
+                                               f"{_count(datasets[k].papers, 'paper')}")
 metrics = {n.key: n for n in service.names(lib, "metric", dataset=dataset)} if dataset else {}
 metric = middle.selectbox("Metric", [ALL_METRICS, *metrics], key=f"results_metric_{dataset or ''}",
                           format_func=lambda k: f"{metrics[k].name} ({metrics[k].records})" if k else "every metric",
