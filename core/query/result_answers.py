@@ -149,7 +149,7 @@ def answer_results(lib: Library, question: str, context: Context, doc_ids: Seque
     sentences, short = composed
     text = " ".join(f"{s.text} {''.join(f'[{n}]' for n in s.citations)}".strip() for s in sentences)
     return Answer(text=text, sentences=sentences, extractive=True, short_answer=short,
-                  answer_type="number" if asked.kind in ("best", "value") else "other", confidence=1.0,
+                  answer_type="number" if asked.kind in ("best", "value") else "other", confidence=None,
                   reader=Reader.RESULTS.value)
 
 

@@ -108,6 +108,9 @@ def answer_note(result: QueryResult) -> str:
         return "context only"
     answer = result.answer
     sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
+    if answer.reader == "results":  # no confidence shown: the records' own precision is measured in docs/tuning.md
+        return ("Computed (no LLM) from the results the papers' tables report: each number is cited to its table "
+                "cell; check the cell before relying on it")
     if answer.reader == "select":  # a model chose; the papers' sentences are the answer
         if answer.abstained:
             return (f"Read by {md_escape(answer.model)}: no sentence of the passages answers this, so nothing is "
