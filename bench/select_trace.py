@@ -36,8 +36,8 @@ def record(path: str) -> callable:
     def choose(llm, question, shown, *args, **kwargs):
         calls: list = []
         out = original(_Recording(llm, calls), question, shown, *args, **kwargs)
-        trace.append({"question": question, "args": [str(a) for a in args],
-                      "shown": [{"text": s.line(), "p": s.candidate.p} for s in shown], "calls": calls})
+        shown_rows = [{"line": s.line(), "text": s.candidate.text, "p": s.candidate.p} for s in shown]
+        trace.append({"question": question, "args": [str(a) for a in args], "shown": shown_rows, "calls": calls})
         return out
 
     S.choose = choose

@@ -15,6 +15,14 @@ short phrase; for a why or how question, the words that give the reason or the w
 sentence's number, like: 684K | 5
 Use only what the sentences say, never your own knowledge. If no sentence states the answer, reply: none"""
 
+# A question answered by a clause or a whole sentence (how, why, what does X do): the number alone. Asked for the
+# words, the 1.5B model replied "none" to these.
+READING_PROMPTS["select_system_sentence"] = """You answer a researcher's question from numbered sentences of \
+scientific papers.
+Reply with the number of the one sentence that answers the question (that gives the reason, the way or what is \
+asked), like: 3
+Use only what the sentences say, never your own knowledge. If no sentence answers the question, reply: none"""
+
 READING_PROMPTS["select_system_yes_no"] = """You answer a researcher's yes/no question from numbered sentences of \
 scientific papers.
 Reply yes or no, then " | " and the number of the sentence that says so, like: no | 2

@@ -113,8 +113,9 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         _extractive(job, (q, ranked), final=False)
     k = job.lib.settings.query.select_candidates if job.lib is not None else 6
     shown = S.shown_candidates(ranked, k)
+    form = S.reply_form(q.kind, q.yes_no)
     try:
-        choice, cached = S.choose(model, job.question, shown, q.yes_no)
+        choice, cached = S.choose(model, job.question, shown, form)
         job.calls, job.cached = job.calls + (0 if cached else 1), job.cached + int(cached)
     except LLMError as exc:
         if not gate_only:  # write tries the model itself next, and says so if it fails
@@ -132,11 +133,12 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         choice.numbers = [at]
     calibration = S.load_calibration()
     base = Outcome(Answer("", [], extractive=True), calls=job.calls, cached=job.cached)
+    threshold = 0.0
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is
         confidence = choice.odds if choice.odds is not None else 1.0 - ranked[0].p
-    else:
-        confidence = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p)
-    if choice.none or confidence < calibration.threshold:
+    else:  # a verdict is read from the model's odds here, not taken from its argmax
+        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration)
+    if choice.none or confidence < threshold:
         # An abstention's confidence is that stating nothing is right: the odds of "none", or 1 − P(the chosen
         # sentence is right) when the calibrated threshold turned the model's answer down.
         sure = confidence if choice.none else 1.0 - confidence
