@@ -280,6 +280,10 @@ def papers(args) -> int:
         from bench.select_trace import record
 
         write_trace = record(args.trace)
+    if args.state_all:
+        from bench.select_trace import state_all
+
+        state_all()
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
@@ -376,6 +380,9 @@ def main() -> int:
     parser.add_argument("--trace", default="",
                         help="select: write each model call (shown sentences, reply, first-token odds, prompt "
                              "tokens, seconds) to this JSON file, for refitting the decision offline")
+    parser.add_argument("--state-all", action="store_true",
+                        help="select: state every answer the model chooses (calibration thresholds at 0), for "
+                             "bench/select_calibrate.py to see the right and wrong ones the threshold would refuse")
     parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",
                         help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
                              "independent set of bench/qa_corpus on its 43 papers")
