@@ -72,32 +72,37 @@ def verdict_rows(traces: list[str], by_question: dict[str, dict]) -> list[tuple[
             if q.get("split") == "test":
                 raise SystemExit(f"{q['id']} is a test question: calibrate on dev only")
             call = t["calls"][0]
-            choice = S.parse_reply(call["reply"], len(t["shown"]), S.VERDICT)
-            margin = S.no_margin(S.decision_token(call["top_logprobs"], S.VERDICT))
-            if choice is None or choice.none or margin is None or not q.get("answers"):
+            choice = S.read_choice(call["reply"], call["top_logprobs"], len(t["shown"]), S.VERDICT)
+            if choice is None or choice.none or choice.margin is None or not q.get("answers"):
                 continue
             negated = polarity(t["question"], t["shown"][choice.numbers[0] - 1]["text"]) == NO
-            out.append((margin, negated, q["answers"][0].strip().lower() == "no"))
+            out.append((choice.margin, negated, q["answers"][0].strip().lower() == "no"))
     return out
 
 
 def fit_verdict(rows: list[tuple[float, bool, bool]]) -> dict[str, float]:
     from sklearn.linear_model import LogisticRegression
 
-    x, y = [[m, float(n)] for m, n, _ in rows], [int(no) for _, _, no in rows]
+    y = [int(no) for _, _, no in rows]
     if len(set(y)) < 2:
         return {}
-    fit = LogisticRegression(C=1.0).fit(x, y)
-    params = {"verdict_a": float(fit.coef_[0][0]), "verdict_b": float(fit.coef_[0][1]),
-              "verdict_c": float(fit.intercept_[0])}
-    loo = sum(int(LogisticRegression(C=1.0).fit(x[:i] + x[i + 1:], y[:i] + y[i + 1:]).predict([x[i]])[0] == y[i])
-              for i in range(len(x)))
-    inside = sum(int(p == t) for p, t in zip(fit.predict(x), y))
     argmax = sum(int((m > 0) == no) for m, _, no in rows)
     polar = sum(int(n == no) for _, n, no in rows)
-    print(f"verdicts: {len(rows)} yes/no dev answers ({sum(y)} no); right: the model's argmax of no/yes {argmax}, "
-          f"the sentence's polarity {polar}, fitted {inside} in-sample, {loo} leave-one-out")
-    return params
+    print(f"verdicts: {len(rows)} yes/no dev answers ({sum(y)} no); right: the sign of the model's odds of no "
+          f"against yes {argmax}, the chosen sentence's polarity {polar}")
+    kept = None
+    for with_polarity in (False, True):  # the polarity kept only when it reads more verdicts right left out
+        x = [[m, float(n)] if with_polarity else [m] for m, n, _ in rows]
+        fit = LogisticRegression(C=1.0).fit(x, y)
+        loo = sum(int(LogisticRegression(C=1.0).fit(x[:i] + x[i + 1:], y[:i] + y[i + 1:]).predict([x[i]])[0] == y[i])
+                  for i in range(len(x)))
+        inside = sum(int(p == t) for p, t in zip(fit.predict(x), y))
+        print(f"  margin{' + polarity' if with_polarity else ''}: {inside} right in-sample, {loo} leave-one-out")
+        if kept is None or loo > kept[0]:
+            kept = (loo, {"verdict_a": float(fit.coef_[0][0]),
+                          "verdict_b": float(fit.coef_[0][1]) if with_polarity else 0.0,
+                          "verdict_c": float(fit.intercept_[0])})
+    return kept[1]
 
 
 def main() -> int:

@@ -101,6 +101,16 @@ def test_a_verdict_is_read_from_the_odds_and_the_sentence_not_from_the_models_ar
     assert choice.verdict == "no"
 
 
+def test_a_not_stated_verdict_with_odds_of_yes_and_no_is_read_over_the_best_ranked_sentence():
+    """The model said "not stated" to most answerable yes/no dev questions while its odds of no against yes were
+    right: such a reply names the best-ranked sentence, its verdict to be read from those odds."""
+    odds = [[["not", -0.5], ["no", -1.2], ["yes", -1.9]], [[" stated", 0.0]]]
+    choice = S.read_choice("not stated", odds, 6, S.VERDICT)
+    assert not choice.none and choice.numbers == [1] and choice.margin == pytest.approx(0.7)
+    assert S.read_choice("not stated", None, 6, S.VERDICT).none  # no odds: an abstention, as the model said
+    assert S.read_choice("none", [[["none", -0.1]]], 6, S.SENTENCE).none
+
+
 def test_a_sentence_reply_is_calibrated_apart_from_copied_words():
     calibration = S.Calibration(a=1.0, c=0.0, sentence_a=0.5, sentence_c=-1.0)
     assert calibration.probability(0.8, 0.5, S.WORDS) == pytest.approx(0.8)
