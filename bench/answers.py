@@ -284,10 +284,6 @@ def papers(args) -> int:
         from bench.select_trace import state_all
 
         state_all()
-    if args.force_form:
-        from bench.select_trace import force_form
-
-        force_form(args.force_form)
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
@@ -387,8 +383,6 @@ def main() -> int:
     parser.add_argument("--state-all", action="store_true",
                         help="select: state every answer the model chooses (calibration thresholds at 0), for "
                              "bench/select_calibrate.py to see the right and wrong ones the threshold would refuse")
-    parser.add_argument("--force-form", choices=["words", "sentence"], default=None,
-                        help="select: ask every question that is not yes/no for this form of reply (a stress test)")
     parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",
                         help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
                              "independent set of bench/qa_corpus on its 43 papers")

@@ -7,12 +7,12 @@
 Runs made with --state-all: select states every sentence the model chose, so the fit sees the wrong answers a
 threshold would turn down. Each stated answer is a row, by the form of reply its question was asked for
 (core.query.reading.select.reply_form):
-  - words and sentence: the model's odds at its decision (answering against "none") and the extractive probability
-    of the sentence it chose; right = its first sentence or bold short answer holds a reference (an unanswerable
-    question's stated answer is wrong). A logistic regression on logit(odds) and that probability gives P(right)
-    (a, b, c for words; sentence_a, b, c for the sentence form); rows without odds (an endpoint that gives none) fit
-    on the probability alone (b2, c2). The threshold below which select abstains maximises, on dev, right statements
-    + abstentions on unanswerable questions − wrong statements: a wrong answer shown costs more than silence.
+  - words: the model's odds at its decision (answering against "none") and the extractive probability of the
+    sentence it chose; right = its first sentence or bold short answer holds a reference (an unanswerable question's
+    stated answer is wrong). A logistic regression on logit(odds) and that probability gives P(right) (a, b, c);
+    rows without odds (an endpoint that gives none) fit on the probability alone (b2, c2). The threshold below which
+    select abstains maximises, on dev, right statements + abstentions on unanswerable questions − wrong statements:
+    a wrong answer shown costs more than silence.
   - verdict (yes/no), from the traces: P(no) by a logistic regression on the margin log P(no) − log P(yes) at the
     verdict token and whether the chosen sentence negates what the question asks (verdict_a, b, c); its
     leave-one-out accuracy is printed beside the in-sample one. verdict_threshold: the confidence from which a
@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from bench.common import question_rows  # noqa: E402
 from bench.reader_report import stated_right  # noqa: E402
 from core.query.reading import select as S  # noqa: E402
-from core.query.reading.answer_types import answer_type, yes_no_question  # noqa: E402
+from core.query.reading.answer_types import yes_no_question  # noqa: E402
 from core.query.reading.yes_no import NO, polarity  # noqa: E402
 
 OUT = REPO / "core" / "query" / "reading" / "data" / "select_calibration.json"
@@ -125,26 +125,24 @@ def main() -> int:
                 raise SystemExit(f"{q['id']} is a test question: calibrate on dev only")
             q["reference"] = refs.get(q["id"], ("", ""))[0]
             text = questions.get(q["id"], {}).get("question", "")
-            q["form"] = S.reply_form(answer_type(text), yes_no_question(text))
+            q["form"] = S.reply_form(yes_no_question(text))
             rows.append(q)
     params: dict[str, float] = {}
     chosen = [q for q in rows if q["form"] != S.VERDICT]  # a verdict's confidence is fitted from the traces
     stated = [q for q in chosen if not q["abstained"]]
-    for form, prefix in ((S.WORDS, ""), (S.SENTENCE, "sentence_")):
-        with_odds = [q for q in stated if q.get("model_odds") is not None and q["form"] == form]
-        y = [int(q["answerable"] and stated_right(q)) for q in with_odds]
-        if len(set(y)) == 2:
-            fit = LogisticRegression(C=1.0).fit([[logit(q["model_odds"]), q["score"]] for q in with_odds], y)
-            params.update({f"{prefix}a": float(fit.coef_[0][0]), f"{prefix}b": float(fit.coef_[0][1]),
-                           f"{prefix}c": float(fit.intercept_[0])})
-        print(f"{form}: {len(with_odds)} stated with odds, {sum(y)} right")
+    with_odds = [q for q in stated if q.get("model_odds") is not None]
+    y = [int(q["answerable"] and stated_right(q)) for q in with_odds]
+    if len(set(y)) == 2:
+        fit = LogisticRegression(C=1.0).fit([[logit(q["model_odds"]), q["score"]] for q in with_odds], y)
+        params.update(a=float(fit.coef_[0][0]), b=float(fit.coef_[0][1]), c=float(fit.intercept_[0]))
+    print(f"words: {len(with_odds)} stated with odds, {sum(y)} right")
     y2 = [int(q["answerable"] and stated_right(q)) for q in stated]
     if len(set(y2)) == 2:
         fit2 = LogisticRegression(C=1.0).fit([[q["score"]] for q in stated], y2)
         params.update(b2=float(fit2.coef_[0][0]), c2=float(fit2.intercept_[0]))
     calibration = S.Calibration(**params)
     params["threshold"] = best_threshold(
-        chosen, lambda q: calibration.probability(q.get("model_odds"), q["score"], q["form"]))
+        chosen, lambda q: calibration.probability(q.get("model_odds"), q["score"]))
     by_question = {q["question"]: q for q in questions.values()}
     verdicts = verdict_rows(args.trace, by_question)
     params.update(fit_verdict(verdicts))

@@ -60,9 +60,3 @@ def state_all() -> None:
 
     S.load_calibration = load_without_thresholds
 
-
-def force_form(form: str) -> None:
-    """Every question that is not yes/no asked for one form of reply (a stress test: the sentence form on questions
-    the papers do not answer, which are seldom clause questions on dev)."""
-    decide = S.reply_form
-    S.reply_form = lambda kind, yes_no: decide(kind, yes_no) if yes_no else form

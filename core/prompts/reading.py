@@ -15,15 +15,6 @@ short phrase; for a why or how question, the words that give the reason or the w
 sentence's number, like: 684K | 5
 Use only what the sentences say, never your own knowledge. If no sentence states the answer, reply: none"""
 
-# A question answered by a clause or a whole sentence (how, why, what does X do): the number alone. Asked for the
-# words, the 1.5B model paraphrased or cut them (21 of 42 dev how/why replies named words no sentence says). No
-# example number: shown "like: 3", it replied 3 to 40 of those 42 questions.
-READING_PROMPTS["select_system_sentence"] = """You answer a researcher's question from numbered sentences of \
-scientific papers.
-Reply with only the number of the one sentence that answers the question: the sentence that gives the reason, the \
-way or what is asked.
-Use only what the sentences say, never your own knowledge. If no sentence answers the question, reply: none"""
-
 READING_PROMPTS["select_system_yes_no"] = """You answer a researcher's yes/no question from numbered sentences of \
 scientific papers.
 Reply yes or no, then " | " and the number of the sentence that says so, like: no | 2

@@ -31,9 +31,6 @@ from tests.query.query_helpers import QUESTION, ingest
     ("no | 2", S.VERDICT, [2], "no", ""),
     ("not stated", S.VERDICT, [], "not stated", ""),
     ('{"verdict": "yes", "sentence": "1"}', S.VERDICT, [1], "yes", ""),
-    ("4", S.SENTENCE, [4], "", ""),
-    ("none", S.SENTENCE, [], "", ""),
-    ('{"sentence": "2"}', S.SENTENCE, [2], "", ""),
 ])
 def test_a_reply_in_either_format_is_read_as_the_same_choice(reply, form, numbers, verdict, short):
     choice = S.parse_reply(reply, 6, form)
@@ -44,7 +41,7 @@ def test_a_reply_in_either_format_is_read_as_the_same_choice(reply, form, number
 
 @pytest.mark.parametrize("reply, form", [("out of range | 7", S.WORDS), ("Sure! The answer is BERT.", S.WORDS),
                                          ("2", S.VERDICT), ('{"verdict": "maybe", "sentence": "1"}', S.VERDICT),
-                                         ("", S.WORDS), ("7", S.SENTENCE), ("3 | because", S.SENTENCE)])
+                                         ("", S.WORDS), ("Paris | 9", S.WORDS)])
 def test_a_reply_that_names_no_shown_sentence_or_no_verdict_is_not_read(reply, form):
     assert S.parse_reply(reply, 6, form) is None
 
@@ -62,11 +59,6 @@ def test_the_odds_are_read_at_the_decision_token():
     verdict = S.decision_odds([[["no", -0.3], ["yes", -1.5], ["The", -0.1]]], S.Choice("no", [1]), 6, S.VERDICT)
     assert verdict == pytest.approx(0.7408 / (0.7408 + 0.2231), rel=1e-3)
     assert S.decision_odds(None, S.Choice(numbers=[1]), 6, S.WORDS) is None
-    # the sentence form: naming a sentence against "none", and in JSON the token after "sentence": "
-    assert S.decision_odds([[["3", -0.1], ["none", -2.5]]], S.Choice(numbers=[3]), 6, S.SENTENCE) == \
-        pytest.approx(1 - 0.0821, rel=1e-3)
-    json_tokens = [[['{"', 0.0]], [["sentence", 0.0]], [['":"', 0.0]], [["none", -0.7], ["2", -0.7]]]
-    assert S.decision_odds(json_tokens, S.Choice(), 6, S.SENTENCE) == pytest.approx(0.4966, rel=1e-3)
 
 
 def test_the_margin_of_no_over_yes_is_read_at_the_verdict_token_with_an_absent_option_bounded():
@@ -108,33 +100,22 @@ def test_a_not_stated_verdict_with_odds_of_yes_and_no_is_read_over_the_best_rank
     choice = S.read_choice("not stated", odds, 6, S.VERDICT)
     assert not choice.none and choice.numbers == [1] and choice.margin == pytest.approx(0.7)
     assert S.read_choice("not stated", None, 6, S.VERDICT).none  # no odds: an abstention, as the model said
-    assert S.read_choice("none", [[["none", -0.1]]], 6, S.SENTENCE).none
+    assert S.read_choice("none", [[["none", -0.1]]], 6, S.WORDS).none
 
 
-def test_a_sentence_reply_is_calibrated_apart_from_copied_words():
-    calibration = S.Calibration(a=1.0, c=0.0, sentence_a=0.5, sentence_c=-1.0)
-    assert calibration.probability(0.8, 0.5, S.WORDS) == pytest.approx(0.8)
-    assert calibration.probability(0.8, 0.5, S.SENTENCE) == pytest.approx(1 / (1 + math.exp(-(0.5 * math.log(4) - 1))))
+def test_a_clause_questions_numbered_sentence_stands_when_its_words_paraphrase_it():
+    """For how / why questions the model paraphrases the clause it copies: its numbered sentence is the answer,
+    verbatim; for any other question words no shown sentence says are refused."""
+    from core.query.reading.answer_types import answer_type
 
-
-@pytest.mark.parametrize("question, kind, form", [
-    ("Why does the model fail on long documents?", "other", S.SENTENCE),
-    ("How is the loss computed?", "manner", S.SENTENCE),
-    ("How many papers are in the corpus?", "number", S.WORDS),
-    ("Which dataset is used for evaluation?", "name", S.WORDS),
-    ("Does SPECTER use citations?", "other", S.VERDICT),
-])
-def test_clause_questions_are_answered_by_a_sentence_number_and_others_by_copied_words(question, kind, form):
-    from core.query.reading.answer_types import answer_type, yes_no_question
-
-    assert answer_type(question) == kind
-    assert S.reply_form(answer_type(question), yes_no_question(question)) == form
-
-
-def test_a_sentence_reply_stands_on_its_number():
     shown = S.shown_candidates([Candidate(n=1, text="The loss is the sum of two terms.", role="body"),
-                                Candidate(n=2, text="We train for 3 epochs.", role="body", position=4)], 2)
-    assert S.locate(S.Choice(numbers=[2]), shown) == 2
+                                Candidate(n=2, text="We weight the terms to balance recall.", role="body",
+                                          position=4)], 2)
+    choice = S.Choice(numbers=[2], short="weights balance the recall")
+    assert answer_type("Why are the terms weighted?") in S.CLAUSE_KINDS
+    assert S.locate(choice, shown, clause=True) == 2
+    assert S.locate(choice, shown) is None
+    assert S.locate(S.Choice(numbers=[2], short="the sum of two terms"), shown, clause=True) == 1  # said: found
 
 
 def test_the_copied_words_decide_the_sentence_and_words_no_sentence_says_are_refused():
@@ -163,10 +144,9 @@ def test_a_sentence_that_points_back_is_shown_after_the_one_before_it():
 
 
 def test_the_grammar_and_schema_offer_exactly_the_shown_numbers():
-    for form in (S.WORDS, S.VERDICT, S.SENTENCE):
+    for form in (S.WORDS, S.VERDICT):
         assert '"1" | "2" | "3"' in S.grammar(3, form) and '"4"' not in S.grammar(3, form)
         assert S.schema(3, form)["json_schema"]["schema"]["properties"]["sentence"]["enum"] == ["1", "2", "3", "none"]
-    assert S.grammar(3, S.SENTENCE).startswith('root ::= num | "none"')  # the number alone, or none
 
 
 # ---------------------------------------------------------------------------------------------- through the engine

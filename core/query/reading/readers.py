@@ -113,7 +113,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         _extractive(job, (q, ranked), final=False)
     k = job.lib.settings.query.select_candidates if job.lib is not None else 6
     shown = S.shown_candidates(ranked, k)
-    form = S.reply_form(q.kind, q.yes_no)
+    form = S.reply_form(q.yes_no)
     try:
         choice, cached = S.choose(model, job.question, shown, form)
         job.calls, job.cached = job.calls + (0 if cached else 1), job.cached + int(cached)
@@ -125,7 +125,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         if not gate_only:
             job.errors.append("the model's reply could not be read; showing the extractive answer")
         return None
-    at = S.locate(choice, shown)
+    at = S.locate(choice, shown, clause=q.kind in S.CLAUSE_KINDS)
     if not choice.none and at is None:  # copy, never invent: words no shown sentence says are no answer
         job.notes.append(f"{model.name} answered {choice.short[:60]!r}, which no passage says: nothing is stated")
         choice.numbers = []

@@ -33,10 +33,12 @@ from core.text.json_reply import read_json_object
 
 CALIBRATION_PATH = Path(__file__).with_name("data") / "select_calibration.json"
 NONE, NOT_STATED = "none", "not stated"
-# The reply's form: the answer's words then the sentence's number ("684K | 5"); a verdict then the number ("no | 2");
-# or only the number ("3") for a question answered by a clause or a whole sentence (how / why / what does X do),
-# whose words a small model would not copy within the bound: it replied "none" to them.
-WORDS, VERDICT, SENTENCE = "words", "verdict", "sentence"
+# The reply's form: the answer's words then the sentence's number ("684K | 5"), or a verdict then the number
+# ("no | 2").
+WORDS, VERDICT = "words", "verdict"
+# Questions answered by a clause or a whole sentence (how / why / what does X do): the model paraphrases or cuts the
+# clause it copies (21 of 42 dev how/why replies named words no shown sentence says), so its numbered sentence
+# stands for them (locate). Asked for the number alone instead, it named sentence 3 for 33 of the 42.
 CLAUSE_KINDS = frozenset({T.OTHER, T.MANNER})
 SHORT_MAX_CHARS = 80
 LINE_CHARS = 360  # ~80 tokens a sentence: prompt tokens are the embedded model's seconds (~20 a second)
@@ -79,8 +81,7 @@ class Choice:
 @dataclass
 class Calibration:
     """P(right) = sigmoid(a·logit(odds) + b·p_sentence + c) when the model gave odds, else sigmoid(b2·p + c2);
-    abstain below `threshold` (chosen on dev for precision). A reply of the sentence form has its own a, b, c
-    (sentence_*): its odds are of naming a sentence, not of copying words.
+    abstain below `threshold` (chosen on dev for precision).
 
     A verdict is read from the model's odds at the verdict token, not from its argmax (the 1.5B model's argmax was
     "yes" for every dev question): P(no) = sigmoid(verdict_a·(log P(no) − log P(yes)) + verdict_b·[the chosen
@@ -93,18 +94,13 @@ class Calibration:
     b2: float = 4.0
     c2: float = -2.0
     threshold: float = 0.0
-    sentence_a: float = 1.0
-    sentence_b: float = 0.0
-    sentence_c: float = 0.0
     verdict_a: float = 1.0
     verdict_b: float = 0.0
     verdict_c: float = 0.0
     verdict_threshold: float = 0.5
 
-    def probability(self, odds: float | None, p_sentence: float, form: str = WORDS) -> float:
-        if odds is not None and form == SENTENCE:
-            z = self.sentence_a * _logit(odds) + self.sentence_b * p_sentence + self.sentence_c
-        elif odds is not None:
+    def probability(self, odds: float | None, p_sentence: float) -> float:
+        if odds is not None:
             z = self.a * _logit(odds) + self.b * p_sentence + self.c
         else:
             z = self.b2 * p_sentence + self.c2
@@ -146,14 +142,12 @@ def shown_candidates(ranked: list[Candidate], k: int) -> list[Shown]:
     return shown
 
 
-def reply_form(kind: str, yes_no: bool) -> str:
-    """The form of reply a question is asked for (WORDS, VERDICT or SENTENCE), from what the question expects."""
-    if yes_no:
-        return VERDICT
-    return SENTENCE if kind in CLAUSE_KINDS else WORDS
+def reply_form(yes_no: bool) -> str:
+    """The form of reply a question is asked for: a verdict for a yes/no question, else the answer's words."""
+    return VERDICT if yes_no else WORDS
 
 
-_SYSTEM = {WORDS: "select_system", VERDICT: "select_system_yes_no", SENTENCE: "select_system_sentence"}
+_SYSTEM = {WORDS: "select_system", VERDICT: "select_system_yes_no"}
 
 
 def messages(question: str, shown: list[Shown], form: str) -> list[dict]:
@@ -162,13 +156,10 @@ def messages(question: str, shown: list[Shown], form: str) -> list[dict]:
 
 
 def grammar(k: int, form: str) -> str:
-    """GBNF: the decision first (the answer's words or none; yes / no / not stated; a number or none), then the
-    sentence's number."""
+    """GBNF: the decision first (the answer's words or none; yes / no / not stated), then the sentence's number."""
     numbers = " | ".join(f'"{n}"' for n in range(1, k + 1))
     if form == VERDICT:
         return f'root ::= ("yes" | "no") " | " num | "not stated"\nnum ::= {numbers}\n'
-    if form == SENTENCE:
-        return f'root ::= num | "none"\nnum ::= {numbers}\n'
     # The words are bounded (80 characters): a model that starts to explain is made to name its sentence.
     return f'root ::= "none" | short " | " num\nnum ::= {numbers}\nshort ::= [^|\\n] [^|\\n]{{0,79}}\n'
 
@@ -178,8 +169,6 @@ def schema(k: int, form: str) -> dict:
     sentence = {"type": "string", "enum": options + [NONE]}
     if form == VERDICT:
         properties = {"verdict": {"type": "string", "enum": ["yes", "no", NOT_STATED]}, "sentence": sentence}
-    elif form == SENTENCE:
-        properties = {"sentence": sentence}
     else:  # the answer's words first, as in the grammar
         properties = {"answer": {"type": "string", "maxLength": SHORT_MAX_CHARS}, "sentence": sentence}
     body = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
@@ -200,11 +189,6 @@ def parse_reply(text: str, k: int, form: str) -> Choice | None:
         if m is None:
             return None
         verdict, number, short = m.group(1).lower(), m.group(2) or "", ""
-    elif form == SENTENCE:
-        m = re.match(r"^(\d{1,2}|none)\s*$", text, re.I)
-        if m is None:
-            return None
-        verdict, number, short = "", m.group(1).lower(), ""
     else:
         m = re.match(r"^(?:(.*?)\s*\|\s*(\d{1,2})|(none))\s*$", text, re.I | re.S)
         if m is None:
@@ -219,12 +203,12 @@ def parse_reply(text: str, k: int, form: str) -> Choice | None:
     return Choice(verdict=verdict, numbers=[int(number)], short=short[:SHORT_MAX_CHARS])
 
 
-_DECISION_KEY = {WORDS: '"answer":"', VERDICT: '"verdict":"', SENTENCE: '"sentence":"'}
+_DECISION_KEY = {WORDS: '"answer":"', VERDICT: '"verdict":"'}
 
 
 def decision_token(top_logprobs: list[list[list]] | None, form: str) -> list[list] | None:
     """The alternatives at the token where the model decided: the first of the reply (grammar) or of the value after
-    "answer" / "verdict" / "sentence" (JSON). None: no odds."""
+    "answer" / "verdict" (JSON). None: no odds."""
     if not top_logprobs:
         return None
     key, prefix = _DECISION_KEY[form], ""
@@ -290,18 +274,21 @@ def settle_verdict(choice: Choice, shown: list[Shown], question: str, calibratio
     return max(p_no, 1.0 - p_no)
 
 
-def locate(choice: Choice, shown: list[Shown]) -> int | None:
+def locate(choice: Choice, shown: list[Shown], clause: bool = False) -> int | None:
     """The shown sentence (1-based) that holds the copied words: the one the model numbered, else the best-ranked
     one that says them (a small model numbers a right sentence wrong); None when no shown sentence says them — the
-    model answered from its own knowledge. A yes/no verdict or a sentence alone copies no words: its number stands."""
+    model answered from its own knowledge. A yes/no verdict copies no words: its number stands; so does the number of
+    a clause question's reply (`clause`), whose words paraphrase the sentence: the answer is that sentence verbatim,
+    the words bold only where it says them."""
     if not choice.numbers:
         return None
-    if choice.verdict or not choice.short:
+    if choice.verdict:
         return choice.numbers[0]
     numbered = shown[choice.numbers[0] - 1]
     if short_span(numbered.candidate.text, choice.short) or short_span(numbered.lead, choice.short):
         return numbered.number
-    return next((s.number for s in shown if short_span(s.candidate.text, choice.short)), None)
+    said = next((s.number for s in shown if short_span(s.candidate.text, choice.short)), None)
+    return said if said is not None or not clause else numbered.number
 
 
 def short_span(sentence: str, short: str) -> tuple[int, int] | None:
@@ -352,7 +339,7 @@ def confidence(choice: Choice, shown: list[Shown], question: str, form: str,
     which it is not stated. A verdict is settled here (settle_verdict)."""
     if form == VERDICT:
         return settle_verdict(choice, shown, question, calibration), calibration.verdict_threshold
-    p = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p, form)
+    p = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p)
     return p, calibration.threshold
 
 
