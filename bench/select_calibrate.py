@@ -63,12 +63,13 @@ def best_threshold(rows: list[dict], probability) -> float:
 
 def verdict_rows(traces: list[str], by_question: dict[str, dict]) -> list[tuple[float, bool, bool]]:
     """(margin, the chosen sentence negates, the reference is no) per yes/no dev question the model answered."""
-    out = []
+    out, seen = [], set()
     for path in traces:
         for t in json.loads(Path(path).read_text()):
             q = by_question.get(t["question"])
-            if q is None or not yes_no_question(t["question"]) or not t["calls"]:
+            if q is None or not yes_no_question(t["question"]) or not t["calls"] or t["question"] in seen:
                 continue
+            seen.add(t["question"])
             if q.get("split") == "test":
                 raise SystemExit(f"{q['id']} is a test question: calibrate on dev only")
             call = t["calls"][0]
@@ -116,11 +117,12 @@ def main() -> int:
     args = ap.parse_args()
     questions = question_rows(args.questions)
     refs = {i: ((q.get("answers") or [""])[0], q.get("split", "")) for i, q in questions.items()}
-    rows = []
-    for path in args.runs:
+    rows, seen = [], set()
+    for path in args.runs:  # runs may overlap (a few types, then a sample): each question once
         for q in json.loads(Path(path).read_text())["questions"]:
-            if q.get("reader") != "select":
+            if q.get("reader") != "select" or (q["id"], q["mode"]) in seen:
                 continue
+            seen.add((q["id"], q["mode"]))
             if refs.get(q["id"], ("", ""))[1] == "test":
                 raise SystemExit(f"{q['id']} is a test question: calibrate on dev only")
             q["reference"] = refs.get(q["id"], ("", ""))[0]
