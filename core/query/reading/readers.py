@@ -125,7 +125,8 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         if not gate_only:
             job.errors.append("the model's reply could not be read; showing the extractive answer")
         return None
-    at = S.locate(choice, shown, clause=q.kind in S.CLAUSE_KINDS)
+    clause = q.kind in S.CLAUSE_KINDS and not q.yes_no
+    at = S.locate(choice, shown, clause=clause)
     if not choice.none and at is None:  # copy, never invent: words no shown sentence says are no answer
         job.notes.append(f"{model.name} answered {choice.short[:60]!r}, which no passage says: nothing is stated")
         choice.numbers = []
@@ -137,7 +138,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is
         confidence = choice.odds if choice.odds is not None else 1.0 - ranked[0].p
     else:  # a verdict is read from the model's odds here, not taken from its argmax
-        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration)
+        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration, clause)
     if choice.none or confidence < threshold:
         # An abstention's confidence is that stating nothing is right: the odds of "none", or 1 − P(the chosen
         # sentence is right) when the calibrated threshold turned the model's answer down.
