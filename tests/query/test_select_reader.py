@@ -99,8 +99,16 @@ def test_a_not_stated_verdict_with_odds_of_yes_and_no_is_read_over_the_best_rank
     odds = [[["not", -0.5], ["no", -1.2], ["yes", -1.9]], [[" stated", 0.0]]]
     choice = S.read_choice("not stated", odds, 6, S.VERDICT)
     assert not choice.none and choice.numbers == [1] and choice.margin == pytest.approx(0.7)
+    shown = S.shown_candidates([Candidate(n=1, text="REVERB only models binary relations.", role="body")], 1)
+    assert S.locate(choice, shown) == 1  # no words copied: its sentence stands
     assert S.read_choice("not stated", None, 6, S.VERDICT).none  # no odds: an abstention, as the model said
     assert S.read_choice("none", [[["none", -0.1]]], 6, S.WORDS).none
+
+
+def test_a_clause_question_has_its_own_intercept_in_the_calibration():
+    calibration = S.Calibration(a=1.0, b=0.0, c=0.0, d=1.0)
+    assert calibration.probability(0.5, 0.2) == pytest.approx(0.5)
+    assert calibration.probability(0.5, 0.2, clause=True) == pytest.approx(1 / (1 + math.exp(-1.0)))
 
 
 def test_a_clause_questions_numbered_sentence_stands_when_its_words_paraphrase_it():

@@ -284,7 +284,7 @@ def locate(choice: Choice, shown: list[Shown], clause: bool = False) -> int | No
     the words bold only where it says them."""
     if not choice.numbers:
         return None
-    if choice.verdict:
+    if choice.verdict or not choice.short:  # a verdict (or a "not stated" read from its odds) copies no words
         return choice.numbers[0]
     numbered = shown[choice.numbers[0] - 1]
     if short_span(numbered.candidate.text, choice.short) or short_span(numbered.lead, choice.short):
