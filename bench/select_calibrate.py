@@ -9,8 +9,7 @@ threshold would turn down. Each stated answer is a row, by the form of reply its
 (core.query.reading.select.reply_form):
   - words: the model's odds at its decision (answering against "none") and the extractive probability of the
     sentence it chose; right = its first sentence or bold short answer holds a reference (an unanswerable question's
-    stated answer is wrong). A logistic regression on logit(odds), that probability and whether the question asks for
-    a clause (how / why: select.CLAUSE_KINDS) gives P(right) (a, b, d, c);
+    stated answer is wrong). A logistic regression on logit(odds) and that probability gives P(right) (a, b, c);
     rows without odds (an endpoint that gives none) fit on the probability alone (b2, c2). The threshold below which
     select abstains maximises, on dev, right statements + abstentions on unanswerable questions − wrong statements:
     a wrong answer shown costs more than silence.
@@ -33,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from bench.common import question_rows  # noqa: E402
 from bench.reader_report import stated_right  # noqa: E402
 from core.query.reading import select as S  # noqa: E402
-from core.query.reading.answer_types import answer_type, yes_no_question  # noqa: E402
+from core.query.reading.answer_types import yes_no_question  # noqa: E402
 from core.query.reading.yes_no import NO, polarity  # noqa: E402
 
 OUT = REPO / "core" / "query" / "reading" / "data" / "select_calibration.json"
@@ -129,7 +128,6 @@ def main() -> int:
             q["reference"] = refs.get(q["id"], ("", ""))[0]
             text = questions.get(q["id"], {}).get("question", "")
             q["form"] = S.reply_form(yes_no_question(text))
-            q["clause"] = answer_type(text) in S.CLAUSE_KINDS and not yes_no_question(text)
             rows.append(q)
     params: dict[str, float] = {}
     chosen = [q for q in rows if q["form"] != S.VERDICT]  # a verdict's confidence is fitted from the traces
@@ -137,10 +135,8 @@ def main() -> int:
     with_odds = [q for q in stated if q.get("model_odds") is not None]
     y = [int(q["answerable"] and stated_right(q)) for q in with_odds]
     if len(set(y)) == 2:
-        x = [[logit(q["model_odds"]), q["score"], float(q["clause"])] for q in with_odds]
-        fit = LogisticRegression(C=1.0).fit(x, y)
-        params.update(a=float(fit.coef_[0][0]), b=float(fit.coef_[0][1]), d=float(fit.coef_[0][2]),
-                      c=float(fit.intercept_[0]))
+        fit = LogisticRegression(C=1.0).fit([[logit(q["model_odds"]), q["score"]] for q in with_odds], y)
+        params.update(a=float(fit.coef_[0][0]), b=float(fit.coef_[0][1]), c=float(fit.intercept_[0]))
     print(f"words: {len(with_odds)} stated with odds, {sum(y)} right")
     y2 = [int(q["answerable"] and stated_right(q)) for q in stated]
     if len(set(y2)) == 2:
@@ -148,7 +144,7 @@ def main() -> int:
         params.update(b2=float(fit2.coef_[0][0]), c2=float(fit2.intercept_[0]))
     calibration = S.Calibration(**params)
     params["threshold"] = best_threshold(
-        chosen, lambda q: calibration.probability(q.get("model_odds"), q["score"], q["clause"]))
+        chosen, lambda q: calibration.probability(q.get("model_odds"), q["score"]))
     by_question = {q["question"]: q for q in questions.values()}
     verdicts = verdict_rows(args.trace, by_question)
     params.update(fit_verdict(verdicts))

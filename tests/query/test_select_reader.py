@@ -105,12 +105,6 @@ def test_a_not_stated_verdict_with_odds_of_yes_and_no_is_read_over_the_best_rank
     assert S.read_choice("none", [[["none", -0.1]]], 6, S.WORDS).none
 
 
-def test_a_clause_question_has_its_own_intercept_in_the_calibration():
-    calibration = S.Calibration(a=1.0, b=0.0, c=0.0, d=1.0)
-    assert calibration.probability(0.5, 0.2) == pytest.approx(0.5)
-    assert calibration.probability(0.5, 0.2, clause=True) == pytest.approx(1 / (1 + math.exp(-1.0)))
-
-
 def test_a_clause_questions_numbered_sentence_stands_when_its_words_paraphrase_it():
     """For how / why questions the model paraphrases the clause it copies: its numbered sentence is the answer,
     verbatim; for any other question words no shown sentence says are refused."""

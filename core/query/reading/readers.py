@@ -138,7 +138,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is
         confidence = choice.odds if choice.odds is not None else 1.0 - ranked[0].p
     else:  # a verdict is read from the model's odds here, not taken from its argmax
-        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration, clause)
+        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration)
     if choice.none or confidence < threshold:
         # An abstention's confidence is that stating nothing is right: the odds of "none", or 1 − P(the chosen
         # sentence is right) when the calibrated threshold turned the model's answer down.

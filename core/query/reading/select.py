@@ -80,8 +80,7 @@ class Choice:
 
 @dataclass
 class Calibration:
-    """P(right) = sigmoid(a·logit(odds) + b·p_sentence + c + d·[a clause question]) when the model gave odds, else
-    sigmoid(b2·p + c2);
+    """P(right) = sigmoid(a·logit(odds) + b·p_sentence + c) when the model gave odds, else sigmoid(b2·p + c2);
     abstain below `threshold` (chosen on dev for precision).
 
     A verdict is read from the model's odds at the verdict token, not from its argmax (the 1.5B model's argmax was
@@ -92,7 +91,6 @@ class Calibration:
     a: float = 1.0
     b: float = 0.0
     c: float = 0.0
-    d: float = 0.0  # a clause question (CLAUSE_KINDS): its right sentences rank lower, so its odds read differently
     b2: float = 4.0
     c2: float = -2.0
     threshold: float = 0.0
@@ -101,9 +99,9 @@ class Calibration:
     verdict_c: float = 0.0
     verdict_threshold: float = 0.5
 
-    def probability(self, odds: float | None, p_sentence: float, clause: bool = False) -> float:
+    def probability(self, odds: float | None, p_sentence: float) -> float:
         if odds is not None:
-            z = self.a * _logit(odds) + self.b * p_sentence + self.c + self.d * float(clause)
+            z = self.a * _logit(odds) + self.b * p_sentence + self.c
         else:
             z = self.b2 * p_sentence + self.c2
         return _sigmoid(z)
@@ -335,13 +333,13 @@ def read_choice(text: str, top_logprobs: list[list[list]] | None, k: int, form: 
     return choice
 
 
-def confidence(choice: Choice, shown: list[Shown], question: str, form: str, calibration: Calibration,
-               clause: bool = False) -> tuple[float, float]:
+def confidence(choice: Choice, shown: list[Shown], question: str, form: str,
+               calibration: Calibration) -> tuple[float, float]:
     """How sure a choice that names a sentence is (the calibrated probability it is right) and the threshold below
     which it is not stated. A verdict is settled here (settle_verdict)."""
     if form == VERDICT:
         return settle_verdict(choice, shown, question, calibration), calibration.verdict_threshold
-    p = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p, clause)
+    p = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p)
     return p, calibration.threshold
 
 
