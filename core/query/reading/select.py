@@ -10,10 +10,15 @@ first). Copy, never invent: the copied words must be in a shown sentence — the
 best-ranked that says them — or the answer abstains ("Paris | 1" is refused). The answer shown is that sentence
 verbatim with its exact citation and the copied words in bold; "none" is an abstention.
 
-How sure: the model's own odds at its first token (answer or "none"; yes / no / not), mapped to a calibrated
-probability with the extractive reader's probability of the chosen sentence
-(core/query/reading/data/select_calibration.json, fitted on dev by bench/select_calibrate.py). Below the
-calibrated threshold the answer abstains like a "none".
+A question answered by a clause (how, why: CLAUSE_KINDS) keeps the number the model gave when its words paraphrase
+the sentence: the answer is still that sentence verbatim. A yes/no verdict is read from the model's odds of no
+against yes at the verdict token with a bias fitted on dev, not from its argmax (which said "not stated" or "yes"
+whatever the papers said), even when it replied "not stated": the best-ranked sentence is then its evidence.
+
+How sure: the model's own odds at its first token (answer or "none"), mapped to a calibrated probability with the
+extractive reader's probability of the chosen sentence; for a verdict, the calibrated probability of the likelier
+of yes and no (core/query/reading/data/select_calibration.json, fitted on dev by bench/select_calibrate.py). Below
+the calibrated threshold the answer abstains like a "none".
 """
 from __future__ import annotations
 
