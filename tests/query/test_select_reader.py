@@ -244,5 +244,9 @@ def test_the_embedded_model_replies_in_the_grammar_and_abstains_off_topic(tmp_pa
     assert answered.answer.model_odds is not None and 0.0 <= answered.answer.confidence <= 1.0
     off = ask(lib, "What is the capital of France?", QueryParams(mode="naive"), save=False)
     assert off.answer.reader == "select" and not off.error and off.answer.abstained and "Paris" not in off.answer.text
+    # a yes/no question: the verdict is read from the odds (whatever the model's argmax), with its evidence cited
+    verdict = ask(lib, "Is BERT pre-trained on BooksCorpus?", QueryParams(mode="naive"), save=False).answer
+    assert verdict.reader == "select" and (verdict.abstained or verdict.short_answer in ("yes", "no"))
+    assert verdict.abstained or verdict.sentences[0].citations
     usage = {row["purpose"]: row for row in lib.llm_cache.usage_by_purpose()}
-    assert usage["select"]["calls"] == 2 and usage["select"]["completion_tokens"] <= 2 * S.REPLY_TOKENS
+    assert usage["select"]["calls"] == 3 and usage["select"]["completion_tokens"] <= 3 * S.REPLY_TOKENS
