@@ -111,7 +111,7 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         return Outcome(_extractive(job, (q, ranked)))
     if job.on_token and job.params.preview and not gate_only:  # the extractive answer at once, replaced later
         _extractive(job, (q, ranked), final=False)
-    k = job.lib.settings.query.select_candidates if job.lib is not None else 6
+    k = job.lib.settings.query.select_candidates if job.lib is not None else 4
     shown = S.shown_candidates(ranked, k)
     form = S.reply_form(q.yes_no)
     try:
