@@ -263,7 +263,10 @@ def papers(args) -> int:
         return 2
     lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
     build_papers(lib, folder, manifest)
-    questions = sample_questions(load_questions(args.split, path), args.questions, args.every_unanswerable)
+    questions = load_questions(args.split, path)
+    if args.types:  # a few types at a time: model runs are slow, and the prompt cache keeps what was asked
+        questions = [q for q in questions if q.get("type") in set(args.types.split(","))]
+    questions = sample_questions(questions, args.questions, args.every_unanswerable)
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
     ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
     absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})
@@ -274,6 +277,14 @@ def papers(args) -> int:
     print(f"{len(questions)} questions ({n_ans} answerable, {len(questions) - n_ans} unanswerable; split "
           f"{args.split}) × modes {', '.join(modes)}; reader {args.reader}")
     warm_up(lib, modes)
+    if args.trace:
+        from bench.select_trace import record
+
+        write_trace = record(args.trace)
+    if args.state_all:
+        from bench.select_trace import state_all
+
+        state_all()
     summaries, per_question, by_split = [], [], {}
     t = time.perf_counter()
     for mode in modes:
@@ -289,6 +300,8 @@ def papers(args) -> int:
         print_tables(split_summaries)
     print(f"\n## split {args.split}")
     print_tables(summaries)
+    if args.trace:
+        write_trace()
     write_json(args.json, {"set": str(path.name), "split": args.split, "workspace": str(lib.workspace.root),
                            "summaries": summaries, "by_split": by_split, "questions": per_question})
     return 0
@@ -366,6 +379,14 @@ def main() -> int:
                              "or numeric question (default: its default; 0: retrieval's order)")
     parser.add_argument("--every-unanswerable", action="store_true",
                         help="with --questions: N answerable questions sampled, and every unanswerable one")
+    parser.add_argument("--types", default="",
+                        help="comma-separated question types to ask (e.g. yesno,unanswerable); all by default")
+    parser.add_argument("--trace", default="",
+                        help="select: write each model call (shown sentences, reply, first-token odds, prompt "
+                             "tokens, seconds) to this JSON file, for refitting the decision offline")
+    parser.add_argument("--state-all", action="store_true",
+                        help="select: state every answer the model chooses (calibration thresholds at 0), for "
+                             "bench/select_calibrate.py to see the right and wrong ones the threshold would refuse")
     parser.add_argument("--set", choices=["papers", "qa", "fresh"], default="papers",
                         help="papers: bench/papers_qa.jsonl on the ten shared papers (the regression set); qa: the "
                              "independent set of bench/qa_corpus on its 43 papers")

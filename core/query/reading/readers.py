@@ -111,10 +111,11 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         return Outcome(_extractive(job, (q, ranked)))
     if job.on_token and job.params.preview and not gate_only:  # the extractive answer at once, replaced later
         _extractive(job, (q, ranked), final=False)
-    k = job.lib.settings.query.select_candidates if job.lib is not None else 6
+    k = job.lib.settings.query.select_candidates if job.lib is not None else 4
     shown = S.shown_candidates(ranked, k)
+    form = S.reply_form(q.yes_no)
     try:
-        choice, cached = S.choose(model, job.question, shown, q.yes_no)
+        choice, cached = S.choose(model, job.question, shown, form)
         job.calls, job.cached = job.calls + (0 if cached else 1), job.cached + int(cached)
     except LLMError as exc:
         if not gate_only:  # write tries the model itself next, and says so if it fails
@@ -124,7 +125,8 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         if not gate_only:
             job.errors.append("the model's reply could not be read; showing the extractive answer")
         return None
-    at = S.locate(choice, shown)
+    clause = q.kind in S.CLAUSE_KINDS and not q.yes_no
+    at = S.locate(choice, shown, clause=clause)
     if not choice.none and at is None:  # copy, never invent: words no shown sentence says are no answer
         job.notes.append(f"{model.name} answered {choice.short[:60]!r}, which no passage says: nothing is stated")
         choice.numbers = []
@@ -132,11 +134,12 @@ def _select(job: ReadingJob, model: ChatModel, gate_only: bool = False) -> Outco
         choice.numbers = [at]
     calibration = S.load_calibration()
     base = Outcome(Answer("", [], extractive=True), calls=job.calls, cached=job.cached)
+    threshold = 0.0
     if choice.none:  # how sure the abstention is: the model's odds of "none", else how unlikely the best sentence is
         confidence = choice.odds if choice.odds is not None else 1.0 - ranked[0].p
-    else:
-        confidence = calibration.probability(choice.odds, shown[choice.numbers[0] - 1].candidate.p)
-    if choice.none or confidence < calibration.threshold:
+    else:  # a verdict is read from the model's odds here, not taken from its argmax
+        confidence, threshold = S.confidence(choice, shown, job.question, form, calibration)
+    if choice.none or confidence < threshold:
         # An abstention's confidence is that stating nothing is right: the odds of "none", or 1 − P(the chosen
         # sentence is right) when the calibrated threshold turned the model's answer down.
         sure = confidence if choice.none else 1.0 - confidence
