@@ -5,6 +5,7 @@ science from the cues of the paper's field (core/graph/fields.py), and whether i
 (core/graph/extract/terms.py)."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -15,6 +16,9 @@ from core.graph.extract.spacy.records import Sentence, entity_key
 from core.graph.extract.terms import Evidence, is_term, zipf
 from core.graph.fields import CS, Field, field_of
 from core.schema.records import Chunk
+
+# Letters of mathematical notation ("ℎ2", "𝑥", "𝜃"): a formula's symbols the PDF's text layer kept, never a term.
+_MATH_LETTERS = re.compile(r"[\u210a-\u2134\U0001d400-\U0001d7ff\u1d2c-\u1d6a\u2070-\u209c]")
 
 
 def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], field: Field | None = None,
@@ -73,7 +77,7 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
                                                                                    else ""] * 2, paper, field)
             lexical = lexical or field.name_type(name)
         kind = W.pick_type(votes)
-        if not readable(key, name, paper):
+        if not readable(key, name, paper) or notation(key, name, paper, bool(lexical)):
             continue
         evidence = Evidence(name=name, words=paper.words[key], named=paper.named[key],
                             name_shaped=paper.shaped[key], typed="" if kind == "concept" else kind,
@@ -110,6 +114,21 @@ def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Fie
         long_words = paper.aliases[key].lower().split()
         if long_words:
             long_words[-1] = W.singular(long_words[-1])
-            own.append(field.cue_type(long_words))
+            spelled = field.cue_type(long_words)
+            if spelled:  # what the paper spells out beats the shape: "SCD (sickle cell disease)" is no gene
+                own = [own[0], spelled]
     # The field's own cues outvote the computer-science rules, however often those voted.
     return mapped + [v for v in own if v] * (3 + len(votes))
+
+
+def notation(key: str, name: str, paper: Paper, known: bool) -> bool:
+    """A symbol or a string of symbols, not a term: a formula's letters ("ℎ2", "𝑥"); a reagent string or a
+    peak list's slashes ("TFA/anisole/H2O/DCM": three or more parts); in computer science, a name of one or two
+    letters, not both capitals, the paper never defines nor the lexicon knows ("h2", "xN": a variable of its
+    equations)."""
+    if _MATH_LETTERS.search(name) or name.count("/") >= 2:
+        return True
+    letters = sum(c.isalpha() for c in name)
+    # Two capitals ("OA", "QA") are an acronym more often than a variable: readable() asks them to come back.
+    symbol = letters <= 2 and not name.isupper()
+    return paper.field is not None and paper.field.is_cs and symbol and not known and not defined(key, paper)

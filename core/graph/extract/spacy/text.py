@@ -119,6 +119,17 @@ def is_skipped_section(section: str) -> bool:
     return bool(_SKIPPED_SECTION.match(section or ""))
 
 
+# A line of spectral data ("1H NMR (400 MHz, CDCl3) δ 7.26 (d, J = 8.1 Hz, 2H), 4.12 …", "HRMS m/z calcd …"): numbers
+# and the units or labels of a spectrum, several of each. Its words are atoms and multiplicities, not terms.
+_SPECTRAL = re.compile(r"\b(?:ppm|Hz|MHz|NMR|HRMS|ESI|IR|calcd|found|m/z|cm-1|cm−1|Rf)\b|δ")
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+
+def spectral_data(text: str) -> bool:
+    """A peak list or characterisation line: at least four decimals and two spectral labels or units."""
+    return len(_DECIMAL.findall(text)) >= 4 and len(_SPECTRAL.findall(text)) >= 2
+
+
 def letter_count(text: str) -> int:
     """How many letters: a unit, sentence or phrase with too few is not text."""
     return sum(c.isalpha() for c in text)
