@@ -210,8 +210,9 @@ def _load(name: str) -> Field:
         out.lexicon.update((d, "disease") for d in _lines(DATA / "diseases.txt"))
     # The words that name the field's things say which field a text is in too (one-word heads and words, and their
     # plurals: "fibroblasts", "alloys"), when they are not everyday words ("test", "source") nor measures.
-    # Databases are named in every field's papers ("PubMed", "KEGG"): they say nothing of the field either.
-    cue_words = {w for kind, cue in out.cues.items() if kind not in ("metric", "property", "dataset")
+    # Databases and techniques are named in every field's papers ("PubMed", "chromatography"): they say nothing of
+    # the field either.
+    cue_words = {w for kind, cue in out.cues.items() if kind not in ("metric", "property", "dataset", "method")
                  for w in [*cue.get("heads", ()), *cue.get("words", ())]
                  if " " not in w and len(w) >= 4 and zipf(w) < 4.0}
     out.vocabulary |= cue_words | {w + "s" for w in cue_words if not w.endswith("s")}

@@ -18,6 +18,8 @@ from core.graph.fields import CS, Field, field_of
 from core.schema.records import Chunk
 
 # Letters of mathematical notation ("ℎ2", "𝑥", "𝜃"): a formula's symbols the PDF's text layer kept, never a term.
+# A footnote or citation mark glued to a word: "controversial.5e7", "Asia.1e3".
+_GLUED_MARK = re.compile(r"[a-z]\.\d")
 _MATH_LETTERS = re.compile(r"[\u210a-\u2134\U0001d400-\U0001d7ff\u1d2c-\u1d6a\u2070-\u209c]")
 
 
@@ -123,10 +125,11 @@ def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Fie
 
 def notation(key: str, name: str, paper: Paper, known: bool) -> bool:
     """A symbol or a string of symbols, not a term: a formula's letters ("ℎ2", "𝑥"); a reagent string or a
-    peak list's slashes ("TFA/anisole/H2O/DCM": three or more parts); in computer science, a name of one or two
+    peak list's slashes ("TFA/anisole/H2O/DCM": three or more parts); a word with a mark glued on
+    ("controversial.5e7"); in computer science, a name of one or two
     letters, not both capitals, the paper never defines nor the lexicon knows ("h2", "xN": a variable of its
     equations)."""
-    if _MATH_LETTERS.search(name) or name.count("/") >= 2:
+    if _MATH_LETTERS.search(name) or name.count("/") >= 2 or _GLUED_MARK.search(name):
         return True
     letters = sum(c.isalpha() for c in name)
     # Two capitals ("OA", "QA") are an acronym more often than a variable: readable() asks them to come back.

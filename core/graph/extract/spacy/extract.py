@@ -42,8 +42,8 @@ from core.graph.extract.spacy.text import (
     is_references_section,
     is_skipped_section,
     letter_count,
+    not_prose,
     sentence_spans,
-    spectral_data,
 )
 from core.graph.extract.terms import FIELD_TYPES
 from core.graph.fields import Field, detect_field, field_of
@@ -236,7 +236,7 @@ class SpacyExtractor:
             read_as = PROSE if mode == BYLINE else mode
             for start, end in sentence_spans(doc, read_as):
                 text = doc[start:end].text.strip()
-                if letter_count(text) < 2 or spectral_data(text):
+                if letter_count(text) < 2 or not_prose(text):
                     continue
                 reader = SentenceReader(lex, doc, start, end, read_as)
                 mentions = reader.mentions(names)

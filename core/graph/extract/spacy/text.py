@@ -125,9 +125,28 @@ _SPECTRAL = re.compile(r"\b(?:ppm|Hz|MHz|NMR|HRMS|ESI|IR|calcd|found|m/z|cm-1|cm
 _DECIMAL = re.compile(r"\d+\.\d+")
 
 
-def spectral_data(text: str) -> bool:
-    """A peak list or characterisation line: at least four decimals and two spectral labels or units."""
-    return len(_DECIMAL.findall(text)) >= 4 and len(_SPECTRAL.findall(text)) >= 2
+# A peak's integral and multiplicity, "(1H, m", "(2H, dd": a peak list however the sentence splitter cut it.
+_MULTIPLICITY = re.compile(r"\d+H,\s*(?:br\.?\s*)?(?:s|d|t|q|m|dd|dt|td|ddd|dq|quint|sept)\b")
+# A reference entry the parser left in the text: "Kametaka, S., Shibata, M., Moroe, K. …".
+_CITED_AUTHOR = re.compile(r"\b[A-Z][a-z'-]+,\s(?:[A-Z]\.\s?){1,3}[,;]?")
+# An address or a byline's boilerplate: "P. O. Box KA 9712, Accra", "Full list of author information is available".
+_ADDRESS = re.compile(r"\bP\.\s?O\.\s?Box\b|\bauthor information is available\b|\bCorrespondence:", re.I)
+_SHORT_WORDS = {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no",
+                "of", "on", "or", "so", "to", "up", "us", "we"}
+
+
+def not_prose(text: str) -> bool:
+    """A sentence whose words are not a text's terms: spectral data (a peak list: four decimals and two spectral
+    labels or units, or a peak's multiplicity), a reference entry (three cited authors), an address, or letter-spaced
+    text a PDF's layout left ("I n pati e nts d escri bed": a third of its words one or two stray lower-case
+    letters)."""
+    if len(_DECIMAL.findall(text)) >= 4 and len(_SPECTRAL.findall(text)) >= 2 or _MULTIPLICITY.search(text):
+        return True
+    if len(_CITED_AUTHOR.findall(text)) >= 3 or _ADDRESS.search(text):
+        return True
+    words = re.findall(r"[A-Za-z]+", text)
+    stray = sum(len(w) <= 2 and w.islower() and w not in _SHORT_WORDS for w in words)  # not "P", "F1" of a table
+    return len(words) >= 6 and stray >= len(words) / 3
 
 
 def letter_count(text: str) -> int:
