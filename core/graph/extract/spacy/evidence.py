@@ -43,6 +43,8 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
             m.name, m.named, m.name_shaped = paper.acronym_names[m.key], True, True
         elif m.key in stems:  # "SCIDOCS3": SCIDOCS and its footnote mark
             m.key, m.name = stems[m.key]
+        if not s.cited:
+            paper.in_text.add(m.key)
         if not s.fragments:
             paper.counts[m.key] += 1
             if not s.row:
@@ -61,8 +63,8 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
         paper.shaped[m.key] = paper.shaped.get(m.key, False) or m.name_shaped
         paper.adjective_led[m.key] = paper.adjective_led.get(m.key, True) and m.adjective_led
     for key, spellings in paper.spellings.items():
-        if not key or key not in paper.counts:
-            continue  # only inside figures: OCR'd words the text never uses
+        if not key or key not in paper.counts or key not in paper.in_text:
+            continue  # only inside figures (OCR'd words the text never uses) or reference entries
         name = max(spellings, key=lambda n: (spellings[n], name_quality(n), n))
         known = known_type(key) or known_type(entity_key(name))
         lexical = known or ("metric" if key in W.METRIC_WORDS and key not in W.WEAK_METRIC_HEADS

@@ -43,6 +43,7 @@ from core.graph.extract.spacy.text import (
     is_skipped_section,
     letter_count,
     not_prose,
+    reference_entry,
     sentence_spans,
 )
 from core.graph.extract.terms import FIELD_TYPES
@@ -246,7 +247,8 @@ class SpacyExtractor:
                 label_end = _first_cell_end(doc, start, end) if cells else -1
                 sentence = Sentence(text=text, mentions=mentions, verbs=reader.verbs(mentions),
                                     row=mode == ROW or cells, label_end=label_end,
-                                    fragments=mode == FRAGMENTS, highlighted=abstract)
+                                    fragments=mode == FRAGMENTS, highlighted=abstract,
+                                    cited=reference_entry(text))
                 if mode == ROW:
                     # A row's entities relate to each other and to its column headers (a model to a dataset).
                     row = text.replace(" ; ", " | ")
@@ -266,6 +268,7 @@ class SpacyExtractor:
         return sentences
 
     def _assemble(self, result: ChunkExtraction, sentences: list[Sentence], paper: Paper) -> None:
+        sentences = [s for s in sentences if not s.cited]  # a reference entry describes and relates nothing
         mentions = [m for s in sentences for m in s.mentions if m.key in paper.terms]
         counts: Counter[str] = Counter(m.key for m in mentions)
         first_seen: dict[str, int] = {}

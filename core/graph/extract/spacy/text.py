@@ -135,14 +135,20 @@ _SHORT_WORDS = {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", 
                 "of", "on", "or", "so", "to", "up", "us", "we"}
 
 
+def reference_entry(text: str) -> bool:
+    """A reference-list entry the parser left in the text (three cited authors, "Kametaka, S., Shibata, M., …"):
+    what it names is counted for a term the text names too, never a term of its own."""
+    return len(_CITED_AUTHOR.findall(text)) >= 3
+
+
 def not_prose(text: str) -> bool:
     """A sentence whose words are not a text's terms: spectral data (a peak list: four decimals and two spectral
-    labels or units, or a peak's multiplicity), a reference entry (three cited authors), an address, or letter-spaced
+    labels or units, or a peak's multiplicity), an address, or letter-spaced
     text a PDF's layout left ("I n pati e nts d escri bed": a third of its words one or two stray lower-case
     letters)."""
     if len(_DECIMAL.findall(text)) >= 4 and len(_SPECTRAL.findall(text)) >= 2 or _MULTIPLICITY.search(text):
         return True
-    if len(_CITED_AUTHOR.findall(text)) >= 3 or _ADDRESS.search(text):
+    if _ADDRESS.search(text):
         return True
     words = re.findall(r"[A-Za-z]+", text)
     stray = sum(len(w) <= 2 and w.islower() and w not in _SHORT_WORDS for w in words)  # not "P", "F1" of a table
