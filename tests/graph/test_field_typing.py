@@ -122,3 +122,10 @@ def test_a_surname_with_initials_is_a_person():
 def test_well_known_web_corpora_are_datasets():
     from core.graph.extract.entity_types import known_type
     assert known_type("openwebtext") == "dataset"
+
+
+def test_a_unit_left_by_a_number_is_trimmed_from_a_name():
+    found = {n.lower() for n in entities(
+        "Fibroblasts were cultured with 100 µg/mL streptomycin and 2 mM EDTA. Streptomycin and EDTA were removed "
+        "after 24 h, and the streptomycin-free fibroblasts were imaged by confocal microscopy.", "units")}
+    assert not any(n.startswith(("µg/ml", "mm ")) for n in found), found
