@@ -12,7 +12,8 @@
         --out /work/judge38/blind_{field}.tsv --key /work/judge38_keys/key_{field}.tsv
     # while developing: the current extractor over a workspace's chunks in memory (nothing written), a sample
     python bench/entities.py dev WS --seed 7 --n 60
-    # dev evidence: earlier rounds' marked rows against the current extractor (terms it keeps, junk it drops)
+    # dev evidence: earlier rounds' marked rows against the current extractor (terms it keeps, junk it drops, and
+    # the type it now gives a kept term against the judge's type_ok of the type it had)
     python bench/entities.py recheck WS bench/entities_blind2.tsv bench/entities_key2.tsv
     # the blind file (both samples shuffled, no version column) and its key
     python bench/entities.py blind /tmp/old.tsv /tmp/new.tsv --out bench/entities_blind.tsv --key bench/entities_key.tsv
@@ -224,9 +225,10 @@ def cmd_recheck(args) -> None:
     from core.graph.merge import normalize_key
 
     found = _extract_in_memory(args.workspace)
-    print("| file | version | terms kept | terms lost | non-terms kept | non-terms dropped | precision of kept |\n"
-          "|---|---|---:|---:|---:|---:|---:|")
-    details = []
+    print("| file | version | terms kept | terms lost | non-terms kept | non-terms dropped | precision of kept | "
+          "type same, ok | same, wrong | changed from wrong | changed from ok | type accuracy (low–high) |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    details, changes = [], []
     for blind_path, key_path in zip(args.files[::2], args.files[1::2]):
         version = {r["id"]: r["version"] for r in _read(key_path)}
         for v in sorted(set(version.values())):
@@ -237,14 +239,27 @@ def cmd_recheck(args) -> None:
                     continue
                 kept = normalize_key(r["entity"]) in found
                 tally[(mark, kept)] += 1
+                if mark and kept:  # the type the extractor gives now, against the judge's type_ok of the old one
+                    now, ok = found[normalize_key(r["entity"])][2], _mark(r["type_ok"])
+                    tally["same ok" if now == r["type"] and ok else "same wrong" if now == r["type"]
+                          else "from wrong" if not ok else "from ok"] += 1
+                    if now != r["type"]:
+                        changes.append(f"{v} {Path(blind_path).name}: {r['entity']!r} {r['type']} → {now} "
+                                       f"(type_ok {r['type_ok'] or '-'})")
                 if args.show in (v, "all") and mark != kept:
                     what = "LOST term" if mark else "KEPT junk"
                     details.append(f"{v} {Path(blind_path).name}: {what}: {r['entity']!r} ({r['type']})")
             kept_terms, kept_junk = tally[(True, True)], tally[(False, True)]
             share = kept_terms / (kept_terms + kept_junk) if kept_terms + kept_junk else float("nan")
+            # Type accuracy of the kept terms: unchanged types keep the judge's mark; a changed type is counted
+            # wrong (low) or, when it was wrong before, right (high): read the listed changes to place it.
+            low = tally["same ok"] / kept_terms if kept_terms else float("nan")
+            high = (tally["same ok"] + tally["from wrong"]) / kept_terms if kept_terms else float("nan")
             print(f"| {Path(blind_path).name} | {v} | {kept_terms} | {tally[(True, False)]} | {kept_junk} | "
-                  f"{tally[(False, False)]} | {share:.1%} |")
+                  f"{tally[(False, False)]} | {share:.1%} | {tally['same ok']} | {tally['same wrong']} | "
+                  f"{tally['from wrong']} | {tally['from ok']} | {low:.1%}–{high:.1%} |")
     print("\n".join(details))
+    print("\ntype changes of kept terms:\n" + "\n".join(changes))
 
 
 def cmd_rebuild(args) -> None:

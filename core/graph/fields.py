@@ -35,10 +35,15 @@ _FORMULA_COUNT = re.compile(r"\d|[A-Z][a-z]")  # a count or a two-letter element
 # genus cut to its initial ("E. coli", "D. radiodurans").
 BINOMIAL = re.compile(r"(?:[A-Z][a-z]{3,}|[A-Z]\.)\s[a-z]{3,}")
 # Gene and protein symbols: "TP53", "BRCA1", "CD4", "IL-6", "EF-1A", "TNF-α", "p53", "p21", "Dps", "RecA", "LacZ".
-_GENE_SHAPES = (re.compile(r"[A-Z][A-Z0-9]{1,6}\d[A-Z]?"), re.compile(r"[A-Z]{2,5}-\d{1,3}[A-Za-zα-ω]?"),
+_GENE_SHAPES = (re.compile(r"[A-Z][A-Z0-9]{1,6}\d[A-Z]{0,2}"), re.compile(r"[A-Z]{2,5}-\d{1,3}[A-Za-zα-ω]?"),
                 re.compile(r"[A-Z]{2,5}-?(?:[αβγδκ]|alpha|beta|gamma|delta|kappa)"), re.compile(r"p\d{2,3}"))
 _GREEK = {"alpha": "A", "beta": "B", "gamma": "G", "delta": "D", "kappa": "K", "α": "A", "β": "B", "γ": "G", "δ": "D",
           "κ": "K"}
+# A phosphorylated protein as papers write it: "phospho-AMPK", "p-ACC", "phospho-Akt" (the protein a name in
+# capitals, so "p-value" is none).
+_PHOSPHO = re.compile(r"(?:phospho|p)-([A-Z][A-Za-z0-9]{1,7})")
+# An open reading frame of a chromosome ("C12orf43"): a gene whatever HGNC calls it now.
+_ORF = re.compile(r"C\d{1,2}orf\d{1,3}")
 _BACTERIAL_PROTEIN = re.compile(r"[A-Z][a-z]{2}[A-Z]?")
 # Words next to a name that say it is a gene or protein ("TP53 mutation", "expression of BRCA1", "anti-Dps antibody").
 _GENE_CONTEXT = {"gene", "genes", "protein", "proteins", "expression", "expressed", "mutation", "mutations", "mutant",
@@ -128,7 +133,7 @@ class Field:
             return "material" if "material" in self.types and not _molecular(name) else "chemical"
         if "organism" in self.types and BINOMIAL.fullmatch(name) and _binomial(name, self.cues["organism"]):
             return "organism"
-        if self.name_shapes and any(p.fullmatch(name) for p in _GENE_SHAPES) and _hgnc_symbol(name):
+        if self.name_shapes and _gene_symbol(name):
             return "gene_or_protein"
         return ""
 
@@ -143,6 +148,19 @@ class Field:
         if shaped and near & _GENE_CONTEXT:
             return "gene_or_protein"
         return ""
+
+
+def _gene_symbol(name: str) -> bool:
+    """A gene or protein symbol by shape and HGNC: a symbol's shape HGNC approves ("TP53", "IL-6"), any name in
+    capitals HGNC approves as written ("PASK", "APOE": no shape rule needed), a chromosome's open reading frame
+    ("C12orf43"), or a phosphorylated protein ("phospho-AMPK")."""
+    if " " in name or len(name) < 3:
+        return False
+    if _ORF.fullmatch(name) or _PHOSPHO.fullmatch(name):
+        return True
+    if any(p.fullmatch(name) for p in _GENE_SHAPES) and _hgnc_symbol(name):
+        return True
+    return name.replace("-", "").isupper() and name.replace("-", "") in _genes()
 
 
 def _hgnc_symbol(name: str) -> bool:
@@ -192,7 +210,9 @@ def _load(name: str) -> Field:
         out.lexicon.update((d, "disease") for d in _lines(DATA / "diseases.txt"))
     # The words that name the field's things say which field a text is in too (one-word heads and words, and their
     # plurals: "fibroblasts", "alloys"), when they are not everyday words ("test", "source") nor measures.
-    cue_words = {w for kind, cue in out.cues.items() if kind not in ("metric", "property")
+    # Databases and techniques are named in every field's papers ("PubMed", "chromatography"): they say nothing of
+    # the field either.
+    cue_words = {w for kind, cue in out.cues.items() if kind not in ("metric", "property", "dataset", "method")
                  for w in [*cue.get("heads", ()), *cue.get("words", ())]
                  if " " not in w and len(w) >= 4 and zipf(w) < 4.0}
     out.vocabulary |= cue_words | {w + "s" for w in cue_words if not w.endswith("s")}

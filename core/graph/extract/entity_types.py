@@ -19,7 +19,8 @@ for _type, _names in {
     T.DATASET: """glue superglue squad squad2.0 multinli mnli snli qnli qqp sst-2 sst mrpc cola rte wnli sts-b imagenet
         coco ms-marco msmarco hotpotqa triviaqa pubmed s2orc scidocs wikipedia bookcorpus xsum squality pubmedqa
         wikitables wtq tabfact wikisql spider feverous fever conll ontonotes mag dblp acl-arc aminer arxiv c4
-        pile cord-19 beir mteb pubmed-central pmc citeseerx dbpedia wikidata""",
+        pile cord-19 beir mteb pubmed-central pmc citeseerx dbpedia wikidata openwebtext webtext commoncrawl
+        common_crawl the_pile redpajama refinedweb""",
     T.SOFTWARE: """grobid spacy pytorch tensorflow keras scikit-learn sklearn huggingface nltk stanza allennlp
         pdfplumber pdfminer pymupdf elasticsearch lucene faiss numpy pandas docker github mturk cermine latex
         mineru langchain jupyter matlab weka openie gensim
@@ -53,6 +54,7 @@ _DATASET_PARTS = re.compile(r"(QA|Bench|pedia|Bank|Corpus|Set|Net|SeerX|Scholar)
 _METRIC_PARTS = re.compile(r"(^|-)(F1|BLEU|ROUGE|nDCG|MRR|MAP|AUC|R@\d+|P@\d+)(-|$)", re.I)
 # A person's name as prose writes it: two or three capitalised words or initials ("Oren Etzioni", "Daniel S. Weld").
 _PERSON = re.compile(r"[A-Z][a-z]+(-[A-Z][a-z]+)?( [A-Z]\.)*( [A-Z][a-z']+(-[A-Z][a-z]+)?){1,2}")
+_CITED_PERSON = re.compile(r"([A-Z][a-z'-]+)(?: [A-Z]\.){1,3}")
 # Words just before or after a name that say what it is: "we propose X", "X outperforms", "evaluated on X".
 _CUES_BEFORE = {"propose": T.METHOD, "introduce": T.METHOD, "present": T.METHOD, "use": "", "using": "",
                 "dataset": T.DATASET, "corpus": T.DATASET, "benchmark": T.DATASET, "library": T.SOFTWARE,
@@ -85,7 +87,11 @@ def name_type(name: str) -> str:
 
 
 def looks_like_person(name: str, zipf) -> bool:
-    """Capitalised words whose last is no common word: "Oren Etzioni", not "Label Studio" or "Nobel Prizes"."""
+    """Capitalised words whose last is no common word: "Oren Etzioni", not "Label Studio" or "Nobel Prizes"; or a
+    surname and initials as a reference list writes them ("Bohmer C. G.")."""
+    cited = _CITED_PERSON.fullmatch(name)
+    if cited:
+        return zipf(cited.group(1).lower()) < 3.0
     if not _PERSON.fullmatch(name):
         return False
     last = name.split()[-1].split("-")[0].lower()

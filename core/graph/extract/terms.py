@@ -26,6 +26,7 @@ from pathlib import Path
 from wordfreq import zipf_frequency
 
 from core.graph.extract.spacy import words as W
+from core.graph.fields import FIELDS
 
 _TERMS = json.loads((Path(__file__).parents[1] / "data" / "terms.json").read_text(encoding="utf-8"))
 
@@ -51,6 +52,10 @@ FIELD_TYPES = {"gene_or_protein", "disease", "chemical", "organism", "cell_or_ti
 # ("mice", "plasma", "insulin"; not "water", "cell").
 FIELD_PHRASE = 4.6
 FIELD_WORD = 4.6
+# Heads of measured quantities, the fields' property heads ("concentration", "length", "temperature"): with a
+# modifier naming what is measured, a term ("protein concentration"); not a computer-science measure a field reads as
+# a property ("prediction score").
+MEASURED = frozenset(h for f in FIELDS.values() for h in f.cues.get("property", {}).get("heads", ()))
 _GENERIC_HEADS = set(_TERMS["generic_heads"])
 _VAGUE_HEADS = set(_TERMS["vague_heads"])
 # Types a name said once may have when its shape makes it one ("Citation-informed TransformERs", "Google Search API").
@@ -161,6 +166,8 @@ def _field_term(e: Evidence, words: list[str], support: int) -> bool:
         return r <= 3.5 or r <= FIELD_WORD and support >= 2
     if len(words) > 4:
         return False
+    if e.typed == "property" and words[-1] in MEASURED and rarity(e.words[:-1]) <= FIELD_PHRASE:
+        return True  # a measured quantity of a named thing: "protein concentration", "peduncle length"
     r = rarity(e.words[1:] if e.adjective_led else e.words)
     return r <= SPECIFIC or r <= FIELD_PHRASE and support >= 2
 

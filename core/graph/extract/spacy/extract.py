@@ -5,7 +5,7 @@ text_clean.py) without what parsing says is not prose (the title, reference entr
 the author block gives only its people and organisations), run through the spaCy pipeline (core/models/nlp.py) and
 read sentence by sentence for entity mentions: noun phrases, acronyms with their definitions, a byline's people and
 organisations (core/graph/extract/spacy/mentions.py). Then, over the whole paper: an acronym defined anywhere
-absorbs the paper's mentions of its long form (the paper-wide evidence: spacy_paper.py); a candidate is kept
+absorbs the paper's mentions of its long form (the paper-wide evidence: evidence.py); a candidate is kept
 only if it is a term (core/graph/extract/terms.py: how rare its words are in general English, how often the paper
 comes back to it, whether it is a name, a definition or in a caption, whether prose names it or only table cells
 do); types are voted from all its mentions, the lexicon and the words around a name
@@ -28,11 +28,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
 from core.content.items import item_text
-from core.graph.extract.entity_types import default_type, known_type, looks_like_person, name_type
 from core.graph.extract.name_spans import name_spans
-from core.graph.extract.spacy import words as W
+from core.graph.extract.spacy.evidence import read_paper
 from core.graph.extract.spacy.mentions import SentenceReader
-from core.graph.extract.spacy.paper import Paper, defined, fall_back_to_name, footnoted, name_quality, readable
+from core.graph.extract.spacy.paper import Paper
 from core.graph.extract.spacy.records import Mention, Sentence, entity_key
 from core.graph.extract.spacy.text import (
     BYLINE,
@@ -43,10 +42,12 @@ from core.graph.extract.spacy.text import (
     is_references_section,
     is_skipped_section,
     letter_count,
+    not_prose,
+    reference_entry,
     sentence_spans,
 )
-from core.graph.extract.terms import FIELD_TYPES, Evidence, is_term, zipf
-from core.graph.fields import CS, Field, detect_field, field_of
+from core.graph.extract.terms import FIELD_TYPES
+from core.graph.fields import Field, detect_field, field_of
 from core.graph.item_roles import item_roles
 from core.models.nlp import Lexicon, lexicon
 from core.schema.graph import ChunkExtraction, ExtractedEntity, ExtractedRelation
@@ -138,7 +139,8 @@ class SpacyExtractor:
         for doc_id, positions in papers.items():
             field = field_of(self._field([chunks[n] for n in positions], doc_id))
             self.fields[doc_id] = field.name
-            paper = self._paper([chunks[n] for n in positions], [sentences[n] for n in positions], field)
+            paper = read_paper([chunks[n] for n in positions], [sentences[n] for n in positions], field,
+                               self._allowed)
             for n in positions:
                 result = out[n] = ChunkExtraction(chunk_id=chunks[n].id, extractor=self.name)
                 if n in errors:
@@ -235,7 +237,7 @@ class SpacyExtractor:
             read_as = PROSE if mode == BYLINE else mode
             for start, end in sentence_spans(doc, read_as):
                 text = doc[start:end].text.strip()
-                if letter_count(text) < 2:
+                if letter_count(text) < 2 or not_prose(text):
                     continue
                 reader = SentenceReader(lex, doc, start, end, read_as)
                 mentions = reader.mentions(names)
@@ -245,7 +247,8 @@ class SpacyExtractor:
                 label_end = _first_cell_end(doc, start, end) if cells else -1
                 sentence = Sentence(text=text, mentions=mentions, verbs=reader.verbs(mentions),
                                     row=mode == ROW or cells, label_end=label_end,
-                                    fragments=mode == FRAGMENTS, highlighted=abstract)
+                                    fragments=mode == FRAGMENTS, highlighted=abstract,
+                                    cited=reference_entry(text))
                 if mode == ROW:
                     # A row's entities relate to each other and to its column headers (a model to a dataset).
                     row = text.replace(" ; ", " | ")
@@ -264,84 +267,8 @@ class SpacyExtractor:
                 sentences.append(sentence)
         return sentences
 
-    def _paper(self, chunks: list[Chunk], sentences: list[list[Sentence] | None], field: Field | None = None
-               ) -> Paper:
-        """Paper-wide evidence, read in chunk order (index, then id) so it never depends on the order given. Outside
-        computer science, the field's cues vote (core/graph/fields.py) and the computer-science rules' votes become
-        the field's (a "model" is a method; an acronym nothing types stays a concept, not a method)."""
-        field = field or field_of(CS)
-        paper = Paper(field=field)
-        order = sorted(range(len(chunks)), key=lambda n: (chunks[n].index, chunks[n].id))
-        mentions = [(m, s) for n in order for s in (sentences[n] or []) for m in s.mentions]
-        for m, _ in mentions:
-            if m.alias and m.key not in paper.aliases:
-                paper.aliases[m.key], paper.acronym_names[m.key] = m.alias, m.name
-        paper.long_to_short = {entity_key(long): short for short, long in paper.aliases.items()}
-        stems = footnoted(Counter(m.key for m, _ in mentions), [m for m, _ in mentions])
-        for m, s in mentions:
-            if not m.alias and m.key in paper.long_to_short:  # the long form of an acronym the paper defines
-                m.key = paper.long_to_short[m.key]
-                m.name, m.named, m.name_shaped = paper.acronym_names[m.key], True, True
-            elif m.key in stems:  # "SCIDOCS3": SCIDOCS and its footnote mark
-                m.key, m.name = stems[m.key]
-            if not s.fragments:
-                paper.counts[m.key] += 1
-                if not s.row:
-                    paper.prose[m.key] += 1
-            if m.start < s.label_end:
-                paper.row_labels.add(m.key)
-            paper.decapitalised[m.key] = paper.decapitalised.get(m.key, True) and m.decapitalised
-            if s.highlighted:
-                paper.highlighted.add(m.key)
-            paper.spellings.setdefault(m.key, Counter())[m.name] += 1
-            paper.votes.setdefault(m.key, []).extend(m.types)
-            if not field.is_cs and (cue := field.context_type(m.name, *m.near)):
-                paper.votes[m.key].extend([cue] * 2)
-            paper.words.setdefault(m.key, m.words or m.key.split())
-            paper.named[m.key] = paper.named.get(m.key, False) or m.named
-            paper.shaped[m.key] = paper.shaped.get(m.key, False) or m.name_shaped
-            paper.adjective_led[m.key] = paper.adjective_led.get(m.key, True) and m.adjective_led
-        for key, spellings in paper.spellings.items():
-            if not key or key not in paper.counts:
-                continue  # only inside figures: OCR'd words the text never uses
-            name = max(spellings, key=lambda n: (spellings[n], name_quality(n), n))
-            known = known_type(key) or known_type(entity_key(name))
-            lexical = known or ("metric" if key in W.METRIC_WORDS and key not in W.WEAK_METRIC_HEADS
-                                else "field" if key in W.FIELDS and (" " in key or paper.named[key]) else "")
-            if field.is_plain(paper.words[key]):
-                votes = []  # "patient", "participants": people studied, never a method
-            elif field.is_cs:
-                votes = paper.votes[key] + [known] * 3 + [name_type(name)] * 2
-            else:
-                # A name's shape says software, dataset or metric in any field ("AqSolDB"); a model only in computer
-                # science ("IL-6" has a model's size suffix).
-                shape = name_type(name)
-                votes = self._field_votes(key, name, paper.votes[key] + [known] * 3 + [shape if shape != "model"
-                                                                                       else ""] * 2, paper, field)
-                lexical = lexical or field.name_type(name)
-            kind = W.pick_type(votes)
-            if not readable(key, name, paper):
-                continue
-            evidence = Evidence(name=name, words=paper.words[key], named=paper.named[key],
-                                name_shaped=paper.shaped[key], typed="" if kind == "concept" else kind,
-                                mentions=paper.counts[key], defined=defined(key, paper),
-                                highlighted=key in paper.highlighted, known=bool(lexical),
-                                adjective_led=paper.adjective_led[key],
-                                weak_head=paper.words[key][-1] in W.WEAK_TASK_HEADS)
-            if not is_term(evidence):
-                continue
-            if kind == "concept" and looks_like_person(name, zipf):
-                kind = "person"
-            elif kind == "concept" and field.is_cs:
-                kind = default_type(paper.named[key], paper.shaped[key])
-            paper.terms[key] = self._allowed(kind, field)
-            paper.names[key] = name
-        for m, _ in mentions:
-            if m.key not in paper.terms:
-                fall_back_to_name(m, paper.terms)
-        return paper
-
     def _assemble(self, result: ChunkExtraction, sentences: list[Sentence], paper: Paper) -> None:
+        sentences = [s for s in sentences if not s.cited]  # a reference entry describes and relates nothing
         mentions = [m for s in sentences for m in s.mentions if m.key in paper.terms]
         counts: Counter[str] = Counter(m.key for m in mentions)
         first_seen: dict[str, int] = {}
@@ -397,25 +324,6 @@ class SpacyExtractor:
                 present.setdefault(m.key, m)
         best = sorted(present.values(), key=lambda m: rank[m.key])[:self.max_per_sentence]
         return sorted(best, key=lambda m: m.start)
-
-    @staticmethod
-    def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Field) -> list[str]:
-        """A paper outside computer science: the computer-science votes as the field reads them (a "model" is a
-        method: a mouse model, a regression model), and the field's cues: its heads, suffixes and words on
-        the phrase and on an acronym's long form ("AMD (age-related macular degeneration)" → disease), the shape
-        of the name (a formula, a binomial, a gene symbol). A word the field never types ("patient") has no vote."""
-        words = paper.words[key]
-        if field.is_plain(words):
-            return []
-        mapped = [field.cs_vote(v) for v in votes]
-        own = [field.cue_type(words), field.name_type(name)]
-        if key in paper.aliases:
-            long_words = paper.aliases[key].lower().split()
-            if long_words:
-                long_words[-1] = W.singular(long_words[-1])
-                own.append(field.cue_type(long_words))
-        # The field's own cues outvote the computer-science rules, however often those voted.
-        return mapped + [v for v in own if v] * (3 + len(votes))
 
     def _allowed(self, kind: str, field: Field | None = None) -> str:
         """The configured types only; a field's own types too while the configuration names none of the fields'

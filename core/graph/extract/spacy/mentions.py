@@ -36,6 +36,10 @@ _CONNECTORS = {"of", "for", "on", "and", "in", "de"}
 _TRAILING_NOISE = {"etc", "etc.", "cannot", "can", "not"}
 # Words a phrase never starts with: numbers, sizes and section numbers ("12M node", "B.1 Fine-grained evaluation").
 _LEADING_NUMBER = re.compile(r"[\d.,]+[kmbt%x]?|\d+(st|nd|rd|th)|[A-Z]\.(\d+(\.\d+)*)?|[ivx]+\.", re.I)
+# A unit a number left behind ("µg/mL streptomycin", "mM EDTA", "U/mL penicillin"): a prefixed unit, a ratio of units.
+_PER_UNIT = r"/(?:[µμnmk]?(?:g|l|L|m|s)|kg|h|min|day|well)"
+_LEADING_UNIT = re.compile(rf"(?:[µμnmkp](?:g|l|L|M|mol|m|s)|U|IU)(?:{_PER_UNIT})*"
+                           rf"|[µμnmkp]?(?:g|l|L|M|mol)(?:{_PER_UNIT})+")
 
 
 @dataclass
@@ -240,6 +244,7 @@ class SentenceReader:
         while words and (words[0].lower in W.LEADING_NOISE and not self._is_name(words[0])
                          or words[0].tag in ("JJR", "JJS") or letter_count(words[0].text) == 0
                          or _LEADING_NUMBER.fullmatch(words[0].text)
+                         or len(words) > 1 and _LEADING_UNIT.fullmatch(words[0].text)
                          or words[0].tag == "VBG" and words[0].lower not in W.GERUND_NOUNS and not words[0].hyphenated
                          or words[0].lower in _CONNECTORS
                          # "long-form summarization dataset", "model-agnostic method": a kind of, not a name

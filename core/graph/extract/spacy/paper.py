@@ -36,6 +36,7 @@ class Paper:
     shaped: dict[str, bool] = field(default_factory=dict)
     adjective_led: dict[str, bool] = field(default_factory=dict)
     highlighted: set[str] = field(default_factory=set)
+    in_text: set[str] = field(default_factory=set)  # named outside reference entries
     terms: dict[str, str] = field(default_factory=dict)  # kept key → its type
     names: dict[str, str] = field(default_factory=dict)  # kept key → display name
     field: object = None  # the paper's core.graph.fields.Field (None: computer science)

@@ -45,5 +45,6 @@ class Sentence:
     row: bool = False
     header: list[Mention] = field(default_factory=list)  # a table row's column headers
     fragments: bool = False  # words found inside a figure: its names count only if the paper's text has them
+    cited: bool = False  # a reference entry left in the text: its names support a term of the text, nothing more
     highlighted: bool = False  # a caption, a table's header row or the abstract: what it names is worth naming
     label_end: int = -1  # a table's body row: where its first cell (what the row is about) ends, a token index

@@ -119,6 +119,42 @@ def is_skipped_section(section: str) -> bool:
     return bool(_SKIPPED_SECTION.match(section or ""))
 
 
+# A line of spectral data ("1H NMR (400 MHz, CDCl3) δ 7.26 (d, J = 8.1 Hz, 2H), 4.12 …", "HRMS m/z calcd …"): numbers
+# and the units or labels of a spectrum, several of each. Its words are atoms and multiplicities, not terms.
+_SPECTRAL = re.compile(r"\b(?:ppm|Hz|MHz|NMR|HRMS|ESI|IR|calcd|found|m/z|cm-1|cm−1|Rf)\b|δ")
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+
+# A peak's integral and multiplicity, "(1H, m", "(2H, dd": a peak list however the sentence splitter cut it.
+_MULTIPLICITY = re.compile(r"\d+H,\s*(?:br\.?\s*)?(?:s|d|t|q|m|dd|dt|td|ddd|dq|quint|sept)\b")
+# A reference entry the parser left in the text: "Kametaka, S., Shibata, M., Moroe, K. …".
+_CITED_AUTHOR = re.compile(r"\b[A-Z][a-z'-]+,\s(?:[A-Z]\.\s?){1,3}[,;]?")
+# An address or a byline's boilerplate: "P. O. Box KA 9712, Accra", "Full list of author information is available".
+_ADDRESS = re.compile(r"\bP\.\s?O\.\s?Box\b|\bauthor information is available\b|\bCorrespondence:", re.I)
+_SHORT_WORDS = {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no",
+                "of", "on", "or", "so", "to", "up", "us", "we"}
+
+
+def reference_entry(text: str) -> bool:
+    """A reference-list entry the parser left in the text (three cited authors, "Kametaka, S., Shibata, M., …"):
+    what it names is counted for a term the text names too, never a term of its own."""
+    return len(_CITED_AUTHOR.findall(text)) >= 3
+
+
+def not_prose(text: str) -> bool:
+    """A sentence whose words are not a text's terms: spectral data (a peak list: four decimals and two spectral
+    labels or units, or a peak's multiplicity), an address, or letter-spaced
+    text a PDF's layout left ("I n pati e nts d escri bed": a third of its words one or two stray lower-case
+    letters)."""
+    if len(_DECIMAL.findall(text)) >= 4 and len(_SPECTRAL.findall(text)) >= 2 or _MULTIPLICITY.search(text):
+        return True
+    if _ADDRESS.search(text):
+        return True
+    words = re.findall(r"[A-Za-z]+", text)
+    stray = sum(len(w) <= 2 and w.islower() and w not in _SHORT_WORDS for w in words)  # not "P", "F1" of a table
+    return len(words) >= 6 and stray >= len(words) / 3
+
+
 def letter_count(text: str) -> int:
     """How many letters: a unit, sentence or phrase with too few is not text."""
     return sum(c.isalpha() for c in text)
