@@ -32,7 +32,7 @@ APPTEST_COOKIE_KEY = "apptest_session_cookie"
 LOCAL_USER = Account("local user", EDITOR)
 # The url_path of every page of app.py: while signed out, each shows the sign-in notice at its own address, so
 # the URL (the deep link) stays as it was and Streamlit shows no "Page not found" over the notice.
-PAGE_PATHS = ("library", "document", "ask", "compare", "search", "graph", "gallery", "evaluate", "settings")
+PAGE_PATHS = ("library", "document", "ask", "compare", "search", "graph", "gallery", "results", "evaluate", "settings")
 
 
 def server_address() -> str | None:

@@ -35,7 +35,7 @@ from tests.paths import APP, REPO
 pytestmark = pytest.mark.slow  # each test runs the app (and bcrypt at cost 12) several times
 
 EXPOSED = "0.0.0.0"
-PAGES = ["library", "document", "ask", "compare", "search", "graph", "gallery", "evaluate", "settings"]
+PAGES = ["library", "document", "ask", "compare", "search", "graph", "gallery", "results", "evaluate", "settings"]
 EDITOR_PASSWORD, VIEWER_PASSWORD = "editor-pass-1", "viewer-pass-1"
 REFUSAL_HINT = "python -m core users add NAME --role editor"
 
