@@ -254,9 +254,7 @@ class QueryConfig:
                                       "passage, not only the entities the graph shows (HippoRAG's phrase nodes).")
     reader: str = setting(Reader.AUTO.value, label="Reader", choices=[r.value for r in Reader.choosable()],
                           help=readers_help())
-    # Each sentence more costs the embedded model ~1.5 s of prompt (its prefill is the time). 4: on qa dev the
-    # model never numbered a right sentence 5 or 6, and 60 questions gave the same answers with 4 as with 6 in 23%
-    # fewer prompt tokens (docs/tuning.md, "select (issue 35)").
+    # 4: on qa dev the model never numbered a right sentence 5 or 6; each more costs ~1.5 s of prefill (tuning.md).
     select_candidates: int = setting(4, label="Sentences the model chooses among (select)", min=2, max=12)
     answer_max_tokens: int = setting(1024, label="Longest LLM answer (tokens)", min=1)
     extractive_sentences: int = setting(4, label="Sentences in an LLM-free answer", min=1)
