@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from bench.common import bench_workspace  # noqa: E402
+from bench.common import bench_workspace, choose_modes  # noqa: E402
 from bench.common import percentile as pct  # noqa: E402
 from bench.question_sets import SETS, build_papers, load_questions, sample_questions  # noqa: E402
 from core.eval.metrics import (  # noqa: E402
@@ -50,7 +50,6 @@ from core.library import Library, open_library  # noqa: E402
 from core.query.answer import strip_markers  # noqa: E402
 from core.query.engine import ask  # noqa: E402
 from core.query.records import QueryParams, QueryResult  # noqa: E402
-from core.query.routes import available_modes  # noqa: E402
 from core.schema.records import DocStatus  # noqa: E402
 
 HOTPOT = REPO.parent / "shared" / "corpus" / "hotpotqa"
@@ -235,17 +234,6 @@ def write_json(path: str | None, payload: dict) -> None:
         print(f"\nwrote {path}")
 
 
-def choose_modes(lib: Library, wanted: str | None) -> list[str]:
-    offered = [m.value for m in available_modes(lib)]
-    if not wanted:
-        return offered
-    modes = [m.strip() for m in wanted.split(",") if m.strip()]
-    missing = [m for m in modes if m not in offered]
-    if missing:
-        raise SystemExit(f"mode(s) {', '.join(missing)} not offered by this workspace; it offers {', '.join(offered)}")
-    return modes
-
-
 def warm_up(lib: Library, modes: list[str]) -> None:
     """Embedding model, spaCy, FTS5 and Chroma segments loaded before any clock starts."""
     lib.embedder()
@@ -264,9 +252,7 @@ def papers(args) -> int:
     lib = open_library(bench_workspace(args.workspace, "bench-answers-"))
     build_papers(lib, folder, manifest)
     questions = load_questions(args.split, path)
-    if args.types:  # a few types at a time: model runs are slow, and the prompt cache keeps what was asked
-        questions = [q for q in questions if q.get("type") in set(args.types.split(","))]
-    questions = sample_questions(questions, args.questions, args.every_unanswerable)
+    questions = sample_questions(questions, args.questions, args.every_unanswerable, types=args.types)
     known = {d.id for d in lib.documents.list() if d.status == DocStatus.READY}
     ids = lambda q: q["doc_id"] if isinstance(q["doc_id"], list) else [q["doc_id"]]  # noqa: E731
     absent = sorted({str(q["paper"]) for q in questions if q["doc_id"] and not set(ids(q)) <= known})

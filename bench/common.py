@@ -1,5 +1,5 @@
-"""What the benchmark scripts share: a workspace to work in, CPU time of this process and its children, a
-percentile and a table row."""
+"""What the benchmark scripts share: a workspace to work in, the modes asked of it, CPU time of this process and its
+children, a percentile and a table row."""
 from __future__ import annotations
 
 import resource
@@ -46,3 +46,17 @@ def question_rows(paths: str) -> dict[str, dict]:
                 q = json.loads(line)
                 rows[q["id"]] = q
     return rows
+
+
+def choose_modes(lib, wanted: str | None) -> list[str]:
+    """The modes asked for ("naive,mix"), or every mode the workspace offers; a mode it does not offer stops the run."""
+    from core.query.routes import available_modes
+
+    offered = [m.value for m in available_modes(lib)]
+    if not wanted:
+        return offered
+    modes = [m.strip() for m in wanted.split(",") if m.strip()]
+    missing = [m for m in modes if m not in offered]
+    if missing:
+        raise SystemExit(f"mode(s) {', '.join(missing)} not offered by this workspace; it offers {', '.join(offered)}")
+    return modes

@@ -31,9 +31,12 @@ def load_questions(split: str, path: Path = QUESTIONS) -> list[dict]:
     return rows if split == "all" else [r for r in rows if r.get("split") == split]
 
 
-def sample_questions(questions: list[dict], n: int, every_unanswerable: bool = False) -> list[dict]:
+def sample_questions(questions: list[dict], n: int, every_unanswerable: bool = False, types: str = "") -> list[dict]:
     """A fixed sample of n questions (every writer and type can fall in it); with `every_unanswerable`, n answerable
-    ones and every unanswerable one. n = 0 or more than there are: all of them."""
+    ones and every unanswerable one. n = 0 or more than there are: all of them. `types` ("yesno,how"): only those
+    question types first (model runs are slow, and the prompt cache keeps what was asked)."""
+    if types:
+        questions = [q for q in questions if q.get("type") in set(types.split(","))]
     if not n or n >= len(questions):
         return questions
     pool = [q for q in questions if q["answers"]] if every_unanswerable else questions
