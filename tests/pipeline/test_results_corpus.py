@@ -5,23 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.pipeline.parsing import parse_pdf
 from core.pipeline.results import read_paper_results
-from core.settings.config import ParsingConfig
 from core.text.result_names import method_key
-from tests.paths import CORPUS
 
-SPECTER = CORPUS / "papers" / "2020.acl-main.207.pdf"
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def specter_records(tmp_path_factory):
-    if not SPECTER.exists():
-        pytest.skip(f"{SPECTER} is absent")
-    tmp = tmp_path_factory.mktemp("specter")
-    parsed = parse_pdf(SPECTER, tmp / "out", ParsingConfig(ocr=False), mineru_home=tmp / "mineru")
-    return read_paper_results("specter", parsed.items)
+def specter_records(specter):
+    return read_paper_results("specter", specter)
 
 
 def test_specter_ablation_average_read_with_its_page(specter_records):

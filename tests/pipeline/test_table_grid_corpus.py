@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.pipeline.parsing import parse_pdf
 from core.pipeline.parsing.table_grid_repair import MINERU_TABLE_KEY
 from core.pipeline.results import read_paper_results
-from core.settings.config import ParsingConfig
 from core.text.result_names import dataset_key, method_key
-from tests.paths import CORPUS
 
-SPECTER = CORPUS / "papers" / "2020.acl-main.207.pdf"
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def specter(tmp_path_factory):
-    if not SPECTER.exists():
-        pytest.skip(f"{SPECTER} is absent")
-    tmp = tmp_path_factory.mktemp("specter")
-    return parse_pdf(SPECTER, tmp / "out", ParsingConfig(ocr=False), mineru_home=tmp / "mineru").items
 
 
 def test_specter_table_1_rebuilt_from_the_text_layer(specter):
