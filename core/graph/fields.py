@@ -129,6 +129,8 @@ class Field:
         for kind, cue in self.cues.items():
             if low in cue.get("words", ()):
                 return kind
+        if self.name_shapes and (_SPECIES_PREFIXED.fullmatch(name) or _hgnc_symbol(name)):
+            return "gene_or_protein"  # "CD4" is a receptor before it is carbon and deuterium; "mCTRP3" mouse CTRP3
         if " " not in name and FORMULA.fullmatch(name) and _FORMULA_COUNT.search(name) and name != name.lower():
             return "material" if "material" in self.types and not _molecular(name) else "chemical"
         if "organism" in self.types and BINOMIAL.fullmatch(name) and _binomial(name, self.cues["organism"]):
@@ -148,6 +150,10 @@ class Field:
         if shaped and near & _GENE_CONTEXT:
             return "gene_or_protein"
         return ""
+
+
+# A protein's symbol with its species' letter: "mCTRP3" (mouse), "hCTRP", "rTNF" (three capitals or more).
+_SPECIES_PREFIXED = re.compile(r"[mhrz][A-Z]{3,}\d{0,2}")
 
 
 def _gene_symbol(name: str) -> bool:

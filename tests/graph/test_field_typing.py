@@ -97,7 +97,11 @@ def test_prose_is_read(text):
 
 @pytest.mark.parametrize("field, name, dropped", [
     (CS, "ℎ2", True), (LIFE, "TFA/anisole/H2O/DCM", True), (LIFE, "controversial.5e7", True), (CS, "h2", True),
-    (CS, "xN", True), (CS, "QA", False), (LIFE, "h2", False), (LIFE, "LC-MS/MS", False), (CS, "BERT", False),
+    (CS, "xN", True), (CS, "QA", False), (LIFE, "LC-MS/MS", False), (CS, "BERT", False),
+    # Outside computer science, two letters the paper never spells out are a sample's or a group's code; a short
+    # lower-case word no dictionary knows is a variable in any field.
+    (LIFE, "h2", True), (LIFE, "CF", True), (PHYSICAL, "tLS", True), (CS, "CF", False), (CS, "qvol", True),
+    (LIFE, "qvol", True), (LIFE, "ELISA", False),
 ])
 def test_symbols_are_no_terms(field, name, dropped):
     paper = Paper(field=FIELDS[field])
@@ -129,3 +133,76 @@ def test_a_unit_left_by_a_number_is_trimmed_from_a_name():
         "Fibroblasts were cultured with 100 µg/mL streptomycin and 2 mM EDTA. Streptomycin and EDTA were removed "
         "after 24 h, and the streptomycin-free fibroblasts were imaged by confocal microscopy.", "units")}
     assert not any(n.startswith(("µg/ml", "mm ")) for n in found), found
+
+
+# --- round 3: the classes a second dev judge marked (bench/fields_dev/r3/NOTES.md)
+
+
+def test_a_species_epithet_keeps_its_genus():
+    found = entities(
+        "Two orthologs were identified in C. elegans and expressed in B. megaterium cells. Leaves of Phoenix "
+        "paludosa were extracted with methanol, and C. elegans mutants lacking ANOH-1 were imaged.", "genus",
+        venue="Nucleic Acids Research")
+    names = {n.lower() for n in found}
+    assert {"c. elegans", "b. megaterium", "phoenix paludosa"} <= names, found
+    assert found["C. elegans"] == "organism", found
+    assert not names & {"elegan", "elegans", "megaterium", "paludosa"}, found
+
+
+def test_a_phrase_does_not_start_at_the_latin_word_after_in():
+    found = {n.lower() for n in entities(
+        "The kinase was tested in an in vitro phosphorylation assay, and in vivo imaging confirmed the in vitro "
+        "phosphorylation assay results in HeLa cells.", "invitro")}
+    assert not any(n.startswith(("vitro", "vivo")) for n in found), found
+
+
+def test_citations_ligature_losses_and_private_glyphs_are_no_terms():
+    found = {n.lower() for n in entities(
+        "The anisotropy was veried by Smith in Phys. Rev. Lett. and the result was veri\ue103ed twice; the "
+        "anisotropy of the film was dened by the field.", "noise")}
+    assert not any("rev" in n or "lett" in n or "veri" in n or "dened" in n for n in found), found
+
+
+def test_a_part_of_an_institution_is_no_term_but_the_institution_is():
+    part = Evidence(name="Department of Surgery", words=["department", "of", "surgery"], named=True,
+                    name_shaped=False, typed="organization", mentions=3)
+    whole = Evidence(name="University of Washington", words=["university", "of", "washington"], named=True,
+                     name_shaped=False, typed="organization", mentions=1)
+    assert not is_term(part)
+    assert is_term(whole)
+
+
+@pytest.mark.parametrize("words, adjective_led, kept", [
+    (["jasmone", "molecule"], False, False),  # the molecule is jasmone: no term of its own
+    (["pineapple", "volatile", "compound"], False, False),
+    (["potent", "inhibitor"], True, False),  # an everyday adjective and a kind of thing
+    (["chemical", "stability"], True, True),  # a relational adjective names the kind
+    (["collagenous", "domain"], True, True),
+    (["kinase", "inhibitor"], False, True),
+])
+def test_class_heads_and_everyday_adjectives_in_field_terms(words, adjective_led, kept):
+    e = Evidence(name=" ".join(words), words=words, named=False, name_shaped=False,
+                 typed="chemical" if words[-1] in ("molecule", "compound", "inhibitor") else "property",
+                 mentions=2, adjective_led=adjective_led)
+    assert is_term(e) is kept
+
+
+def test_species_prefixed_and_approved_symbols_are_proteins_before_formulas():
+    life = FIELDS[LIFE]
+    assert life.name_type("mCTRP3") == "gene_or_protein"
+    assert life.name_type("hCTRP") == "gene_or_protein"
+    assert life.name_type("CD4") == "gene_or_protein"  # not carbon and deuterium
+    assert life.name_type("NaCl") == "chemical"
+    assert FIELDS[CS].name_type("CD4") == ""
+
+
+def test_a_hyphenated_cited_surname_is_a_person():
+    assert looks_like_person("Urena-Lopez L. A.", zipf)
+
+
+def test_an_acronym_nothing_types_stays_a_concept_in_computer_science():
+    found = entities(
+        "The VM executes a compiled trace. Each VM keeps its traces, and the VM compiles them again when the "
+        "types change. TraceMonkey records the traces and TraceMonkey compiles them.", "vm")
+    assert found.get("VM") == "concept", found
+    assert found.get("TraceMonkey") == "method", found

@@ -54,7 +54,7 @@ _DATASET_PARTS = re.compile(r"(QA|Bench|pedia|Bank|Corpus|Set|Net|SeerX|Scholar)
 _METRIC_PARTS = re.compile(r"(^|-)(F1|BLEU|ROUGE|nDCG|MRR|MAP|AUC|R@\d+|P@\d+)(-|$)", re.I)
 # A person's name as prose writes it: two or three capitalised words or initials ("Oren Etzioni", "Daniel S. Weld").
 _PERSON = re.compile(r"[A-Z][a-z]+(-[A-Z][a-z]+)?( [A-Z]\.)*( [A-Z][a-z']+(-[A-Z][a-z]+)?){1,2}")
-_CITED_PERSON = re.compile(r"([A-Z][a-z'-]+)(?: [A-Z]\.){1,3}")
+_CITED_PERSON = re.compile(r"([A-Z][a-z']+(?:-[A-Z]?[a-z']+)?)(?: [A-Z]\.){1,3}")
 # Words just before or after a name that say what it is: "we propose X", "X outperforms", "evaluated on X".
 _CUES_BEFORE = {"propose": T.METHOD, "introduce": T.METHOD, "present": T.METHOD, "use": "", "using": "",
                 "dataset": T.DATASET, "corpus": T.DATASET, "benchmark": T.DATASET, "library": T.SOFTWARE,

@@ -56,6 +56,14 @@ FIELD_WORD = 4.6
 # modifier naming what is measured, a term ("protein concentration"); not a computer-science measure a field reads as
 # a property ("prediction score").
 MEASURED = frozenset(h for f in FIELDS.values() for h in f.cues.get("property", {}).get("heads", ()))
+# The fields' weak heads ("inhibitor", "enzyme", "compound", "level"): a kind of thing, named only by what a modifier
+# says of it. An everyday adjective says nothing ("potent inhibitor", "selective lipid").
+WEAK_FIELD_HEADS = frozenset(h for f in FIELDS.values() for cue in f.cues.values() for h in cue.get("weak_heads", ()))
+# Heads that say only that a thing is one ("jasmone molecule", "pineapple volatile compound"): the term, if any, is
+# what comes before.
+CLASS_HEADS = frozenset(_TERMS["class_heads"])
+# Adjectives made from a noun ("chemical", "atomic", "nuclear", "collagenous") say which kind; others only how.
+_RELATIONAL = re.compile(r"(?:al|ic|ar|ary|ous)$")
 _GENERIC_HEADS = set(_TERMS["generic_heads"])
 _VAGUE_HEADS = set(_TERMS["vague_heads"])
 # Types a name said once may have when its shape makes it one ("Citation-informed TransformERs", "Google Search API").
@@ -164,8 +172,11 @@ def _field_term(e: Evidence, words: list[str], support: int) -> bool:
     if len(words) == 1:
         r = word_zipf(words[0])
         return r <= 3.5 or r <= FIELD_WORD and support >= 2
-    if len(words) > 4:
+    if len(words) > 4 or words[-1] in CLASS_HEADS:
         return False
+    if (e.adjective_led and len(words) == 2 and words[-1] in WEAK_FIELD_HEADS and zipf(words[0]) >= 3.0
+            and not _RELATIONAL.search(words[0])):
+        return False  # "potent inhibitor": an everyday adjective and a kind of thing; not "chemical stability"
     if e.typed == "property" and words[-1] in MEASURED and rarity(e.words[:-1]) <= FIELD_PHRASE:
         return True  # a measured quantity of a named thing: "protein concentration", "peduncle length"
     r = rarity(e.words[1:] if e.adjective_led else e.words)
@@ -178,6 +189,8 @@ def is_term(e: Evidence) -> bool:
         return True
     if " ".join(e.words) in GENERIC_TERMS or e.name.casefold() in GENERIC_TERMS:
         return False
+    if len(e.words) >= 3 and e.words[0] in W.INSTITUTION_UNITS and e.words[1] in ("of", "for") and not e.name_shaped:
+        return False  # "Department of Surgery", "Centre for Biomedical Research": a part, its institution lost
     words = content_words(e.words)
     if not words or len(set(e.words)) < len(e.words):
         return False  # "NER NER NER": a header read again and again

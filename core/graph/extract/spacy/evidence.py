@@ -20,6 +20,7 @@ from core.schema.records import Chunk
 # Letters of mathematical notation ("ℎ2", "𝑥", "𝜃"): a formula's symbols the PDF's text layer kept, never a term.
 # A footnote or citation mark glued to a word: "controversial.5e7", "Asia.1e3".
 _GLUED_MARK = re.compile(r"[a-z]\.\d")
+_BARE_ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _MATH_LETTERS = re.compile(r"[\u210a-\u2134\U0001d400-\U0001d7ff\u1d2c-\u1d6a\u2070-\u209c]")
 
 
@@ -93,7 +94,9 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
             continue
         if kind == "concept" and looks_like_person(name, zipf):
             kind = "person"
-        elif kind == "concept" and field.is_cs:
+        elif kind == "concept" and field.is_cs and not _BARE_ACRONYM.fullmatch(name):
+            # An acronym nothing types stays a concept: a representation, a format or a measure as often as a
+            # method ("LIR", "HTML", "CBR"); a CamelCase or numbered name is most often a system ("TextRunner").
             kind = default_type(paper.named[key], paper.shaped[key])
         paper.terms[key] = allowed(kind, field) if allowed else kind
         paper.names[key] = name
@@ -134,6 +137,14 @@ def notation(key: str, name: str, paper: Paper, known: bool) -> bool:
     if _MATH_LETTERS.search(name) or name.count("/") >= 2 or _GLUED_MARK.search(name):
         return True
     letters = sum(c.isalpha() for c in name)
-    # Two capitals ("OA", "QA") are an acronym more often than a variable: readable() asks them to come back.
-    symbol = letters <= 2 and not name.isupper()
-    return paper.field is not None and paper.field.is_cs and symbol and not known and not defined(key, paper)
+    if known or defined(key, paper):
+        return False
+    if name.isalpha() and name.islower() and letters <= 5 and zipf(name) == 0:
+        return True  # "qvol", "ecl": a variable's or a sample's code, no word and no name
+    cs = paper.field is None or paper.field.is_cs
+    # Two capitals ("OA", "QA") are an acronym more often than a variable in computer science: readable() asks
+    # them to come back. Outside it, two letters the paper never spells out are a sample's or a group's code
+    # ("CF", "HT", "LO").
+    if not cs and letters <= 3 and name[:1].islower() and not name.islower():
+        return True  # "tLS": a sample's label
+    return letters <= 2 and (not name.isupper() or not cs)

@@ -62,6 +62,13 @@ FIELD_HEADS = _words("field_heads")
 INSTITUTION_WORDS = _words("institution_words")
 # Words the NER's ORG spans must contain to be believed (it calls GLUE and BERT organisations).
 ORG_WORDS = INSTITUTION_WORDS | _words("organisation_words")
+# Parts of an institution ("Department of Surgery", "Institute for Biomedical Research"): named alone, the
+# affiliation lost its whole; a name of its own needs more than the subject after "of"/"for".
+INSTITUTION_UNITS = _words("institution_units")
+# Latin words after "in" ("in vitro", "in situ"): a phrase found from them lost its "in".
+AFTER_IN = _words("after_in")
+# Words of abbreviated journal names ("Phys. Rev. Lett."): a reference's, never a term's.
+JOURNAL_ABBREVIATIONS = _words("journal_abbreviations")
 # "<name> <head>" is the name, typed by the head when it says something ("the GLUE benchmark" → GLUE, dataset).
 REDUCIBLE_HEADS = dict(_LEXICON["reducible_heads"])
 # A field's own types (core/graph/fields.py) come first: only its cues vote for them.
