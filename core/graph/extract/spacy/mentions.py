@@ -20,9 +20,9 @@ from core.graph.extract.spacy import words as W
 from core.graph.extract.spacy.abbrev import one_word_shorthand, spelled_by
 from core.graph.extract.spacy.byline import byline_mentions
 from core.graph.extract.spacy.records import Mention, entity_key
+from core.graph.extract.spacy.spans import broken_or_cited, species_name
 from core.graph.extract.spacy.text import PROSE, letter_count
 from core.graph.extract.terms import RARE, zipf
-from core.graph.fields import field_of
 from core.models.nlp import Lexicon
 
 MAX_PHRASE_WORDS = 6
@@ -41,21 +41,6 @@ _LEADING_NUMBER = re.compile(r"[\d.,]+[kmbt%x]?|\d+(st|nd|rd|th)|[A-Z]\.(\d+(\.\
 _PER_UNIT = r"/(?:[µμnmk]?(?:g|l|L|m|s)|kg|h|min|day|well)"
 _LEADING_UNIT = re.compile(rf"(?:[µμnmkp](?:g|l|L|M|mol|m|s)|U|IU)(?:{_PER_UNIT})*"
                            rf"|[µμnmkp]?(?:g|l|L|M|mol)(?:{_PER_UNIT})+")
-
-
-# A genus as a binomial writes it: an initial ("C.") or a capitalised word; its epithet is a rare Latin word.
-_GENUS = re.compile(r"[A-Z]\.|[A-Z][a-z]{2,}")
-_EPITHET = re.compile(r"[a-z]{4,}(?:%s)" % "|".join(
-    sorted(field_of("life").cues["organism"]["genus_epithet_endings"], key=len, reverse=True)))
-# Ligatures a PDF's text layer may drop, leaving "veried" (verified), "dened" (defined), "eect" (effect).
-_LIGATURES = ("fi", "fl", "ff", "ffi", "ffl")
-
-
-def _ligature_lost(word: str) -> bool:
-    """A word English does not know that one ligature put back makes common: text, not a term."""
-    if len(word) < 4 or not word.isalpha() or zipf(word) > 0:
-        return False
-    return any(zipf(word[:i] + lig + word[i:]) >= 3.5 for i in range(1, len(word)) for lig in _LIGATURES)
 
 
 @dataclass
@@ -256,12 +241,13 @@ class SentenceReader:
         return runs
 
     def _phrase_mentions(self, run: list[_Word]) -> list[Mention]:
-        binomial = self._binomial(run)
+        binomial = species_name(self.doc, self.start, run)
         if binomial:
-            return binomial
+            return [binomial]
         words = list(run)
         while words and (words[0].lower in W.LEADING_NOISE and not self._is_name(words[0])
-                         or words[0].lower in W.AFTER_IN and self._previous(words[0]) == "in"  # in vitro
+                         or words[0].lower in W.AFTER_IN and words[0].start > self.start  # "in vitro"
+                         and self.doc[words[0].start - 1].lower_ == "in"
                          or words[0].tag in ("JJR", "JJS") or letter_count(words[0].text) == 0
                          or _LEADING_NUMBER.fullmatch(words[0].text)
                          or len(words) > 1 and _LEADING_UNIT.fullmatch(words[0].text)
@@ -314,35 +300,6 @@ class SentenceReader:
             # "MultiNLI accuracy", "SQuAD F1": the benchmark and the metric, two entities.
             return self._mention(words[:-1], names[:-1], "") + self._mention(words[-1:], names[-1:], "")
         return self._mention(words, names, hint)
-
-    def _previous(self, w: _Word) -> str:
-        """The lower-case token before a word inside this sentence, or ""."""
-        return self.doc[w.start - 1].lower_ if w.start > self.start else ""
-
-    def _binomial(self, run: list[_Word]) -> list[Mention]:
-        """"C. elegans", "B. megaterium", "Phoenix paludosa": a species' epithet after its genus names one organism.
-        Read as words, the genus is lost (an initial looks like a section number, a capital at a sentence's start
-        like a common word) and the epithet is left a fragment ("elegan", "paludosa extractive")."""
-        for n, w in enumerate(run[:2]):
-            if not _EPITHET.fullmatch(w.text) or zipf(w.lower) >= 3.0:
-                continue
-            if n == 1:
-                genus, first = run[0].text, run[0].start
-            elif w.start - 2 >= self.start and self.doc[w.start - 1].text == "." and self.doc[w.start - 2].is_upper:
-                genus, first = self.doc[w.start - 2].text + ".", w.start - 2
-            else:
-                genus, first = (self.doc[w.start - 1].text, w.start - 1) if w.start > self.start else ("", 0)
-            if not _GENUS.fullmatch(genus):
-                continue
-            # A word before a rare word is a genus when it is rare itself or the word is a Latin one no English
-            # text uses ("Phoenix paludosa"), never a noun ending like one ("Transformer decoder").
-            if not genus.endswith(".") and (w.lower.endswith(("er", "es")) or zipf(genus.lower()) >= 3.0
-                                            and zipf(w.lower) >= 1.6):
-                continue
-            name = f"{genus} {w.text}"
-            return [Mention(key=entity_key(name), name=name, start=first, end=w.end, types=[],
-                            words=[genus.lower(), w.lower], named=True)]
-        return []
 
     def _after_citation(self, w: _Word) -> bool:
         """The verb slot after "et al." (the tagger reads "leveraged" there as a name)."""
@@ -408,13 +365,8 @@ class SentenceReader:
             return False  # a variable (x, k, i)
         if any(ch in name for ch in "()[]{}|,;") or re.search(r"[A-Za-z]\.[^\W\d_]|[Α-Ωα-ω]", name):
             return False  # brackets, or maths read as text ("LSTM.ŒgkI")
-        journal = [w.text for w in words if w.text.rstrip(".").lower() in W.JOURNAL_ABBREVIATIONS]
-        if any(j.endswith(".") for j in journal) or len(journal) >= 2:
-            return False  # "Rev. Lett", "Proc Natl": an abbreviated journal's name, from a reference
-        if re.search(r"[\ue000-\uf8ff]", name) or any(_ligature_lost(w.lower) for w in words):
-            # "veried", "dened": a word whose "fi" or "fl" ligature the text layer dropped, or kept as a private
-            # character of the PDF's font
-            return False
+        if broken_or_cited([w.text for w in words]):
+            return False  # "Rev. Lett", "veried": a reference's journal, or text the PDF broke
         if not any(names) and all(w.lower in W.LEADING_NOISE or W.singular(w.lower) in W.GENERIC
                                   or w.lower in W.GENERIC for w in words):
             return False  # "the results", "our approach", "this paper", "previous work"
