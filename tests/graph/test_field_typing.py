@@ -206,3 +206,20 @@ def test_an_acronym_nothing_types_stays_a_concept_in_computer_science():
         "types change. TraceMonkey records the traces and TraceMonkey compiles them.", "vm")
     assert found.get("VM") == "concept", found
     assert found.get("TraceMonkey") == "method", found
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("Pdc5", "gene_or_protein"), ("LKB-1", "gene_or_protein"), ("EF-Tu", "gene_or_protein"),
+    ("LacZ", "gene_or_protein"),
+    ("Arg381", ""), ("rRNA", ""), ("PC1", ""), ("ERM", ""),
+])
+def test_a_name_nothing_types_in_a_life_paper_is_most_often_a_gene(name, expected):
+    assert FIELDS[LIFE].untyped_name(name) == expected
+    assert FIELDS[CS].untyped_name(name) == ""
+
+
+def test_a_model_size_suffix_votes_nothing_outside_computer_science():
+    found = entities(
+        "LKB-1 phosphorylates AMPK in HeLa cells. Loss of LKB-1 lowered the phosphorylation of AMPK, and "
+        "LKB-1 knockdown cells grew slower.", "lkb", venue="Nucleic Acids Research")
+    assert found.get("LKB-1") == "gene_or_protein", found

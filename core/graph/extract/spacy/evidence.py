@@ -82,6 +82,8 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
                                                                                    else ""] * 2, paper, field)
             lexical = lexical or field.name_type(name)
         kind = W.pick_type(votes)
+        if kind == "concept" and not field.is_cs and key not in paper.aliases:
+            kind = field.untyped_name(name) or kind  # "Pdc5", "EF-Tu" in a biology paper
         if not readable(key, name, paper) or notation(key, name, paper, bool(lexical)):
             continue
         evidence = Evidence(name=name, words=paper.words[key], named=paper.named[key],
@@ -94,6 +96,7 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
             continue
         if kind == "concept" and looks_like_person(name, zipf):
             kind = "person"
+
         elif kind == "concept" and field.is_cs and not _BARE_ACRONYM.fullmatch(name):
             # An acronym nothing types stays a concept: a representation, a format or a measure as often as a
             # method ("LIR", "HTML", "CBR"); a CamelCase or numbered name is most often a system ("TextRunner").
@@ -115,7 +118,10 @@ def _field_votes(key: str, name: str, votes: list[str], paper: Paper, field: Fie
     words = paper.words[key]
     if field.is_plain(words):
         return []
-    mapped = [field.cs_vote(v) for v in votes]
+    # A model's size suffix ("-1", "-2", "-large") in the name voted "model" at each mention: outside computer
+    # science that shape says nothing ("LKB-1", "ANOH-2", "IL-6").
+    shaped_model = W.MODEL_NAME.search(name) is not None
+    mapped = [field.cs_vote(v) for v in votes if not (shaped_model and v == "model")]
     own = [field.cue_type(words), field.name_type(name)]
     if key in paper.aliases:
         long_words = paper.aliases[key].lower().split()
