@@ -87,7 +87,8 @@ class Scored:
     em: float = 0.0
     f1: float = 0.0
     abstained: bool | None = None  # None: the answer record has no such flag
-    confidence: float | None = None  # the extractive reader's calibrated confidence (risk–coverage curves)
+    confidence: float | None = None  # the answer's: that what it gives (a statement or an abstention) is right
+    best_confidence: float | None = None  # the extractive reader's P(best sentence right), stated or not
     best_contains: float = 0.0  # its most probable sentence (stated, or the first related one) holds a reference
     answer: str = ""
     error: str = ""
@@ -95,6 +96,8 @@ class Scored:
     short_contains: float = 0.0  # the bold short answer holds a reference
     model_odds: float | None = None  # select: the model's odds at its decision (bench/select_calibrate.py)
     score: float = 0.0  # the extractive probability of the answer's sentence
+    # A stated answer: every sentence carries a citation (write's grounding adds one it can find); None: abstained.
+    every_sentence_cited: bool | None = None
 
 
 def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -> Scored:
@@ -106,11 +109,14 @@ def score(result: QueryResult, q: dict, seconds: float, evidence: bool = True) -
                  split=q.get("split", ""), seconds=seconds, answer=text[:300], error=result.error,
                  abstained=getattr(answer, "abstained", None) if answer else None,
                  confidence=getattr(answer, "confidence", None) if answer else None,
+                 best_confidence=getattr(answer, "best_confidence", None) if answer else None,
                  reader=getattr(answer, "reader", "") if answer else "",
                  model_odds=getattr(answer, "model_odds", None) if answer else None,
                  score=getattr(answer, "score", 0.0) if answer else 0.0)
     if out.abstained is not None:
         out.abstained = bool(out.abstained)
+    if answer and not out.abstained and answer.sentences:
+        out.every_sentence_cited = all(s.cited for s in answer.sentences)
     if not q["answers"]:
         return out
     if evidence:

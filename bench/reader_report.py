@@ -49,7 +49,14 @@ def summary(rows: list[dict]) -> dict:
             "precision": sum(stated_right(q) for q in stated) / len(stated) if stated else None,
             "abstain_un": f"{sum(bool(q['abstained']) for q in un)}/{len(un)}",
             "yes_no": sum(stated_right(q) for q in yn) / len(yn) if yn else None,
+            "all_cited": _share([q.get("every_sentence_cited") for q in rows]),
             "p50": percentile(secs, 0.5) if secs else None, "p95": percentile(secs, 0.95) if secs else None}
+
+
+def _share(flags: list) -> str:
+    """"k/n" of the stated answers whose every sentence is cited (None: not recorded or abstained)."""
+    known = [f for f in flags if f is not None]
+    return f"{sum(known)}/{len(known)}" if known else "–"
 
 
 def fmt(v, digits=2) -> str:
@@ -83,8 +90,8 @@ def main() -> int:
     refs = {i: (q.get("answers") or [""])[0] for i, q in question_rows(args.questions).items()}
     print(f"load average {os.getloadavg()[0]:.2f} (when this report ran; the runs' own are in their logs)")
     print("\n| reader | mode | n | stated answer holds ref | whole answer holds ref | answered | precision of "
-          "stated | unanswerable abstaining | yes/no right | p50 s | p95 s | ECE |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "stated | unanswerable abstaining | yes/no right | every sentence cited | p50 s | p95 s | ECE |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     loaded = []
     for path in args.files:
         data = json.loads(Path(path).read_text())
@@ -97,7 +104,7 @@ def main() -> int:
             _, ece = reliability(rows, args.bins)
             print(f"| {Path(path).stem} ({reader}) | {mode} | {s['n']} | {fmt(s['stated_holds'])} | "
                   f"{fmt(s['whole_holds'])} | {fmt(s['answered'])} | {fmt(s['precision'])} | {s['abstain_un']} | "
-                  f"{fmt(s['yes_no'])} | {fmt(s['p50'], 1)} | {fmt(s['p95'], 1)} | {fmt(ece)} |")
+                  f"{fmt(s['yes_no'])} | {s['all_cited']} | {fmt(s['p50'], 1)} | {fmt(s['p95'], 1)} | {fmt(ece)} |")
             loaded.append((Path(path).stem, mode, rows))
     types = sorted({q["type"] for _, _, rows in loaded for q in rows})
     print("\nStated answer holds a reference, per question type (unanswerable: abstained)\n")

@@ -343,6 +343,8 @@ def main() -> int:
                            "intercept": round(float(confidence.intercept_[0]), 5)},
             "threshold": round(threshold, 4), "related": round(related, 4),
         }
+        # The abstention's calibration is bench/abstention_calibrate.py's: refit it on a run of the new weights.
+        print("note: the abstention confidence was dropped; refit it with bench/abstention_calibrate.py")
         MODEL_PATH.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
         print(f"\nwrote {MODEL_PATH}")
     return 0

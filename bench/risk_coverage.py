@@ -17,9 +17,15 @@ import sys
 from pathlib import Path
 
 
+def best_confidence(r: dict) -> float | None:
+    """The reader's P(best sentence right), stated or not: an abstention's own confidence is another quantity
+    (that abstaining is right), so runs that record both sweep this one."""
+    return r["best_confidence"] if r.get("best_confidence") is not None else r.get("confidence")
+
+
 def curve(rows: list[dict], steps: int = 12) -> list[tuple[float, float, float, int]]:
-    scored = [(r["confidence"], bool(r["answerable"]) and r["best_contains"] > 0, r["answerable"]) for r in rows
-              if r.get("confidence") is not None]
+    scored = [(best_confidence(r), bool(r["answerable"]) and r["best_contains"] > 0, r["answerable"]) for r in rows
+              if best_confidence(r) is not None]
     answerable = sum(1 for _, _, a in scored if a) or 1
     thresholds = sorted({round(c, 2) for c, _, _ in scored})
     out = []
@@ -57,7 +63,7 @@ def choose(rows: list[dict], precision: float, write: bool) -> int:
     answerable = sum(1 for r in rows if r["answerable"]) or 1
     for step in range(0, 100):
         t = step / 100
-        stated = [r for r in rows if r.get("confidence") is not None and r["confidence"] >= t]
+        stated = [r for r in rows if best_confidence(r) is not None and best_confidence(r) >= t]
         right = sum(1 for r in stated if r["answerable"] and r["best_contains"] > 0)
         if stated and right / len(stated) >= precision:
             coverage = sum(1 for r in stated if r["answerable"]) / answerable

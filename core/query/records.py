@@ -190,6 +190,9 @@ class Answer:
     # The extractive reader's calibrated probability that the answer it states (or would state) is right: it
     # abstains below its threshold (core.query.reading.scores). None for an LLM's answer.
     confidence: float | None = None
+    # The extractive reader's P(its best sentence is right), stated or not (an abstention's confidence is the
+    # chance that abstaining is right): what a risk–coverage curve sweeps. None for a model's answer.
+    best_confidence: float | None = None
     # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
     # about it). Empty for a one-passage answer.
     bridge: str = ""

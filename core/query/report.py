@@ -43,9 +43,10 @@ def result_text(result: QueryResult, show_context: bool = False) -> str:
             lines.append(f"short answer: {result.answer.short_answer}")
         if result.answer.bridge:
             lines.append(f"two passages, through: {result.answer.bridge}")
-        if result.answer.confidence is not None:
-            lines.append(f"confidence: {result.answer.confidence:.0%}"
-                         + (" (below the threshold: nothing is stated)" if result.answer.abstained else ""))
+        if result.answer.confidence is not None and result.answer.abstained:
+            lines.append(f"nothing is stated: {result.answer.confidence:.0%} likely the papers do not answer it")
+        elif result.answer.confidence is not None:
+            lines.append(f"confidence: {result.answer.confidence:.0%}")
         flags = {UNSUPPORTED: "  ⟨not found in the passages⟩", MATCHED: "  ⟨source found by PaperGraph⟩"}
         for sentence in result.answer.sentences:
             flag = flags.get(sentence.support, "") or (

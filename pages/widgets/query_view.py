@@ -108,6 +108,8 @@ def answer_note(result: QueryResult) -> str:
         return "context only"
     answer = result.answer
     sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
+    if answer.abstained and answer.confidence is not None:  # an abstention's confidence: that abstaining is right
+        sure = f" · {answer.confidence:.0%} likely the papers do not answer it"
     if answer.reader == "results":  # no confidence shown: the records' own precision is measured in docs/tuning.md
         return ("Computed (no LLM) from the results the papers' tables report: each number is cited to its table "
                 "cell; check the cell before relying on it")

@@ -122,7 +122,10 @@ def test_an_unanswerable_question_abstains_and_lists_the_closest_passages(lib, m
     monkeypatch.setattr(extractive, "load_model", lambda: replace(fitted, related=0.0))
     result = _ask(lib, "How many GPUs were used to train the okapi deduplication model?")
     answer = result.answer
-    assert answer.abstained and answer.short_answer == "" and answer.confidence < fitted.threshold
+    assert answer.abstained and answer.short_answer == "" and answer.best_confidence < fitted.threshold
+    # The abstention's own confidence: the chance that abstaining is right (the papers do not answer), from the
+    # best sentence's (bench/abstention_calibrate.py), not the best sentence's chance of being right.
+    assert answer.confidence == pytest.approx(fitted.abstention_confidence(answer.best_confidence), abs=1e-3)
     assert answer.sentences[0].text == NO_ANSWER and not answer.sentences[0].citations
     closest = answer.sentences[1:]
     assert 1 <= len(closest) <= 3 and all(s.citations for s in closest)
@@ -237,3 +240,11 @@ def test_footnote_markers_split_sentences_and_a_body_sentence_with_a_year_is_not
                             "June 2018 and September 2022, after the datasets were released (PubMed / arXiv).")
     assert len(parts) == 2 and parts[1].startswith("All of these papers") and _sentence_ok(parts[1])
     assert not _sentence_ok("Hopper, G. 2018. Unique nodes of a literature graph. arXiv preprint arXiv:1801.00001.")
+
+
+def test_an_abstention_is_surer_the_weaker_the_best_sentence():
+    fitted = load_model()
+    assert fitted.abstention is not None  # fitted on dev and shipped in reader_model.json
+    sure = [fitted.abstention_confidence(c) for c in (0.05, 0.2, 0.5, 0.8)]
+    assert sure == sorted(sure, reverse=True) and all(0.0 < s < 1.0 for s in sure)
+    assert replace(fitted, abstention=None).abstention_confidence(0.3) == 0.3

@@ -128,20 +128,20 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec
     model = model or load_model()
     q, ranked = ranking or rank(question, context, retrieval, lib, qvec, model)
     if not ranked:
-        return _abstain(context, ranked, q.kind, 0.0, related=False)
+        return _abstain(context, ranked, q.kind, 0.0, related=False, model=model)
     confidence = model.confidence_of(ranked)
     composed = compare(q, ranked, context.source, lib.metadata.get if lib is not None else None)
     if composed is not None:
         return composed
     if q.yes_no and two_sided(question):  # both sides' facts were not found: one side's sentence cannot answer
-        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model))
+        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model), model=model)
     chain = find_chain(question, q.kind, ranked[:SHOWN], ranked, context.source) if compositional(question) else None
     # A chain is its own evidence (the first hop says the question's words, the second is about the bridge it
     # names): the single-sentence confidence measures neither hop, so only the floor of relatedness applies.
     if chain is not None and (_related(q, ranked, model) or _names_all(question, chain.first.text)):
         return _chained(chain, ranked, q.kind, question, confidence)
     if confidence < model.threshold:
-        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model))
+        return _abstain(context, ranked, q.kind, confidence, related=_related(q, ranked, model), model=model)
     best = ranked[0]
     picked: list[Candidate] = []
     per: Counter = Counter()
@@ -158,11 +158,12 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec
         out[0] = AnswerSentence(text=f"{verdict.capitalize()}: {out[0].text}", citations=[best.n])
         return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                       short_answer=verdict, short_answer_sentence=0, short_answer_span=[0, len(verdict)],
-                      answer_type="yes/no", score=round(best.p, 4), confidence=round(confidence, 4))
+                      answer_type="yes/no", score=round(best.p, 4), confidence=round(confidence, 4),
+                      best_confidence=round(confidence, 4))
     short, span = short_answer(best.text, q.kind, question)
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                   short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=q.kind,
-                  score=round(best.p, 4), confidence=round(confidence, 4))
+                  score=round(best.p, 4), confidence=round(confidence, 4), best_confidence=round(confidence, 4))
 
 
 def _related(q: QuestionView, ranked: list[Candidate], model: ReaderModel) -> bool:
@@ -195,9 +196,12 @@ def _chained(chain: Chain, ranked: list[Candidate], kind: str, question: str, co
                   confidence=round(confidence, 4))
 
 
-def _abstain(context: Context, ranked: list[Candidate], kind: str, confidence: float, related: bool) -> Answer:
+def _abstain(context: Context, ranked: list[Candidate], kind: str, confidence: float, related: bool,
+             model: ReaderModel | None = None) -> Answer:
     """No answer stated. Related passages (one sentence each, from different sources, the most probable first, so
-    the page can highlight it) when the best sentence is at least plausible; else only that nothing matched."""
+    the page can highlight it) when the best sentence is at least plausible; else only that nothing matched.
+    With the reader's `model`, `confidence` (its best sentence's) becomes the abstention's own: the chance that
+    the papers do not answer; without, it is given as it comes (select's, already an abstention's)."""
     if not related:
         out = [AnswerSentence(NO_ANSWER, []), AnswerSentence(NOT_DISCUSSED, [])]
     else:
@@ -214,4 +218,5 @@ def _abstain(context: Context, ranked: list[Candidate], kind: str, confidence: f
                     for k, s in enumerate(context.sources[:3])]
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                   abstained=True, answer_type=kind, score=round(ranked[0].p, 4) if ranked else 0.0,
-                  confidence=round(confidence, 4))
+                  confidence=round(model.abstention_confidence(confidence) if model else confidence, 4),
+                  best_confidence=round(confidence, 4) if model else None)

@@ -49,6 +49,9 @@ class ReaderModel:
     confidence: Linear
     threshold: float  # state the answer at or above this confidence
     related: float  # below this best-sentence probability, the passages are not even shown as related
+    # P(the papers do not answer | the reader abstained), from the logit of the confidence it abstained at
+    # (bench/abstention_calibrate.py): an abstention's own confidence. None: not fitted, the raw confidence stands.
+    abstention: Linear | None = None
 
     def score(self, candidates: list[Candidate]) -> None:
         for c in candidates:
@@ -56,6 +59,13 @@ class ReaderModel:
 
     def confidence_of(self, ranked: list[Candidate]) -> float:
         return self.confidence.prob(confidence_features(ranked)) if ranked else 0.0
+
+    def abstention_confidence(self, confidence: float) -> float:
+        """How likely an abstention at this confidence is right (the papers say nothing on it): a low best
+        sentence makes silence likelier. The answer's confidence is always the chance that what it gives is right."""
+        if self.abstention is None:
+            return confidence
+        return self.abstention.prob({"confidence_logit": _logit(confidence)})
 
 
 def confidence_features(ranked: list[Candidate]) -> dict[str, float]:
@@ -73,7 +83,8 @@ def confidence_features(ranked: list[Candidate]) -> dict[str, float]:
 def load_model(path: Path = MODEL_PATH) -> ReaderModel:
     data = json.loads(path.read_text(encoding="utf-8"))
     return ReaderModel(sentence=Linear.of(data["sentence"]), confidence=Linear.of(data["confidence"]),
-                       threshold=float(data["threshold"]), related=float(data.get("related", 0.0)))
+                       threshold=float(data["threshold"]), related=float(data.get("related", 0.0)),
+                       abstention=Linear.of(data["abstention"]) if "abstention" in data else None)
 
 
 def _sigmoid(x: float) -> float:
