@@ -17,28 +17,18 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.reader_report import correct, question_rows  # noqa: E402
+from bench.reader_report import question_rows, reliability  # noqa: E402
 from bench.risk_coverage import best_confidence  # noqa: E402
-from core.query.reading.scores import MODEL_PATH  # noqa: E402
+from core.query.reading.scores import MODEL_PATH, Linear, load_model  # noqa: E402
 
 
 def logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
-
-
-def ece(rows: list[dict], conf, bins: int = 5) -> float:
-    pairs = [(conf(q), correct(q)) for q in rows]
-    total = 0.0
-    for b in range(bins):
-        inside = [(c, r) for c, r in pairs if b / bins <= c < (b + 1) / bins or (b == bins - 1 and c == 1.0)]
-        if inside:
-            total += len(inside) / len(pairs) * abs(sum(c for c, _ in inside) / len(inside)
-                                                     - sum(r for _, r in inside) / len(inside))
-    return total
 
 
 def main() -> int:
@@ -64,15 +54,14 @@ def main() -> int:
     fit = LogisticRegression(C=1.0).fit(x, y)
     coef, intercept = float(fit.coef_[0][0]), float(fit.intercept_[0])
 
-    def after(q: dict) -> float:
-        if not q["abstained"]:
-            return q["confidence"]
-        return 1 / (1 + math.exp(-(intercept + coef * logit(best_confidence(q)))))
-
+    # What the reader will give with this fit: its own code path, so the ECE below is of what ships.
+    fitted = replace(load_model(), abstention=Linear(("confidence_logit",), (coef,), intercept))
+    after = [{**q, "confidence": fitted.abstention_confidence(best_confidence(q))} if q["abstained"] else q
+             for q in rows]
     print(f"{len(abstained)} abstentions ({sum(y)} on unanswerable questions) of {len(rows)} dev questions: "
           f"P(abstention right) = σ({coef:.3f}·logit(confidence) {intercept:+.3f})")
-    print(f"in-sample ECE: {ece(rows, lambda q: q['confidence']):.3f} as the run gave it, "
-          f"{ece(rows, after):.3f} with the fit")
+    print(f"in-sample ECE: {reliability(rows, 5)[1]:.3f} as the run gave it, {reliability(after, 5)[1]:.3f} with "
+          f"the fit")
     if args.write:
         model = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
         model["abstention"] = {"features": ["confidence_logit"], "coef": [round(coef, 4)],

@@ -88,7 +88,7 @@ class Scored:
     f1: float = 0.0
     abstained: bool | None = None  # None: the answer record has no such flag
     confidence: float | None = None  # the answer's: that what it gives (a statement or an abstention) is right
-    best_confidence: float | None = None  # the extractive reader's P(best sentence right), stated or not
+    best_confidence: float | None = None  # an extractive abstention's P(best sentence right) (bench/risk_coverage)
     best_contains: float = 0.0  # its most probable sentence (stated, or the first related one) holds a reference
     answer: str = ""
     error: str = ""

@@ -48,6 +48,8 @@ _BACTERIAL_PROTEIN = re.compile(r"[A-Z][a-z]{2}[A-Z]?")
 # Shapes of a name no rule typed that a life-science paper mostly gives a gene or protein (Field.untyped_name).
 _GENE_LIKE = (re.compile(r"[A-Za-z]{3,6}-?\d{1,3}[A-Za-z]{0,2}"), re.compile(r"[A-Z]{1,3}-[A-Z][a-z]{1,2}"),
               re.compile(r"[A-Z][a-z]{2}[A-Z]"))
+# A protein's symbol with its species' letter: "mCTRP3" (mouse), "hCTRP", "rTNF" (three capitals or more).
+_SPECIES_PREFIXED = re.compile(r"[mhrz][A-Z]{3,}\d{0,2}")
 _RESIDUE = re.compile(r"(?:Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val)\d+")
 # Words next to a name that say it is a gene or protein ("TP53 mutation", "expression of BRCA1", "anti-Dps antibody").
 _GENE_CONTEXT = {"gene", "genes", "protein", "proteins", "expression", "expressed", "mutation", "mutations", "mutant",
@@ -163,10 +165,6 @@ class Field:
         if shaped and near & _GENE_CONTEXT:
             return "gene_or_protein"
         return ""
-
-
-# A protein's symbol with its species' letter: "mCTRP3" (mouse), "hCTRP", "rTNF" (three capitals or more).
-_SPECIES_PREFIXED = re.compile(r"[mhrz][A-Z]{3,}\d{0,2}")
 
 
 def _gene_symbol(name: str) -> bool:

@@ -190,8 +190,8 @@ class Answer:
     # The extractive reader's calibrated probability that the answer it states (or would state) is right: it
     # abstains below its threshold (core.query.reading.scores). None for an LLM's answer.
     confidence: float | None = None
-    # The extractive reader's P(its best sentence is right), stated or not (an abstention's confidence is the
-    # chance that abstaining is right): what a risk–coverage curve sweeps. None for a model's answer.
+    # An extractive abstention's P(its best sentence is right), what a risk–coverage curve sweeps (its confidence
+    # is the chance that abstaining is right). None elsewhere: a stated answer's is its confidence.
     best_confidence: float | None = None
     # A two-hop extractive answer: the entity its two passages share (the first sentence names it, the second is
     # about it). Empty for a one-passage answer.

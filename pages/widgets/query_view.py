@@ -107,9 +107,9 @@ def answer_note(result: QueryResult) -> str:
     if result.answer is None:
         return "context only"
     answer = result.answer
-    sure = f" · confidence {answer.confidence:.0%}" if answer.confidence is not None else ""
-    if answer.abstained and answer.confidence is not None:  # an abstention's confidence: that abstaining is right
-        sure = f" · {answer.confidence:.0%} likely the papers do not answer it"
+    sure = "" if answer.confidence is None else (  # an abstention's confidence: that abstaining is right
+        f" · {answer.confidence:.0%} likely the papers do not answer it" if answer.abstained
+        else f" · confidence {answer.confidence:.0%}")
     if answer.reader == "results":  # no confidence shown: the records' own precision is measured in docs/tuning.md
         return ("Computed (no LLM) from the results the papers' tables report: each number is cited to its table "
                 "cell; check the cell before relying on it")

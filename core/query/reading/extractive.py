@@ -158,12 +158,11 @@ def read(question: str, context: Context, retrieval: Retrieval | None, lib, qvec
         out[0] = AnswerSentence(text=f"{verdict.capitalize()}: {out[0].text}", citations=[best.n])
         return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                       short_answer=verdict, short_answer_sentence=0, short_answer_span=[0, len(verdict)],
-                      answer_type="yes/no", score=round(best.p, 4), confidence=round(confidence, 4),
-                      best_confidence=round(confidence, 4))
+                      answer_type="yes/no", score=round(best.p, 4), confidence=round(confidence, 4))
     short, span = short_answer(best.text, q.kind, question)
     return Answer(text=" ".join(s.text for s in out), sentences=out, extractive=True, model=EXTRACTIVE,
                   short_answer=short, short_answer_sentence=0, short_answer_span=list(span), answer_type=q.kind,
-                  score=round(best.p, 4), confidence=round(confidence, 4), best_confidence=round(confidence, 4))
+                  score=round(best.p, 4), confidence=round(confidence, 4))
 
 
 def _related(q: QuestionView, ranked: list[Candidate], model: ReaderModel) -> bool:

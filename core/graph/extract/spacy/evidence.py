@@ -96,7 +96,6 @@ def read_paper(chunks: list[Chunk], sentences: list[list[Sentence] | None], fiel
             continue
         if kind == "concept" and looks_like_person(name, zipf):
             kind = "person"
-
         elif kind == "concept" and field.is_cs and not _BARE_ACRONYM.fullmatch(name):
             # An acronym nothing types stays a concept: a representation, a format or a measure as often as a
             # method ("LIR", "HTML", "CBR"); a CamelCase or numbered name is most often a system ("TextRunner").
